@@ -1,0 +1,1 @@
+"""Device drivers, each behind a small interface with a real and a simulated backend."""

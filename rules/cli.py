@@ -1,0 +1,58 @@
+"""`tabletop replay`: plays a JSONL file of commands and prints the game."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from .replay import replay_lines
+from .sixshooter import describe_event, render_table
+
+
+def register(subparsers: Any) -> None:
+    """Adds the `replay` subcommand."""
+    parser = subparsers.add_parser(
+        "replay",
+        help="apply a file of JSON commands and print the game",
+        description="Applies the commands of a JSONL file in order (one JSON object a line; "
+        "blank lines and # comments are skipped). A refused line changes nothing and the "
+        "replay goes on.",
+    )
+    parser.add_argument("file", help="JSONL file of commands, or - for standard input")
+    parser.add_argument(
+        "--json", action="store_true", help="print the final state as one JSON object"
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Replays the file; exits 0 even when lines were refused (they are reported)."""
+    from tabletop.cli import UserError
+
+    try:
+        if args.file == "-":
+            lines = sys.stdin.read().splitlines()
+        else:
+            with open(args.file, encoding="utf-8") as handle:
+                lines = handle.read().splitlines()
+    except OSError as error:
+        raise UserError(f"cannot read {args.file}: {error.strerror}") from error
+    replay = replay_lines(lines)
+    if args.json:
+        print(json.dumps(replay.to_json()))
+        return 0
+    for step in replay.steps:
+        command = step.command.get("cmd", "?") if isinstance(step.command, dict) else "?"
+        if step.error is not None:
+            print(f"line {step.line}: {command}: REFUSED: {step.error}")
+            continue
+        print(f"line {step.line}: {command}")
+        for event in step.events:
+            print(f"    {describe_event(event)}")
+    print()
+    print(render_table(replay.game.state))
+    if replay.rejected:
+        print(f"\n{len(replay.rejected)} line(s) refused.")
+    return 0

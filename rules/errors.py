@@ -1,0 +1,112 @@
+"""The rules package's exceptions: one root, a branch for bad input and a branch for broken rules.
+
+Every error carries a message a game master can read at the table. IllegalMove also carries
+`rule`, a short name of the rule broken (the heading of the rulebook section it comes from),
+so programs can react to it without parsing the message.
+"""
+
+from __future__ import annotations
+
+
+class RulesError(Exception):
+    """Root of every error the rules package raises on purpose."""
+
+
+class InvalidCommand(RulesError):
+    """A command that cannot be read: bad JSON shape, unknown command, wrong field type or value."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class IllegalMove(RulesError):
+    """A well-formed command that the rules forbid now; the state is left exactly as it was."""
+
+    rule = "rules"
+
+    def __init__(self, message: str, rule: str | None = None) -> None:
+        super().__init__(message)
+        if rule is not None:
+            self.rule = rule
+
+    def __str__(self) -> str:
+        return f"{self.rule}: {self.args[0]}"
+
+
+class NoGame(IllegalMove):
+    """A command arrived before `new_game` or after the game finished."""
+
+    rule = "game"
+
+
+class WrongPhase(IllegalMove):
+    """The command belongs to another part of the game (setup, play, between adventures)."""
+
+    rule = "phase"
+
+
+class OutOfTurn(IllegalMove):
+    """The game is waiting for something else first (a roll, a Lucky Number choice, a reveal)."""
+
+    rule = "waiting"
+
+
+class UnknownPlayer(IllegalMove):
+    """A command names a player who is not at the table."""
+
+    rule = "players"
+
+
+class PlayerOutOfPlay(IllegalMove):
+    """A removed or retired Operator was asked to act."""
+
+    rule = "strikes"
+
+
+class SetupError(IllegalMove):
+    """The roster, deck or options of `new_game` break the rules of setting up."""
+
+    rule = "setting up the game"
+
+
+class ChallengeError(IllegalMove):
+    """A challenge that cannot be attempted as declared."""
+
+    rule = "overcoming challenges"
+
+
+class CardNotUsable(IllegalMove):
+    """A card that cannot be used for this roll (face-down, discarded, joker, wrong suit)."""
+
+    rule = "using cards"
+
+
+class WagerNotAllowed(IllegalMove):
+    """An All Or Nothing wager the rules forbid."""
+
+    rule = "all or nothing"
+
+
+class LuckyNumberError(IllegalMove):
+    """A Lucky Number choice, grant or loss that the rules forbid."""
+
+    rule = "lucky numbers"
+
+
+class ProgressionError(IllegalMove):
+    """An end-of-adventure step (grant, return, retire) that the rules forbid."""
+
+    rule = "character progression"
+
+
+class ContestError(IllegalMove):
+    """A player-versus-player contest step that the rules forbid."""
+
+    rule = "player versus player"
+
+
+class DrawError(IllegalMove):
+    """A card must be drawn but the deck and the discard pile are both empty."""
+
+    rule = "deciding turn order"

@@ -1,0 +1,1 @@
+"""Dice recognition: from camera frames to dice values and settled throws."""
