@@ -87,10 +87,14 @@ def pending_to_json(state: GameState) -> dict[str, Any] | None:
 
 
 def _phase_prompt(state: GameState, pending: dict[str, Any]) -> str:
-    names = " and ".join(pending["players"])
+    names = _and(pending["players"])
     if pending["type"] == "reveal":
         return f"{names}: turn one card of your choice face-up"
     return f"{names}: lose a Lucky Number to return next adventure, or retire"
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def describe_pending(state: GameState, item: Pending) -> str:
@@ -185,7 +189,8 @@ def describe_event(event: ev.Event) -> str:
             shown = ", ".join(f"{name} {score}" for name, score in scores)
             return f"Contest scores {shown}: {' and '.join(losers)} must Roll Their Hand"
         case ev.ContestEnded(losers=losers, reason=why):
-            return f"The contest is over: {' and '.join(losers)} lose ({why})"
+            verb = "loses" if len(losers) == 1 else "both lose"
+            return f"The contest is over: {' and '.join(losers)} {verb} ({why})"
         case ev.AdventureEnded(adventure=n, retired=retired):
             gone = f"; retired for good: {', '.join(retired)}" if retired else ""
             return f"Adventure {n} ends{gone}"
