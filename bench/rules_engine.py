@@ -22,9 +22,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rules.errors import RulesError  # noqa: E402
-from rules.sixshooter import Game  # noqa: E402
-from rules.sixshooter.players import random_command  # noqa: E402
+from rules.errors import RulesError
+from rules.sixshooter import Game
+from rules.sixshooter.players import random_command
 
 
 def legal_games(games: int, commands: int) -> list[list[dict[str, Any]]]:
