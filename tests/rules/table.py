@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from rules.cards import parse_card, standard_deck
@@ -15,8 +16,8 @@ DEFAULT_ROSTER = {
 
 
 def stacked_deck(
-    hands: dict[str, list[str]], then: list[str] = (), jokers: bool = False
-) -> list[str]:  # type: ignore[assignment]
+    hands: dict[str, list[str]], then: Sequence[str] = (), jokers: bool = False
+) -> list[str]:
     """A full deck whose round-robin deal gives each player `hands[name]` (slot 1 first), with
     `then` on top of what remains."""
     names = list(hands)
@@ -32,7 +33,7 @@ def stacked_deck(
 def new_game(
     hands: dict[str, list[str]],
     roster: dict[str, tuple[str, list[int]]] | None = None,
-    then: list[str] = (),  # type: ignore[assignment]
+    then: Sequence[str] = (),
     jokers: bool = False,
     reveal: dict[str, int] | None = None,
     **options: Any,

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from rules.errors import ChallengeError, OutOfTurn, PlayerOutOfPlay
-from rules.sixshooter import Outcome, Status, event_name, state_to_json
+from rules.sixshooter import Game, Outcome, Status, event_name, state_to_json
 from rules.sixshooter.events import ChallengeResolved
 from tests.rules.table import new_game, roll, run, slots
 
@@ -15,8 +17,8 @@ HANDS = {
 }
 
 
-def playing(**kwargs: object):  # type: ignore[no-untyped-def]
-    return new_game(HANDS, reveal={"Ana": 1, "Bo": 1}, **kwargs)  # type: ignore[arg-type]
+def playing(**options: Any) -> Game:
+    return new_game(HANDS, reveal={"Ana": 1, "Bo": 1}, **options)
 
 
 def challenge(
@@ -25,7 +27,7 @@ def challenge(
     return {"cmd": "challenge", "player": player, "method": method, "critical": critical, **extra}
 
 
-def outcome_of(game) -> ChallengeResolved:  # type: ignore[no-untyped-def]
+def outcome_of(game: Game) -> ChallengeResolved:
     resolved = [e for e in game.events if isinstance(e, ChallengeResolved)]
     return resolved[-1]
 
@@ -76,7 +78,7 @@ def test_a_critical_number_above_7_is_refused() -> None:
         playing().execute(challenge(critical=8))
 
 
-def give_strikes(game, player: str, count: int) -> None:  # type: ignore[no-untyped-def]
+def give_strikes(game: Game, player: str, count: int) -> None:
     """Strikes reached through play: fail a challenge, then roll slot 1 until it is empty."""
     method = "slyness" if player == "Ana" else "danger"
     start = game.state.operators[player].strikes

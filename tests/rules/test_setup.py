@@ -9,7 +9,7 @@ import pytest
 
 from rules.errors import InvalidCommand, RulesError, SetupError, WrongPhase
 from rules.sixshooter import Descriptor, Game, Method, Phase, state_to_json
-from rules.sixshooter.model import Suit
+from rules.cards import Suit
 from tests.rules.table import new_game, slots
 
 HANDS = {
