@@ -48,6 +48,7 @@ class NewGame:
     seed: int | str
     deck: tuple[Card, ...] | None
     options: Options
+    hands: tuple[tuple[str, tuple[Card, ...]], ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,9 +61,11 @@ class Reveal:
 
 @dataclass(frozen=True, slots=True)
 class TurnOrder:
-    """Players who want the same challenge draw for turn order."""
+    """Players who want the same challenge draw for turn order; `draws` are the cards drawn at a
+    physical table, in the order drawn (else the engine draws from its deck)."""
 
     players: tuple[str, ...]
+    draws: tuple[Card, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,10 +97,12 @@ class Roll:
 
 @dataclass(frozen=True, slots=True)
 class Lucky:
-    """Answers a Lucky Number offer: draw a replacement or not."""
+    """Answers a Lucky Number offer: draw a replacement or not; `card` is the card drawn at a
+    physical table (else the engine draws the top card)."""
 
     player: str
     replace: bool
+    card: Card | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +117,8 @@ class Contest:
 
 @dataclass(frozen=True, slots=True)
 class Boost:
-    """A contestant uses a card or wagers Strikes on the next exchange of a contest."""
+    """Before their roll, a player uses a card (theirs or a helper's) or wagers Strikes: on an
+    awaited challenge roll, or on the next exchange of a contest."""
 
     player: str
     card: CardRef | None = None
@@ -158,7 +164,10 @@ class Retire:
 
 @dataclass(frozen=True, slots=True)
 class StartAdventure:
-    """Starts the next adventure: Strikes reset, cards shuffled and dealt again."""
+    """Starts the next adventure: Strikes reset, cards shuffled and dealt again (`hands`: the deal
+    seen at a physical table)."""
+
+    hands: tuple[tuple[str, tuple[Card, ...]], ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,7 +290,28 @@ def _read_new_game(r: _Reader) -> NewGame:
     options = (
         Options.from_json(r.get("options"), "new_game.options") if r.has("options") else Options()
     )
-    return NewGame(players, jokers, seed, deck, options)
+    hands = _read_hands(r) if r.has("hands") else None
+    if hands is not None and deck is not None:
+        raise r.fail("hands", "give the deck order or the hands dealt, not both")
+    return NewGame(players, jokers, seed, deck, options, hands)
+
+
+def _read_hands(r: _Reader) -> tuple[tuple[str, tuple[Card, ...]], ...]:
+    hands = []
+    for name, codes in r.mapping("hands").items():
+        if not isinstance(codes, list) or len(codes) != HAND_SIZE:
+            raise r.fail(
+                f"hands.{name}", f"expected a list of {HAND_SIZE} card codes, slot 1 first"
+            )
+        cards = tuple(
+            parse_card(code, f"{r.cmd}.hands.{name}[{i}]") for i, code in enumerate(codes)
+        )
+        hands.append((name, cards))
+    return tuple(hands)
+
+
+def _read_cards(r: _Reader, key: str) -> tuple[Card, ...]:
+    return tuple(parse_card(code, f"{r.cmd}.{key}[{i}]") for i, code in enumerate(r.array(key)))
 
 
 def _read_operator(r: _Reader, index: int, raw: Any) -> OperatorSpec:
@@ -383,12 +413,17 @@ _READERS: dict[str, Callable[[_Reader], Command]] = {
     "new_game": _read_new_game,
     "reveal": lambda r: Reveal(r.text("player"), r.integer("slot", 1, HAND_SIZE)),
     "turn_order": lambda r: TurnOrder(
-        tuple(r.text(f"players[{i}]", value=v) for i, v in enumerate(r.array("players")))
+        tuple(r.text(f"players[{i}]", value=v) for i, v in enumerate(r.array("players"))),
+        _read_cards(r, "draws") if r.has("draws") else None,
     ),
     "challenge": _read_challenge,
     "multi_stage": lambda r: MultiStage(r.text("id"), r.integer("needed", 1, 100)),
     "roll": _read_roll,
-    "lucky": lambda r: Lucky(r.text("player"), r.boolean("replace")),
+    "lucky": lambda r: Lucky(
+        r.text("player"),
+        r.boolean("replace"),
+        parse_card(r.get("card"), "lucky.card") if r.has("card") else None,
+    ),
     "contest": _read_contest,
     "boost": _read_boost,
     "concede": lambda r: Concede(r.text("player")),
@@ -396,7 +431,7 @@ _READERS: dict[str, Callable[[_Reader], Command]] = {
     "grant_lucky": lambda r: GrantLucky(r.text("from"), r.text("to"), r.integer("number", 2, 10)),
     "return": lambda r: Return(r.text("player"), r.integer("drop_lucky", 2, 10)),
     "retire": lambda r: Retire(r.text("player")),
-    "start_adventure": lambda r: StartAdventure(),
+    "start_adventure": lambda r: StartAdventure(_read_hands(r) if r.has("hands") else None),
     "end_game": lambda r: EndGame(),
 }
 

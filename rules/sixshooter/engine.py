@@ -267,18 +267,44 @@ def _continue_contest(turn: _Turn) -> None:
         turn.emit(ev.RollCalled(player, ev.RollPurpose.CONTEST))
 
 
-def _deal(turn: _Turn) -> None:
+Hands = tuple[tuple[str, tuple[Card, ...]], ...]
+
+
+def _check_hands(hands: Hands, seated: list[str], jokers: bool) -> None:
+    """Checks a deal seen at the table: six cards for each player in play, none twice."""
+    named = [name for name, _ in hands]
+    if sorted(named) != sorted(seated):
+        raise SetupError(
+            f"the hands dealt are for {', '.join(named) or 'nobody'}, but the players in play "
+            f"are {', '.join(seated)}"
+        )
+    full = set(standard_deck(jokers))
+    seen: dict[Card, str] = {}
+    for name, cards in hands:
+        for slot, card in enumerate(cards, start=1):
+            if card not in full:
+                raise SetupError(f"{name}'s slot {slot} holds {card}, but jokers are off")
+            if card in seen:
+                raise SetupError(f"{card} is dealt twice: to {seen[card]} and to {name}")
+            seen[card] = name
+
+
+def _deal(turn: _Turn, hands: Hands | None = None) -> None:
     state = turn.state
     seated = [op.name for op in state.operators.values() if op.status is Status.ACTIVE]
+    if hands is not None:
+        by_name = dict(hands)
+        turn.emit(ev.CardsDealt(tuple((name, by_name[name]) for name in seated)))
+        return
     top_first = state.deck[::-1]
-    hands: dict[str, list[Card]] = {name: [] for name in seated}
+    dealt: dict[str, list[Card]] = {name: [] for name in seated}
     for index in range(len(seated) * HAND_SIZE):
         if state.options.deal is Deal.ROUND_ROBIN:
             name = seated[index % len(seated)]
         else:
             name = seated[index // HAND_SIZE]
-        hands[name].append(top_first[index])
-    turn.emit(ev.CardsDealt(tuple((name, tuple(cards)) for name, cards in hands.items())))
+        dealt[name].append(top_first[index])
+    turn.emit(ev.CardsDealt(tuple((name, tuple(cards)) for name, cards in dealt.items())))
 
 
 # -- one handler per command ---------------------------------------------------------------
@@ -320,13 +346,18 @@ def _new_game(turn: _Turn, c: cm.NewGame) -> None:
                     "lucky numbers",
                 )
             starting[number] = spec.name
-    if c.deck is None:
+    if c.hands is not None:
+        _check_hands(c.hands, [spec.name for spec in c.players], c.jokers)
+        dealt = [card for _, cards in c.hands for card in cards]
+        rest = [card for card in full if card not in set(dealt)]
+        deck = (*dealt, *shuffled(rest, f"{c.seed}:deal:1"))
+    elif c.deck is None:
         deck = shuffled(full, f"{c.seed}:deal:1")
     else:
         deck = c.deck
         _check_deck(deck, full, c.jokers)
     turn.emit(ev.GameStarted(c.players, c.jokers, c.seed, deck, c.options))
-    _deal(turn)
+    _deal(turn, c.hands)
 
 
 def _check_deck(deck: tuple[Card, ...], full: tuple[Card, ...], jokers: bool) -> None:
@@ -378,26 +409,46 @@ def _turn_order(turn: _Turn, c: cm.TurnOrder) -> None:
         _active(state, name)
     if not state.deck and not state.discard:
         raise DrawError("the deck and the discard pile are both empty: no card to draw")
-    order = _draw_order(turn, list(c.players), rounds=0)
+    draws = list(c.draws) if c.draws is not None else None
+    order = _draw_order(turn, list(c.players), 0, draws)
+    if draws:
+        raise DrawError(f"{len(draws)} card(s) drawn beyond what deciding the order needed")
     turn.emit(ev.TurnOrderSet(tuple(order)))
 
 
-def _draw_order(turn: _Turn, players: list[str], rounds: int) -> list[str]:
-    """Draws a card for each player, highest first; tied players draw again among themselves."""
+def _draw_order(
+    turn: _Turn, players: list[str], rounds: int, draws: list[Card] | None
+) -> list[str]:
+    """Draws a card for each player, highest first; tied players draw again among themselves.
+
+    With `draws` (cards seen drawn at a physical table) each draw takes the next of them."""
     if len(players) == 1 or rounds >= MAX_TIE_REDRAWS:
         return players
     state = turn.state
     values: dict[str, int] = {}
     for name in players:
-        _ensure_deck(turn)
-        card = state.deck[-1]
+        again = f"again (tied with {', '.join(p for p in players if p != name)}) " if rounds else ""
+        card = _next_draw(turn, draws, f"{name} must draw {again}for turn order")
         values[name] = _card_value_for_order(card, state.options.ace_high)
         turn.emit(ev.TurnOrderDrawn(name, card, values[name]))
     order: list[str] = []
     for value in sorted(set(values.values()), reverse=True):
         tied = [name for name in players if values[name] == value]
-        order += _draw_order(turn, tied, rounds + 1) if len(tied) > 1 else tied
+        order += _draw_order(turn, tied, rounds + 1, draws) if len(tied) > 1 else tied
     return order
+
+
+def _next_draw(turn: _Turn, draws: list[Card] | None, why: str) -> Card:
+    """The card drawn next: the deck's top card, or the next card seen drawn at the table."""
+    _ensure_deck(turn)
+    if draws is None:
+        return turn.state.deck[-1]
+    if not draws:
+        raise DrawError(f"{why}: no more drawn cards were given")
+    card = draws.pop(0)
+    if card not in turn.state.deck:
+        raise DrawError(f"{card} cannot be drawn: it is not in the deck")
+    return card
 
 
 def _multi_stage(turn: _Turn, c: cm.MultiStage) -> None:
@@ -439,7 +490,10 @@ def _challenge(turn: _Turn, c: cm.Challenge) -> None:
     if c.card is not None and card is not None:
         turn.emit(ev.CardUsed(c.card.player, c.card.slot, card, c.player, reduction))
         _after_discard(turn, c.card.player, c.card.slot, card)
-    turn.emit(ev.ChallengeDeclared(c.player, c.method, c.critical, critical, c.wager, c.stage))
+    boosted = card is not None or c.wager > 0
+    turn.emit(
+        ev.ChallengeDeclared(c.player, c.method, c.critical, critical, c.wager, c.stage, boosted)
+    )
     if critical <= 0:
         _resolve_challenge(turn, None)
     else:
@@ -540,7 +594,13 @@ def _lucky(turn: _Turn, c: cm.Lucky) -> None:
     if not isinstance(head, PendingLucky) or head.player != c.player:
         waiting = describe_pending(state, head) if head else "nothing is awaited"
         raise LuckyNumberError(f"{c.player} has no Lucky Number choice to make now: {waiting}")
-    if c.replace:
+    if c.replace and c.card is not None:
+        in_deck = c.card in state.deck or (not state.deck and c.card in state.discard)
+        if not in_deck:
+            raise LuckyNumberError(f"{c.card} cannot be the replacement: it is not in the deck")
+        _ensure_deck(turn)
+        turn.emit(ev.LuckyReplaced(c.player, head.slot, c.card))
+    elif c.replace:
         _draw_replacement(turn, c.player, head.slot)
     else:
         turn.emit(ev.LuckyDeclined(c.player, head.slot, "declined"))
@@ -604,9 +664,14 @@ def _emit_boost(
 def _boost(turn: _Turn, c: cm.Boost) -> None:
     state = turn.state
     _require_phase(state, "boost", Phase.PLAY)
+    if state.challenge is not None and state.challenge.player == c.player:
+        _boost_challenge(turn, c)
+        return
     contest = state.contest
     if contest is None or c.player not in contest.players:
-        raise ContestError(f"{c.player} is not in a contest: boost is for contestants")
+        raise ContestError(
+            f"{c.player} has no roll to boost: a boost comes before a challenge or contest roll"
+        )
     _active(state, c.player)
     if c.player in contest.rolls:
         raise ContestError(
@@ -619,6 +684,32 @@ def _boost(turn: _Turn, c: cm.Boost) -> None:
     boost = _check_boost(state, c.player, c.card, c.wager, contest.methods.get(c.player))
     assert boost is not None  # the reader refuses a boost with neither card nor wager
     _emit_boost(turn, c.player, *boost)
+
+
+def _boost_challenge(turn: _Turn, c: cm.Boost) -> None:
+    """A card used (or Strikes wagered) after the challenge was declared, before its roll."""
+    state = turn.state
+    challenge = state.challenge
+    assert challenge is not None
+    operator = _active(state, c.player)
+    if challenge.boosted:
+        raise CardNotUsable(
+            f"{c.player}'s roll already has a card or a wager: only 1 card can be used on any "
+            "given roll, and cards cannot be used on the same roll as All Or Nothing"
+        )
+    boost = _check_boost(state, c.player, c.card, c.wager, challenge.method)
+    assert boost is not None
+    ref, card, wager = boost
+    if wager:
+        _check_wager(operator, wager)
+    reduction = card_reduction(card) if card is not None else 0
+    critical = challenge.critical - reduction - wager
+    if ref is not None and card is not None:
+        turn.emit(ev.CardUsed(ref.player, ref.slot, card, c.player, reduction))
+        _after_discard(turn, ref.player, ref.slot, card)
+    turn.emit(ev.ChallengeBoosted(c.player, reduction, wager, critical))
+    if critical <= 0:
+        _resolve_challenge(turn, None)
 
 
 def _concede(turn: _Turn, c: cm.Concede) -> None:
@@ -717,10 +808,15 @@ def _start_adventure(turn: _Turn, c: cm.StartAdventure) -> None:
         raise ProgressionError(
             f"waiting for {', '.join(undecided)} to return (drop a Lucky Number) or retire"
         )
+    if c.hands is not None:
+        coming = [
+            op.name for op in state.operators.values() if op.status is Status.ACTIVE or op.returning
+        ]
+        _check_hands(c.hands, coming, state.jokers)
     adventure = state.adventure + 1
     deck = shuffled(standard_deck(state.jokers), f"{state.seed}:adventure:{adventure}")
     turn.emit(ev.AdventureStarted(adventure, deck))
-    _deal(turn)
+    _deal(turn, c.hands)
 
 
 def _end_game(turn: _Turn, c: cm.EndGame) -> None:

@@ -114,6 +114,17 @@ class ChallengeDeclared:
     critical: int
     wager: int
     stage: str | None
+    boosted: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeBoosted:
+    """Before the roll, a card or a wager lowered the challenge's Critical Number to `critical`."""
+
+    player: str
+    reduction: int
+    wager: int
+    critical: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,6 +333,7 @@ Event = (
     | StageOpened
     | CardUsed
     | ChallengeDeclared
+    | ChallengeBoosted
     | RollCalled
     | DieRolled
     | ChallengeResolved

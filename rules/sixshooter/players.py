@@ -53,6 +53,16 @@ def random_command(state: GameState, rng: random.Random) -> dict[str, Any]:
             boost = _contest_boost(state, head.player, rng)
             if boost is not None:
                 return boost
+        challenge = state.challenge
+        if challenge is not None and not challenge.boosted and rng.random() < 0.15:
+            cards = usable_cards(state, challenge.player, challenge.method)
+            if cards:
+                owner, slot = rng.choice(cards)
+                return {
+                    "cmd": "boost",
+                    "player": challenge.player,
+                    "card": {"player": owner, "slot": slot},
+                }
         return {"cmd": "roll", "value": rng.randint(1, 6)}
     if isinstance(head, PendingLucky):
         return {"cmd": "lucky", "player": head.player, "replace": rng.random() < 0.8}

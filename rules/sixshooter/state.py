@@ -74,6 +74,7 @@ class ChallengeInProgress:
     critical: int
     wager: int
     stage: str | None
+    boosted: bool
 
 
 @dataclass(slots=True)
@@ -130,12 +131,12 @@ class GameState:
 
     # -- the small moves the appliers share ------------------------------------------------
 
-    def draw(self, expected: Card) -> None:
-        """Takes the top card of the deck, which the event says is `expected`."""
-        if not self.deck or self.deck[-1] != expected:
-            top = self.deck[-1] if self.deck else "nothing"
-            raise ValueError(f"event draws {expected} but the top of the deck is {top}")
-        self.deck.pop()
+    def draw(self, card: Card) -> None:
+        """Takes `card` from the deck: the top card, or the one a player physically drew."""
+        if self.deck and self.deck[-1] == card:
+            self.deck.pop()
+        else:
+            self.deck.remove(card)  # ValueError if the log disagrees with the deck
 
     def discard_from(self, player: str, slot: int) -> None:
         """Moves a card from a slot to the discard pile."""
@@ -214,7 +215,16 @@ def _card_used(state: GameState, e: ev.CardUsed) -> None:
 
 
 def _challenge_declared(state: GameState, e: ev.ChallengeDeclared) -> None:
-    state.challenge = ChallengeInProgress(e.player, e.method, e.base, e.critical, e.wager, e.stage)
+    state.challenge = ChallengeInProgress(
+        e.player, e.method, e.base, e.critical, e.wager, e.stage, boosted=e.boosted
+    )
+
+
+def _challenge_boosted(state: GameState, e: ev.ChallengeBoosted) -> None:
+    if state.challenge is not None:
+        state.challenge.critical = e.critical
+        state.challenge.wager += e.wager
+        state.challenge.boosted = True
 
 
 def _roll_called(state: GameState, e: ev.RollCalled) -> None:
@@ -229,6 +239,12 @@ def _die_rolled(state: GameState, e: ev.DieRolled) -> None:
 
 def _challenge_resolved(state: GameState, e: ev.ChallengeResolved) -> None:
     state.challenge = None
+    # A boost that brought the Critical Number to 0 or lower resolves it before any roll.
+    state.pending = [
+        item
+        for item in state.pending
+        if not (isinstance(item, PendingRoll) and item.purpose is ev.RollPurpose.CHALLENGE)
+    ]
 
 
 def _stage_progressed(state: GameState, e: ev.StageProgressed) -> None:
@@ -369,6 +385,7 @@ _APPLIERS: dict[type[Any], Callable[[GameState, Any], None]] = {
     ev.StageOpened: _stage_opened,
     ev.CardUsed: _card_used,
     ev.ChallengeDeclared: _challenge_declared,
+    ev.ChallengeBoosted: _challenge_boosted,
     ev.RollCalled: _roll_called,
     ev.DieRolled: _die_rolled,
     ev.ChallengeResolved: _challenge_resolved,

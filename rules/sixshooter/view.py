@@ -148,6 +148,8 @@ def describe_event(event: ev.Event) -> str:
         case ev.ChallengeDeclared(player=p, method=m, base=b, critical=c, wager=w):
             wager = f", wagering {w} Strike(s)" if w else ""
             return f"{p} attempts a {m.value} challenge: base {b}, Critical Number {c}{wager}"
+        case ev.ChallengeBoosted(player=p, critical=c):
+            return f"{p}'s Critical Number is now {c}"
         case ev.RollCalled(player=p, purpose=purpose):
             return f"{p} must roll ({purpose.value.replace('_', ' ')})"
         case ev.DieRolled(player=p, value=v):
