@@ -1,0 +1,24 @@
+"""Strike LEDs: three per seat, driven by declarative frames through a real or simulated backend.
+
+leds = open_leds(LedConfig(backend="sim", seats=4))
+leds.start()                       # short test pattern, then all off
+leds.show(frame_for_strikes([(1, False), (3, True)]))
+leds.stop()
+"""
+
+from .backends import GpioLeds, LedError, SimulatedLeds, StrikeLeds, open_leds
+from .frames import LEDS_PER_SEAT, LedConfig, LedFrame, LedState, frame_for_strikes, startup_pattern
+
+__all__ = [
+    "LEDS_PER_SEAT",
+    "GpioLeds",
+    "LedConfig",
+    "LedError",
+    "LedFrame",
+    "LedState",
+    "SimulatedLeds",
+    "StrikeLeds",
+    "frame_for_strikes",
+    "open_leds",
+    "startup_pattern",
+]

@@ -1,0 +1,103 @@
+"""LED frames: what every Strike LED should show, as immutable values with a versioned JSON form."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+LEDS_PER_SEAT = 3
+FRAME_FORMAT_VERSION = 1
+
+
+class LedState(Enum):
+    """What one LED shows."""
+
+    OFF = "off"
+    ON = "on"
+    BLINK = "blink"
+
+
+class FrameError(ValueError):
+    """A frame payload that cannot be read; the message names the field."""
+
+
+@dataclass(frozen=True, slots=True)
+class LedFrame:
+    """Every seat's three Strike LEDs, seat 1 first."""
+
+    seats: tuple[tuple[LedState, ...], ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """The frame as published on `leds/frame`."""
+        return {
+            "v": FRAME_FORMAT_VERSION,
+            "seats": [[s.value for s in seat] for seat in self.seats],
+        }
+
+    @classmethod
+    def from_json(cls, raw: object) -> LedFrame:
+        """Reads a frame payload, naming what is wrong."""
+        if not isinstance(raw, dict):
+            raise FrameError("an LED frame is a JSON object with 'v' and 'seats'")
+        if raw.get("v") != FRAME_FORMAT_VERSION:
+            raise FrameError(f"LED frame version {raw.get('v')!r} is not {FRAME_FORMAT_VERSION}")
+        seats = raw.get("seats")
+        if not isinstance(seats, list):
+            raise FrameError("seats: expected a list of seats")
+        out = []
+        for index, seat in enumerate(seats, start=1):
+            if not isinstance(seat, list) or len(seat) != LEDS_PER_SEAT:
+                raise FrameError(f"seats[{index}]: expected {LEDS_PER_SEAT} LED states")
+            try:
+                out.append(tuple(LedState(value) for value in seat))
+            except ValueError:
+                raise FrameError(
+                    f"seats[{index}]: states are off, on or blink, got {seat}"
+                ) from None
+        return cls(tuple(out))
+
+    @classmethod
+    def all(cls, seats: int, state: LedState) -> LedFrame:
+        """Every LED of every seat in one state."""
+        return cls(tuple((state,) * LEDS_PER_SEAT for _ in range(seats)))
+
+
+def frame_for_strikes(seats: Sequence[tuple[int, bool]]) -> LedFrame:
+    """The frame for each seat's (Strikes, removed): one LED lit per Strike, all three blinking
+    when the Operator is removed from play."""
+    out = []
+    for strikes, removed in seats:
+        if removed:
+            out.append((LedState.BLINK,) * LEDS_PER_SEAT)
+        else:
+            lit = max(0, min(strikes, LEDS_PER_SEAT))
+            out.append((LedState.ON,) * lit + (LedState.OFF,) * (LEDS_PER_SEAT - lit))
+    return LedFrame(tuple(out))
+
+
+def startup_pattern(seats: int) -> list[LedFrame]:
+    """The start-up pattern: each LED of each seat in turn, then all on; a maker sees at once an
+    LED that is dead or wired to the wrong pin."""
+    frames = []
+    for seat in range(seats):
+        for led in range(LEDS_PER_SEAT):
+            rows = [[LedState.OFF] * LEDS_PER_SEAT for _ in range(seats)]
+            rows[seat][led] = LedState.ON
+            frames.append(LedFrame(tuple(tuple(row) for row in rows)))
+    frames.append(LedFrame.all(seats, LedState.ON))
+    return frames
+
+
+@dataclass(frozen=True, slots=True)
+class LedConfig:
+    """How the Strike LEDs are driven: `backend` "gpio" or "sim"; `pins` the BCM pin numbers,
+    three per seat, seat 1 first."""
+
+    backend: str = "sim"
+    seats: int = 6
+    pins: tuple[tuple[int, ...], ...] = field(default_factory=tuple)
+    blink_hz: float = 2.0
+    active_high: bool = True
+    test_pattern_seconds: float = 0.6
