@@ -176,8 +176,13 @@ class TableReader:
 
     def evaluate(self, state: GameState, now: float) -> list[Action]:
         """Compares the mat with the rules: derives commands, instructions and alerts."""
-        if state.phase is None or state.phase is Phase.FINISHED:
-            return []
+        if state.phase in (None, Phase.FINISHED, Phase.BETWEEN_ADVENTURES):
+            # Between adventures the hands are being gathered: nothing on the mat is checked.
+            cleared: list[Action] = [AlertCleared(key) for key in self.alerts]
+            self.alerts.clear()
+            self._mismatches.clear()
+            self.instructions = []
+            return cleared
         expected = self.expected(state)
         actions: list[Action] = []
         instructions: list[str] = []

@@ -60,6 +60,7 @@ def pending_to_json(state: GameState) -> dict[str, Any] | None:
         if head.purpose is ev.RollPurpose.CHALLENGE and state.challenge is not None:
             out["critical"] = state.challenge.critical
             out["method"] = state.challenge.method.value
+            out["boosted"] = state.challenge.boosted
         if head.purpose is ev.RollPurpose.CONTEST and state.contest is not None:
             out["against"] = next(p for p in state.contest.players if p != head.player)
     elif isinstance(head, PendingLucky):

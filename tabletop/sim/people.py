@@ -1,0 +1,330 @@
+"""Simulated people at a Six Shooter table: players who act physically and a game master.
+
+The players never send commands: they deal, flip, lift and lay cards and throw the die through a
+`TableActions` (the simulated mat and camera in `tabletop sim`, or memory in tests), following
+what the published game state says, as people at a real table follow the screen. Sometimes they
+make a mistake (flip a card that should stay down, lay a card in the wrong slot) and fix it once
+the table raises an alert. The game master sends the commands a person would type.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from rules.cards import standard_deck
+from rules.sixshooter.model import Descriptor, Method
+from rules.sixshooter.players import ARCHETYPES
+
+
+class TableActions(Protocol):
+    """What hands can do at the table; seats count from 0, slots from 1."""
+
+    def lay(self, seat: int, slot: int, card: str, face_up: bool) -> None: ...
+    def lift(self, seat: int, slot: int) -> None: ...
+    def flip(self, seat: int, slot: int) -> None: ...
+    def lay_on_pad(self, card: str) -> None: ...
+    def throw(self, value: int) -> None: ...
+
+
+@dataclass(slots=True)
+class Tabletop:
+    """Where every physical card is: in a slot, in the deck or on the discard pile."""
+
+    slots: dict[tuple[int, int], tuple[str, bool]] = field(default_factory=dict)
+    deck: list[str] = field(default_factory=list)  # top is the last
+    discard: list[str] = field(default_factory=list)
+
+    def take_from_deck(self, rng: random.Random) -> str:
+        if not self.deck:
+            self.deck, self.discard = self.discard, []
+            rng.shuffle(self.deck)
+        return self.deck.pop()
+
+
+@dataclass(slots=True)
+class Mistake:
+    """A mistake made on purpose, and how to undo it."""
+
+    seat: int
+    slot: int
+    undo: Callable[[], None]
+    description: str
+
+
+@dataclass(slots=True)
+class SimulatedPeople:
+    """Players and a game master; `step` does the next thing a person would do, if any."""
+
+    seats: list[str]
+    hands: TableActions
+    rng: random.Random
+    send: Callable[[dict[str, Any]], None]  # a game master's command, to the rules daemon
+    mistake_rate: float = 0.02
+    adventures_per_game: int = 2
+    challenges_per_adventure: int = 12
+    table: Tabletop = field(default_factory=Tabletop)
+    mistakes: list[Mistake] = field(default_factory=list)
+    mistakes_made: int = 0
+    gm_waiting: bool = False  # a game master's command is out; wait for the state to move
+    _last_state: dict[str, Any] | None = None
+    _challenges: int = 0
+    _adventures: int = 0
+    _dealing: bool = False
+
+    # -- the game master -------------------------------------------------------------------
+
+    def start_game(self, seed: int) -> None:
+        """Announces a game: the daemon waits for the deal, which the game master lays out."""
+        lucky = self.rng.sample(range(2, 11), len(self.seats))
+        self.send(
+            {
+                "cmd": "new_game",
+                "players": [
+                    {
+                        "name": name,
+                        "descriptor": self.rng.choice(list(Descriptor)).value,
+                        "archetype": ARCHETYPES[i % len(ARCHETYPES)],
+                        "lucky": [lucky[i]],
+                    }
+                    for i, name in enumerate(self.seats)
+                ],
+                "seed": seed,
+            }
+        )
+        self._adventures = 1
+        self._challenges = 0
+        self._gather_and_deal(self.seats)
+
+    def _gather_and_deal(self, names: list[str]) -> None:
+        for zone in list(self.table.slots):
+            self.hands.lift(*zone)
+            del self.table.slots[zone]
+        self.table.deck = [card.code for card in standard_deck(jokers=False)]
+        self.table.discard = []
+        self.rng.shuffle(self.table.deck)
+        for slot in range(1, 7):
+            for name in names:
+                seat = self.seats.index(name)
+                card = self.table.deck.pop()
+                self.table.slots[(seat, slot)] = (card, False)
+                self.hands.lay(seat, slot, card, False)
+
+    def _game_master(self, state: dict[str, Any]) -> None:
+        phase = state["phase"]
+        active = [p for p in state["players"] if p["status"] == "active"]
+        if phase == "between_adventures":
+            self._between_adventures(state)
+            return
+        if phase != "play":
+            return
+        if not active or self._challenges >= self.challenges_per_adventure:
+            self.send({"cmd": "end_adventure"})
+            return
+        self._challenges += 1
+        player = self.rng.choice(active)
+        roll = self.rng.random()
+        if roll < 0.05 and len(active) >= 2:
+            names = [p["name"] for p in self.rng.sample(active, 2)]
+            self.send({"cmd": "turn_order", "players": names})
+            self._draw_for_turn_order(names)
+            return
+        if roll < 0.12 and len(active) >= 2:
+            a, b = self.rng.sample(active, 2)
+            method = self.rng.choice(list(Method)).value
+            self.send({"cmd": "contest", "players": [a["name"], b["name"]], "method": method})
+            return
+        command: dict[str, Any] = {
+            "cmd": "challenge",
+            "player": player["name"],
+            "method": self.rng.choice(list(Method)).value,
+            "critical": self.rng.randint(1, 6),
+        }
+        if self.rng.random() < 0.1 and player["strikes"] < 3:
+            command["wager"] = self.rng.randint(1, 3 - player["strikes"])
+        self.send(command)
+
+    def _between_adventures(self, state: dict[str, Any]) -> None:
+        pending = state.get("pending")
+        if pending and pending["type"] == "return_or_retire":
+            name = pending["players"][0]
+            lucky = next(p["lucky"] for p in state["players"] if p["name"] == name)
+            if lucky and self.rng.random() < 0.7:
+                self.send({"cmd": "return", "player": name, "drop_lucky": self.rng.choice(lucky)})
+            else:
+                self.send({"cmd": "retire", "player": name})
+            return
+        if self._adventures >= self.adventures_per_game:
+            self.send({"cmd": "end_game"})
+            return
+        self._adventures += 1
+        self._challenges = 0
+        self.send({"cmd": "start_adventure"})
+        coming = [
+            p["name"]
+            for p in state["players"]
+            if p["status"] == "active" or (p["status"] == "removed")
+        ]
+        self._dealing = True
+        self._gather_and_deal([name for name in self.seats if name in coming])
+
+    def _draw_for_turn_order(self, names: list[str]) -> None:
+        """Each player lays a card from the deck on the draw pad; tied players draw again."""
+        values: dict[str, int] = {}
+        for name in names:
+            card = self.table.take_from_deck(self.rng)
+            self.hands.lay_on_pad(card)
+            self.table.discard.append(card)
+            values[name] = _order_value(card)
+        for value in set(values.values()):
+            tied = [name for name in names if values[name] == value]
+            if len(tied) > 1:
+                self._draw_for_turn_order(tied)
+
+    def replied(self, ok: bool) -> None:
+        """The rules daemon answered the game master's command: act again (a refused command
+        leaves the state as it was, so waiting for it to move would wait forever)."""
+        self.gm_waiting = False
+
+    # -- the players -------------------------------------------------------------------------
+
+    def step(self, state: dict[str, Any] | None, alerts: dict[str, str]) -> bool:
+        """Does the next physical thing the table needs; False when there is nothing to do."""
+        if alerts and self.mistakes:
+            mistake = self.mistakes.pop()
+            mistake.undo()
+            return True
+        if state is None or state["phase"] in (None, "finished"):
+            return False
+        if state != self._last_state:
+            self._last_state = state
+            self.gm_waiting = False
+        if self._follow_the_rules(state):
+            return True
+        pending = state.get("pending")
+        if pending is None:
+            if self.gm_waiting:
+                return False
+            self.gm_waiting = True
+            self._game_master(state)
+            return True
+        if pending["type"] == "reveal":
+            name = pending["players"][0]
+            seat = self.seats.index(name)
+            slot = self.rng.randint(1, 6)
+            self._flip(seat, slot)
+            return True
+        if pending["type"] == "roll":
+            return self._roll(state, pending)
+        if pending["type"] == "lucky":
+            seat = self.seats.index(pending["player"])
+            card = self.table.take_from_deck(self.rng)
+            self.table.slots[(seat, pending["slot"])] = (card, True)
+            self.hands.lay(seat, pending["slot"], card, True)
+            return True
+        if pending["type"] == "return_or_retire" and not self.gm_waiting:
+            self.gm_waiting = True
+            self._between_adventures(state)
+            return True
+        return False
+
+    def _roll(self, state: dict[str, Any], pending: dict[str, Any]) -> bool:
+        name = pending["player"]
+        if (
+            pending["purpose"] == "challenge"
+            and not pending.get("boosted")
+            and self.rng.random() < 0.3
+            and self._lift_a_useful_card(state, name, pending["method"])
+        ):
+            return True
+        if self.rng.random() < self.mistake_rate:
+            self._make_a_mistake(state)
+            return True
+        self.hands.throw(self.rng.randint(1, 6))
+        return True
+
+    def _lift_a_useful_card(self, state: dict[str, Any], name: str, method: str) -> bool:
+        """The player (or a helper) lifts a face-up card the rules let them use on this roll."""
+        wanted = Method(method)
+        me = next(p for p in state["players"] if p["name"] == name)
+        candidates = []
+        for owner in state["players"]:
+            if owner["status"] != "active":
+                continue
+            descriptor = Descriptor(owner["descriptor"])
+            for slot, view in enumerate(owner["slots"], start=1):
+                code = view["card"]
+                if view["state"] != "face_up" or code is None or code.startswith("JK"):
+                    continue
+                suit = code[-1]
+                if owner is me:
+                    usable = (
+                        suit == wanted.suit.value or Descriptor(me["descriptor"]).method is wanted
+                    )
+                else:
+                    usable = suit == descriptor.suit.value == wanted.suit.value
+                if usable:
+                    candidates.append((owner["name"], slot))
+        if not candidates:
+            return False
+        owner_name, slot = self.rng.choice(candidates)
+        seat = self.seats.index(owner_name)
+        self._discard(seat, slot)
+        return True
+
+    def _follow_the_rules(self, state: dict[str, Any]) -> bool:
+        """Makes the mat match the published hands (a flip or a discard the rules made)."""
+        if self._dealing:
+            if state["phase"] != "setup":
+                return False
+            self._dealing = False
+        for player in state["players"]:
+            if player["name"] not in self.seats:
+                continue
+            seat = self.seats.index(player["name"])
+            for slot, view in enumerate(player["slots"], start=1):
+                here = self.table.slots.get((seat, slot))
+                if view["card"] is None and here is not None:
+                    self._discard(seat, slot)
+                    return True
+                if view["card"] is not None and here is not None and view["card"] == here[0]:
+                    up = view["state"] == "face_up"
+                    if up != here[1]:
+                        self._flip(seat, slot)
+                        return True
+        return False
+
+    def _flip(self, seat: int, slot: int) -> None:
+        card, up = self.table.slots[(seat, slot)]
+        self.table.slots[(seat, slot)] = (card, not up)
+        self.hands.flip(seat, slot)
+
+    def _discard(self, seat: int, slot: int) -> None:
+        card, _ = self.table.slots.pop((seat, slot))
+        self.table.discard.append(card)
+        self.hands.lift(seat, slot)
+
+    def _make_a_mistake(self, state: dict[str, Any]) -> None:
+        """Flips a face-down card that should stay down; flips it back after the alert."""
+        face_down = [zone for zone, (_, up) in self.table.slots.items() if not up]
+        if not face_down:
+            self.hands.throw(self.rng.randint(1, 6))
+            return
+        seat, slot = self.rng.choice(face_down)
+        self._flip(seat, slot)
+        self.mistakes_made += 1
+        self.mistakes.append(
+            Mistake(
+                seat, slot, lambda: self._flip(seat, slot), f"flipped seat {seat + 1} slot {slot}"
+            )
+        )
+
+
+def _order_value(code: str) -> int:
+    """A card's value for turn order (Ace high, joker 0), as the engine counts it."""
+    rank = code[:-1]
+    if code.startswith("JK"):
+        return 0
+    return {"J": 11, "Q": 12, "K": 13, "A": 14}.get(rank) or int(rank)

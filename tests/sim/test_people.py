@@ -1,0 +1,117 @@
+"""Simulated people play whole games physically through the table reader, with no hardware."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+
+from rules.cards import parse_card
+from rules.errors import RulesError
+from rules.replay import replay_lines
+from rules.sixshooter import Game, state_to_json
+from rules.sixshooter.reading import EMPTY, Alert, AlertCleared, Execute, SlotView, TableReader
+from tabletop.sim.people import SimulatedPeople
+
+SEATS = ["Ana", "Bo", "Cy", "Dee"]
+
+
+class MemoryTable:
+    """The mat and the dice tray in memory, wired straight to a reader and an engine."""
+
+    def __init__(self, seed: int, mistake_rate: float) -> None:
+        self.game = Game()
+        self.reader = TableReader(SEATS, grace=0.0)
+        self.applied: list[dict[str, Any]] = []
+        self.alerts: dict[str, str] = {}
+        self.alerts_raised = 0
+        self.now = 0.0
+        self.mat: dict[tuple[int, int], SlotView] = {}
+        self.people = SimulatedPeople(
+            SEATS,
+            self,
+            random.Random(seed),
+            self.send,
+            mistake_rate=mistake_rate,
+            challenges_per_adventure=8,
+        )
+
+    # TableActions
+    def lay(self, seat: int, slot: int, card: str, face_up: bool) -> None:
+        self._slot(seat, slot, SlotView(parse_card(card), face_up))
+
+    def lift(self, seat: int, slot: int) -> None:
+        self._slot(seat, slot, EMPTY)
+
+    def flip(self, seat: int, slot: int) -> None:
+        view = self.mat[(seat, slot)]
+        self._slot(seat, slot, SlotView(view.card, not view.face_up))
+
+    def lay_on_pad(self, card: str) -> None:
+        self.handle(self.reader.observe_pad(self.game.state, parse_card(card), self.now))
+
+    def throw(self, value: int) -> None:
+        self.handle(self.reader.observe_dice(self.game.state, [value], self.now))
+
+    def _slot(self, seat: int, slot: int, view: SlotView) -> None:
+        self.mat[(seat, slot)] = view
+        self.handle(self.reader.observe_slot(self.game.state, seat, slot, view, self.now))
+
+    def send(self, command: dict[str, Any]) -> None:
+        self.handle(self.reader.request(self.game.state, command, self.now))
+        self.people.replied(ok=True)  # the daemon's reply, which the game master waits for
+
+    def handle(self, actions: list[Any]) -> None:
+        for action in actions:
+            if isinstance(action, Execute):
+                try:
+                    self.game.execute(action.command)
+                except RulesError as error:
+                    self.handle(self.reader.refused(action.command, str(error)))
+                else:
+                    self.applied.append(action.command)
+                    self.handle(self.reader.applied(self.game.state, action.command, self.now))
+            elif isinstance(action, Alert):
+                self.alerts[action.key] = action.message
+                self.alerts_raised += 1
+            elif isinstance(action, AlertCleared):
+                self.alerts.pop(action.key, None)
+
+    def play(self, games: int, max_steps: int = 20000) -> int:
+        finished = 0
+        for number in range(games):
+            self.people.start_game(seed=number)
+            for _ in range(max_steps):
+                self.now += 1.0
+                self.handle(self.reader.tick(self.game.state, self.now))
+                state = state_to_json(self.game.state)
+                if state["phase"] == "finished":
+                    finished += 1
+                    break
+                self.people.step(state, {k: v for k, v in self.alerts.items() if k.startswith("s")})
+        return finished
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_people_finish_whole_games_and_the_log_replays(seed: int) -> None:
+    table = MemoryTable(seed, mistake_rate=0.05)
+    assert table.play(games=2) == 2
+    assert len(table.applied) > 40
+    replayed = replay_lines([json.dumps(c) for c in table.applied]).to_json()
+    assert replayed["rejected"] == []
+    assert {k: v for k, v in replayed.items() if k != "rejected"} == state_to_json(table.game.state)
+
+
+def test_mistakes_raise_alerts_and_are_never_applied() -> None:
+    table = MemoryTable(7, mistake_rate=0.3)
+    assert table.play(games=1) == 1
+    assert table.people.mistakes_made > 3
+    assert table.alerts_raised >= table.people.mistakes_made
+    # Every applied command came from a legal move or the game master, never from a mistake:
+    # mistakes are flips in play, and no reveal was ever applied outside setup.
+    reveals = [c for c in table.applied if c["cmd"] == "reveal"]
+    starts = [c for c in table.applied if c["cmd"] in ("new_game", "start_adventure")]
+    players_per_deal = [len(c["hands"]) for c in starts]
+    assert len(reveals) == sum(players_per_deal)
