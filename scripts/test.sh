@@ -6,6 +6,13 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 export PATH="$root/.venv/bin:$PATH"
 
+# The firmware's logic tests also run under MicroPython (WebAssembly, from npm) in Node.js.
+mpdir=tests/mat/micropython
+if [ ! -d "$mpdir/node_modules" ] || [ "$mpdir/package-lock.json" -nt "$mpdir/node_modules" ]; then
+    echo "== npm ci ($mpdir: MicroPython for the firmware tests)"
+    (cd "$mpdir" && npm ci --no-audit --no-fund --loglevel=error) && touch "$mpdir/node_modules"
+fi
+
 echo "== ruff (lint)"
 ruff check .
 echo "== mypy --strict rules/"
