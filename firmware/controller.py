@@ -12,6 +12,7 @@ from .hal import NullLock
 
 FIRMWARE_VERSION = "tabletop-mat 1.0.0"
 STALL_MS = 1000
+WARM_UP_SWEEPS = 2
 MAX_LOG_LINES = 8
 
 
@@ -81,11 +82,27 @@ class MatController:
         self.seq = 0
         self.last_snapshot_ms = 0
         self.sent = 0
+        self.ready = False
 
     def start(self):
-        """Announces the mat: a HELLO and a first snapshot."""
+        """Announces the mat with a HELLO; the first snapshot follows once the zones are known."""
         self._send_hello()
-        self.send_snapshot(wire.REASON_BOOT)
+
+    def is_ready(self):
+        """True once every zone has been read often enough that "empty" means empty.
+
+        Until then a snapshot would report cards still being confirmed as missing, and a host
+        would see them removed and laid again after every restart.
+        """
+        if self.ready:
+            return True
+        for scanner in self.scanners:
+            if scanner.sweeps < WARM_UP_SWEEPS:
+                return False
+            if scanner.sweeps < 2 * WARM_UP_SWEEPS and scanner.pending():
+                return False
+        self.ready = True
+        return True
 
     def service(self):
         """Handles the link once: commands in, change or heartbeat snapshots and logs out."""
@@ -96,7 +113,11 @@ class MatController:
         for level, text in self.table.take_logs():
             self.link.write(wire.encode_log(level, text))
         now = self.clock.now_ms()
-        if self.table.take_changed():
+        if not self.ready:
+            if self.is_ready():
+                self.table.take_changed()
+                self.send_snapshot(wire.REASON_BOOT)
+        elif self.table.take_changed():
             self.send_snapshot(wire.REASON_CHANGE)
         elif now - self.last_snapshot_ms >= self.table.config.heartbeat_ms:
             self.send_snapshot(wire.REASON_HEARTBEAT)
@@ -130,9 +151,11 @@ class MatController:
         try:
             if msg_type == wire.HELLO_REQUEST:
                 self._send_hello()
-                self.send_snapshot(wire.REASON_REQUEST)
+                if self.ready:
+                    self.send_snapshot(wire.REASON_REQUEST)
             elif msg_type == wire.SNAPSHOT_REQUEST:
-                self.send_snapshot(wire.REASON_REQUEST)
+                if self.ready:  # otherwise the BOOT snapshot is on its way
+                    self.send_snapshot(wire.REASON_REQUEST)
             elif msg_type == wire.PING:
                 self.link.write(wire.encode_pong(wire.decode_ping(payload), self.clock.now_ms()))
             elif msg_type == wire.SET_LEDS:

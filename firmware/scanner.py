@@ -28,6 +28,10 @@ class ZoneScanner:
         self.sweeps = 0
         self.last_step_ms = 0
 
+    def pending(self):
+        """Returns how many zones wait for a confirm read."""
+        return len(self._pending)
+
     def step(self):
         """Reads one zone: a due confirm read first, else the next zone in turn."""
         now = self.clock.now_ms()

@@ -7,22 +7,30 @@ from fwhelpers import Mat, card, parse_snapshot
 from firmware import wire
 
 
-def test_boot_sends_hello_then_a_snapshot_of_every_zone():
+def test_boot_sends_hello_then_a_snapshot_once_every_zone_is_known():
     mat = Mat(seats=2, slots=3)
+    mat.table.place(4, card(4))  # lying on the mat before power-up
     mat.controller.start()
     sent = mat.take_sent()
-    assert [t for t, _ in sent] == [wire.HELLO, wire.SNAPSHOT]
+    assert [t for t, _ in sent] == [wire.HELLO]
     hello = sent[0][1]
     assert hello[0] == 1 and struct.unpack("<I", hello[1:5])[0] == 0xB007
     assert list(hello[5:8]) == [2, 3, 1]
-    head, zones = parse_snapshot(sent[1][1])
+    assert mat.command(wire.SNAPSHOT_REQUEST) == []  # not yet: it would say "empty"
+    mat.run_until(lambda: mat.controller.ready, 500)
+    mat.controller.service()
+    snapshots = mat.snapshots()
+    assert len(snapshots) == 1
+    head, zones = snapshots[0]
     assert head["reason"] == wire.REASON_BOOT and head["seq"] == 1
-    assert len(zones) == 7 and not any(z["present"] for z in zones)
+    assert len(zones) == 7
+    assert [i for i, z in enumerate(zones) if z["present"]] == [4]
 
 
 def test_a_settled_change_sends_a_snapshot_at_once():
     mat = Mat()
     mat.controller.start()
+    mat.run_until(lambda: mat.controller.ready)
     mat.take_sent()
     mat.table.place(2, card(7), "down")
     mat.run_until(lambda: mat.zones.states[2].uid is not None)
@@ -38,6 +46,8 @@ def test_a_settled_change_sends_a_snapshot_at_once():
 def test_a_quiet_mat_sends_a_heartbeat_about_once_a_second():
     mat = Mat()
     mat.controller.start()
+    mat.run_until(lambda: mat.controller.ready)
+    mat.controller.service()
     mat.take_sent()
     mat.run(3050)
     snapshots = mat.snapshots()
@@ -48,6 +58,8 @@ def test_a_quiet_mat_sends_a_heartbeat_about_once_a_second():
 
 def test_hello_and_snapshot_requests_are_answered():
     mat = Mat()
+    mat.run_until(lambda: mat.controller.ready)
+    mat.take_sent()
     assert [t for t, _ in mat.command(wire.HELLO_REQUEST, b"\x01")] == [wire.HELLO, wire.SNAPSHOT]
     sent = mat.command(wire.SNAPSHOT_REQUEST)
     assert [t for t, _ in sent] == [wire.SNAPSHOT]
