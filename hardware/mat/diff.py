@@ -39,7 +39,7 @@ def _card_event(kind: EventKind, zone: str, reading: ZoneReading, cards: CardMap
     card = cards.card_for(reading.uid)
     if kind is EventKind.PLACED and card is None:
         kind = EventKind.UNKNOWN_CARD
-    return CardEvent(kind, zone, reading.uid.hex().upper(), reading.face, card)
+    return CardEvent(kind, zone, reading.uid.hex().upper(), reading.face, card, reading.level)
 
 
 def _card_events(

@@ -1,9 +1,9 @@
-"""The host driver: reads the mat on its own thread and hands out typed events.
+"""The host driver: owns the port and the reader thread; `MatSession` does the thinking.
 
-The reader thread owns the port. It feeds bytes to the pure FrameDecoder, checks every message,
-diffs each good snapshot against the last and queues the events. Damaged frames, gaps in the
-sequence and a mat restart make it ask for a fresh snapshot; an unplugged mat (the port fails)
-makes it close the port and try again until the device is back (USB re-enumeration).
+The reader thread reads whatever bytes arrived, hands them to the session, writes what the
+session wants sent and queues the events it returns. When the port fails (the mat was
+unplugged) it closes it and tries to open the same path again until the device is back, as a
+USB mat re-enumerates.
 """
 
 from __future__ import annotations
@@ -11,59 +11,31 @@ from __future__ import annotations
 import contextlib
 import itertools
 import logging
+import os
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import serial
 
 from .cardmap import CardMap, default_card_map
-from .diff import diff_snapshots
-from .errors import FrameError, LinkError
-from .events import EventKind, LinkEvent, MatEvent, ResyncEvent
-from .framing import VERSION, Frame, FrameDecoder, encode_frame
-from .protocol import (
-    PROTOCOL_VERSION,
-    Hello,
-    LedSetting,
-    Log,
-    MessageType,
-    Pong,
-    Result,
-    ScanSetting,
-    Snapshot,
-    configure,
-    decode_message,
-    hello_request,
-    ping,
-    set_leds,
-    snapshot_request,
-)
+from .errors import LinkError
+from .events import MatEvent
+from .framing import FrameDecoder
+from .protocol import LedSetting, MessageType, Pong, Result, ScanSetting, configure, ping, set_leds
+from .protocol import snapshot_request as snapshot_request_message
+from .session import MatSession, SessionStats
 from .transport import Port, open_port, resolve_url
 from .zones import MatLayout
 
+if TYPE_CHECKING:
+    from .sim import SimulatedMat
+
 log = logging.getLogger(__name__)
 
-STALE_FRAME_S = 0.1  # a partial frame with no new byte for this long is dropped
-SILENCE_S = 3.0  # no snapshot for this long (heartbeats come every second): the link is down
-HELLO_RETRY_S = 0.5
 REOPEN_S = 0.2
-REQUEST_GAP_S = 0.1  # at most one snapshot request per this long, however much damage
-
-
-@dataclass(slots=True)
-class DriverStats:
-    """Counts a person debugging the link wants to see (`tabletop mat monitor --stats`)."""
-
-    snapshots: int = 0
-    malformed: int = 0  # frames that passed the CRC but did not read as their type
-    gaps: int = 0
-    stale_snapshots: int = 0  # duplicated or reordered snapshots, ignored
-    requests: int = 0
-    link_ups: int = 0
-    link_downs: int = 0
 
 
 class MatDriver:
@@ -72,37 +44,24 @@ class MatDriver:
     def __init__(self, url: str, cards: CardMap | None = None) -> None:
         self.url = url
         self.cards = cards if cards is not None else default_card_map()
-        self.decoder = FrameDecoder()
-        self.stats = DriverStats()
-        self.layout: MatLayout | None = None
-        self.hello: Hello | None = None
-        self.snapshot: Snapshot | None = None
+        self.session = MatSession(url, self.cards)
         self.results: queue.Queue[Result] = queue.Queue()
         self.pongs: queue.Queue[Pong] = queue.Queue()
         self._events: queue.Queue[MatEvent] = queue.Queue()
         self._port: Port | None = None
         self._path = url
-        self._sim = None
+        self._sim: SimulatedMat | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._write_lock = threading.Lock()
         self._nonces = itertools.count(1)
-        self._up = False
-        self._last_snapshot_at = 0.0
-        self._last_rx_at = 0.0
-        self._last_request_at = 0.0
-        self._last_hello_at = 0.0
-        self._reported_damage = 0
-        self._down_reason = ""
-        self._foreign_reported = False
-        # Called on the reader thread with every checked frame (monitor --frames uses it).
-        self.on_frame: list[Callable[[Frame], None]] = []
 
     # ---- lifecycle -------------------------------------------------------------------
 
     def start(self) -> None:
-        """Opens the link (starting a simulated mat for "sim:") and starts the reader thread."""
+        """Resolves the URL (starting a simulated mat for "sim:") and starts the reader thread."""
         self._path, self._sim = resolve_url(self.url)
+        self.session.port = self._path
         self._stop.clear()
         self._thread = threading.Thread(target=self._run, name=f"mat {self.url}", daemon=True)
         self._thread.start()
@@ -125,14 +84,33 @@ class MatDriver:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    # ---- state ---------------------------------------------------------------------
+
     @property
     def path(self) -> str:
         """The device actually opened (the simulated mat's pty for "sim:")."""
         return self._path
 
     @property
+    def simulator(self) -> SimulatedMat | None:
+        """The simulated mat this driver started for a "sim:" URL."""
+        return self._sim
+
+    @property
     def connected(self) -> bool:
-        return self._up
+        return self.session.up
+
+    @property
+    def layout(self) -> MatLayout | None:
+        return self.session.layout
+
+    @property
+    def stats(self) -> SessionStats:
+        return self.session.stats
+
+    @property
+    def decoder(self) -> FrameDecoder:
+        return self.session.decoder
 
     # ---- events and commands ---------------------------------------------------------
 
@@ -152,7 +130,7 @@ class MatDriver:
             yield event
 
     def request_snapshot(self) -> None:
-        self._send(*snapshot_request())
+        self._send(*snapshot_request_message())
 
     def set_leds(self, leds: list[LedSetting]) -> None:
         self._send(*set_leds(leds))
@@ -166,17 +144,20 @@ class MatDriver:
         self._send(*ping(nonce))
         return nonce
 
-    def _send(self, msg_type: MessageType, payload: bytes) -> bool:
+    def _send(self, msg_type: MessageType, payload: bytes) -> None:
+        self.session.send(msg_type, payload)
+        self._flush()
+
+    def _flush(self) -> None:
         with self._write_lock:
+            frames = self.session.take_outgoing()
             port = self._port
-            if port is None:
-                return False
+            if port is None or not frames:
+                return
             try:
-                port.write(encode_frame(msg_type, payload))
+                port.write(b"".join(frames))
             except (serial.SerialException, OSError) as error:
                 log.debug("write to %s failed: %s", self._path, error)
-                return False
-        return True
 
     # ---- the reader thread ------------------------------------------------------------
 
@@ -190,37 +171,36 @@ class MatDriver:
                 port = self._port
                 data = port.read(max(1, port.in_waiting))
             except (serial.SerialException, OSError) as error:
-                self._link_lost(f"port failed: {error}")
+                self._close_port()
+                gone = not os.path.exists(self._path)
+                reason = "device disconnected (unplugged?)" if gone else f"port failed: {error}"
+                self._deliver(self.session.lost(reason))
                 continue
-            now = time.monotonic()
-            if data:
-                self._last_rx_at = now
-                frames = self.decoder.feed(data)
-            elif self.decoder.pending and now - self._last_rx_at > STALE_FRAME_S:
-                frames = self.decoder.drop_stale()
+            self._deliver(self.session.receive(data, time.monotonic()))
+            self._flush()
+
+    def _deliver(self, events: list[MatEvent]) -> None:
+        for event in events:
+            self._events.put(event)
+        for reply in self.session.replies:
+            if isinstance(reply, Result):
+                self.results.put(reply)
             else:
-                frames = []
-            for frame in frames:
-                self._handle(frame, now)
-            self._after_damage(now)
-            self._check_silence(now)
+                self.pongs.put(reply)
+        self.session.replies.clear()
 
     def _open(self) -> bool:
         try:
             port = open_port(self._path)
         except LinkError as error:
-            if not self._down_reason:
-                self._down_reason = str(error)
+            log.debug("%s", error)
             return False
         with contextlib.suppress(serial.SerialException, OSError):
             port.reset_input_buffer()
         with self._write_lock:
             self._port = port
-        self.decoder.reset()
-        now = time.monotonic()
-        self._last_snapshot_at = now
-        self._last_rx_at = now
-        self._send_hello(now)
+        self.session.opened(time.monotonic())
+        self._flush()
         return True
 
     def _close_port(self) -> None:
@@ -229,126 +209,3 @@ class MatDriver:
         if port is not None:
             with contextlib.suppress(serial.SerialException, OSError):
                 port.close()
-
-    def _link_lost(self, reason: str) -> None:
-        self._close_port()
-        self._set_down(reason)
-
-    def _set_down(self, reason: str) -> None:
-        if self._up:
-            self._up = False
-            self.stats.link_downs += 1
-            log.warning("mat on %s lost: %s", self._path, reason)
-            self._events.put(LinkEvent(EventKind.LINK_DOWN, self._path, reason))
-
-    def _send_hello(self, now: float) -> None:
-        self._last_hello_at = now
-        self._send(*hello_request())
-
-    def _check_silence(self, now: float) -> None:
-        if now - self._last_snapshot_at > SILENCE_S:
-            self._set_down(f"no snapshot for {SILENCE_S:.0f} s")
-        if (not self._up or self.hello is None) and now - self._last_hello_at > HELLO_RETRY_S:
-            self._send_hello(now)
-
-    def _after_damage(self, now: float) -> None:
-        damaged = self.decoder.stats.damaged + self.stats.malformed
-        if damaged == self._reported_damage or self.hello is None:
-            return
-        if now - self._last_request_at < REQUEST_GAP_S:
-            return
-        count = damaged - self._reported_damage
-        self._reported_damage = damaged
-        self._request(now, f"{count} damaged frame(s)")
-
-    def _request(self, now: float, reason: str) -> None:
-        self._last_request_at = now
-        self.stats.requests += 1
-        self._events.put(ResyncEvent(reason))
-        self.request_snapshot()
-
-    def _handle(self, frame: Frame, now: float) -> None:
-        for listener in self.on_frame:
-            listener(frame)
-        if frame.version != VERSION:
-            if not self._foreign_reported:
-                self._foreign_reported = True
-                reason = (
-                    f"the mat speaks protocol v{frame.version}; this host speaks "
-                    f"v{PROTOCOL_VERSION}: update tabletop or the mat firmware"
-                )
-                log.error("%s: %s", self._path, reason)
-                self._up = True  # so that the event below is sent once
-                self._set_down(reason)
-            return
-        try:
-            message = decode_message(frame.msg_type, frame.payload)
-        except FrameError as error:
-            self.stats.malformed += 1
-            log.warning("%s: dropped a frame: %s", self._path, error)
-            return
-        if isinstance(message, Hello):
-            self._on_hello(message)
-        elif isinstance(message, Snapshot):
-            self._on_snapshot(message, now)
-        elif isinstance(message, Result):
-            if message.code.value != 0:
-                log.warning(
-                    "%s: mat refused 0x%02x: %s", self._path, message.for_type, message.text
-                )
-            self.results.put(message)
-        elif isinstance(message, Pong):
-            self.pongs.put(message)
-        elif isinstance(message, Log):
-            log.log(logging.WARNING if message.level else logging.INFO, "mat: %s", message.text)
-
-    def _on_hello(self, hello: Hello) -> None:
-        if hello.version != PROTOCOL_VERSION:
-            self._up = True
-            self._set_down(
-                f"the mat speaks protocol v{hello.version}, this host v{PROTOCOL_VERSION}"
-            )
-            return
-        self.hello = hello
-        self.layout = MatLayout(hello.seats, hello.slots, hello.pad)
-        if self.cards.calibration is not None:
-            self.configure(self.cards.calibration.settings())
-
-    def _on_snapshot(self, snapshot: Snapshot, now: float) -> None:
-        if self.hello is None or self.layout is None:
-            return  # the HELLO that tells the layout comes first; it was asked for
-        if len(snapshot.zones) != self.layout.count:
-            self.stats.malformed += 1
-            log.warning(
-                "%s: snapshot of %d zones from a mat of %d; asking for HELLO again",
-                self._path,
-                len(snapshot.zones),
-                self.layout.count,
-            )
-            self.hello = None
-            self._send_hello(now)
-            return
-        previous = self.snapshot
-        same_boot = previous is not None and previous.boot_id == snapshot.boot_id
-        if same_boot and previous is not None:
-            if snapshot.seq <= previous.seq:
-                self.stats.stale_snapshots += 1
-                return
-            if snapshot.seq != previous.seq + 1:
-                self.stats.gaps += 1
-                self._request(now, f"gap: snapshot {snapshot.seq} after {previous.seq}")
-        elif previous is not None:
-            self._events.put(ResyncEvent(f"mat restarted (boot {snapshot.boot_id:08x})"))
-        self.stats.snapshots += 1
-        self._last_snapshot_at = now
-        if not self._up:
-            self._up = True
-            self._down_reason = ""
-            self.stats.link_ups += 1
-            self._events.put(
-                LinkEvent(EventKind.LINK_UP, self._path, self.hello.firmware, snapshot.boot_id)
-            )
-        events = diff_snapshots(previous, snapshot, self.layout, self.cards, same_boot)
-        self.snapshot = snapshot
-        for event in events:
-            self._events.put(event)

@@ -38,6 +38,7 @@ class CardEvent:
     uid: str
     face: Face
     card: Card | None
+    level: int = 0  # the face sensor's reading, for calibration (not in the JSON)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"event": self.kind.value, "zone": self.zone}

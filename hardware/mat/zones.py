@@ -15,6 +15,10 @@ class MatLayout:
     slots: int = 6
     pad: bool = True
 
+    def __post_init__(self) -> None:
+        if not (1 <= self.seats <= 6 and 1 <= self.slots <= 6):
+            raise ZoneError(f"a mat has 1-6 seats of 1-6 slots, not {self.seats}x{self.slots}")
+
     @property
     def count(self) -> int:
         return self.seats * self.slots + (1 if self.pad else 0)
