@@ -10,7 +10,7 @@ import machine
 import neopixel
 
 from .hal import Clock, FaceSensors, Leds, Link, Watchdog
-from .mfrc522 import DecodedSelect, Mfrc522Bus, ResetChain
+from .mfrc522 import DecodedSelect, Mfrc522Bus, ResetChain, seat_board_positions
 
 # Bus A: SPI0 and its two 74HC154 decoders (and the two 74HC4067 muxes on the same lines)
 BUS_A = {"spi": 0, "sck": 2, "mosi": 3, "miso": 4, "address": (5, 6, 7, 8), "enable": (9, 14)}
@@ -124,11 +124,13 @@ class HardwareWatchdog(Watchdog):
 
 def build(layout, zones_per_bus):
     """Returns (buses, face sensors, leds, link, clock, watchdog) for the real mat."""
+    positions, length = seat_board_positions(layout)
     resets = ResetChain(
         machine.Pin(RESET_DATA, machine.Pin.OUT),
         machine.Pin(RESET_CLOCK, machine.Pin.OUT, value=0),
         machine.Pin(RESET_LATCH, machine.Pin.OUT, value=1),
-        layout.count,
+        positions,
+        length,
     )
     resets.release_all()
     buses = []

@@ -212,18 +212,25 @@ class Mfrc522Bus:
 
 
 class ResetChain:
-    """The readers' NRSTPD lines on a chain of 74HC595s: all high but the one being pulsed."""
+    """The readers' NRSTPD lines on 74HC595s chained seat to seat: all high but a pulsed one.
 
-    def __init__(self, data, clock, latch, count):
+    `positions[zone]` is the zone's output in the chain, counted from the controller (8 per
+    shift register: a seat board uses outputs 0-5 of its own), and `length` the outputs in all.
+    """
+
+    def __init__(self, data, clock, latch, positions, length):
         self.data = data
         self.clock = clock
         self.latch = latch
-        self.count = count
+        self.positions = positions
+        self.length = length
 
     def _shift(self, low_zone):
+        low = self.positions[low_zone] if low_zone >= 0 else -1
         self.latch.value(0)
-        for zone in range(self.count - 1, -1, -1):
-            self.data.value(0 if zone == low_zone else 1)
+        # The first bit shifted in travels furthest: shift the far end first.
+        for position in range(self.length - 1, -1, -1):
+            self.data.value(0 if position == low else 1)
             self.clock.value(1)
             self.clock.value(0)
         self.latch.value(1)
@@ -237,3 +244,14 @@ class ResetChain:
         self._shift(zone)
         time.sleep_us(100)
         self._shift(-1)
+
+
+def seat_board_positions(layout):
+    """Chain positions for one 74HC595 per seat board (slots on outputs 0-5), then the pad's."""
+    positions = []
+    for zone in range(layout.count):
+        if layout.pad and zone == layout.count - 1:
+            positions.append(layout.seats * 8)
+        else:
+            positions.append(zone // layout.slots * 8 + zone % layout.slots)
+    return positions, (layout.seats + (1 if layout.pad else 0)) * 8

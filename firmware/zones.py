@@ -45,5 +45,12 @@ class Layout:
         )
 
     def split(self, buses):
-        """Returns the zones each of `buses` SPI buses serves, interleaved to share the load."""
-        return [list(range(bus, self.count, buses)) for bus in range(buses)]
+        """Returns the zones of each SPI bus: 1 bus takes all; with 2, bus A takes the first
+        half of the seats and bus B the rest and the pad, so each seat's cable carries one bus.
+        """
+        if buses == 1:
+            return [list(range(self.count))]
+        if buses != 2:
+            raise ValueError("the mat has 1 or 2 SPI buses, not %r" % buses)
+        first = (self.seats + 1) // 2 * self.slots
+        return [list(range(first)), list(range(first, self.count))]

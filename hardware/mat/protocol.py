@@ -150,6 +150,7 @@ _FLAG_PRESENT = 0x01
 _FLAG_FAULT = 0x08
 _FACE_MASK = 0x06
 _UID_SIZES = (4, 7, 10)
+_FACES = (Face.UNKNOWN, Face.UP, Face.DOWN)
 
 
 def _need(payload: bytes, size: int, what: str, msg_type: MessageType) -> None:
@@ -213,7 +214,7 @@ def _decode_snapshot(payload: bytes) -> Snapshot:
         face_code = (flags & _FACE_MASK) >> 1
         if face_code == 3:
             raise FrameError(f"SNAPSHOT: zone {index} has face code 3", kind)
-        face = Face(face_code)
+        face = _FACES[face_code]
         if not flags & _FLAG_PRESENT:
             zones.append(ZoneReading(False, face, bool(flags & _FLAG_FAULT), generation))
             continue

@@ -1,6 +1,7 @@
 """The pure parts of the MFRC522 driver: CRC_A, chip selects, reset chain (CPython, MicroPython)."""
 
-from firmware.mfrc522 import DecodedSelect, ResetChain, crc_a
+from firmware.mfrc522 import DecodedSelect, ResetChain, crc_a, seat_board_positions
+from firmware.zones import Layout
 
 
 class Pin:
@@ -36,10 +37,23 @@ def test_a_zone_is_selected_by_address_and_the_enable_of_its_decoder():
 
 def test_the_reset_chain_pulls_only_the_pulsed_reader_low():
     data, clock, latch = Pin(), Pin(), Pin(1)
-    chain = ResetChain(data, clock, latch, 5)
-    chain._shift(3)
-    shifted = data.values[-5:]
-    # The first bit shifted ends up on the last output: zone 4 first, zone 0 last.
-    assert shifted == [1, 0, 1, 1, 1]
-    assert clock.values.count(1) == 5
-    assert latch.values[-2:] == [0, 1]
+    chain = ResetChain(data, clock, latch, [0, 1, 3], 5)
+    chain._shift(2)  # zone 2 sits at chain position 3
+    chain.release_all()
+    pulse = data.values[-10:-5]
+    # The far end is shifted first: positions 4, 3, 2, 1, 0.
+    assert pulse == [1, 0, 1, 1, 1]
+    assert data.values[-5:] == [1, 1, 1, 1, 1]  # and released
+    assert latch.values[-4:] == [0, 1, 0, 1]
+
+
+def test_seat_boards_take_eight_chain_positions_each():
+    positions, length = seat_board_positions(Layout(2, 6, True))
+    assert positions[:6] == [0, 1, 2, 3, 4, 5]
+    assert positions[6] == 8 and positions[11] == 13
+    assert positions[12] == 16 and length == 24
+
+
+def test_two_buses_split_the_seats_and_give_the_pad_to_the_second():
+    zones_a, zones_b = Layout(6, 6, True).split(2)
+    assert zones_a == list(range(18)) and zones_b == list(range(18, 37))
