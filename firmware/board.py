@@ -27,6 +27,7 @@ FACE_ADC = (26, 27)  # the muxed reflectance sensors of bus A and bus B
 FACE_EMITTERS = 22  # the IR LEDs of every reflectance sensor, through a MOSFET
 RESET_DATA, RESET_CLOCK, RESET_LATCH = 16, 17, 28
 LED_DATA = 0  # WS2812B chain, through a 74AHCT125 to 5 V
+MAINTENANCE = 1  # a jumper to GND at power-up keeps the REPL (the scan loop does not start)
 SPI_BAUD = 4_000_000
 WATCHDOG_MS = 2000
 LED_LEVEL = 64  # of 255: 37 LEDs at full white would draw over 2 A
@@ -120,6 +121,11 @@ class HardwareWatchdog(Watchdog):
 
     def feed(self):
         self.wdt.feed()
+
+
+def maintenance_jumper():
+    """True when the maintenance jumper is fitted: leave the USB port to the REPL."""
+    return machine.Pin(MAINTENANCE, machine.Pin.IN, machine.Pin.PULL_UP).value() == 0
 
 
 def build(layout, zones_per_bus):

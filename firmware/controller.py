@@ -13,6 +13,7 @@ from .hal import NullLock
 FIRMWARE_VERSION = "tabletop-mat 1.0.0"
 STALL_MS = 1000
 WARM_UP_SWEEPS = 2
+STALE_COMMAND_MS = 50
 MAX_LOG_LINES = 8
 
 
@@ -83,6 +84,7 @@ class MatController:
         self.last_snapshot_ms = 0
         self.sent = 0
         self.ready = False
+        self.last_rx_ms = 0
 
     def start(self):
         """Announces the mat with a HELLO; the first snapshot follows once the zones are known."""
@@ -106,10 +108,18 @@ class MatController:
 
     def service(self):
         """Handles the link once: commands in, change or heartbeat snapshots and logs out."""
+        now = self.clock.now_ms()
         data = self.link.read()
         if data:
+            self.last_rx_ms = now
             for msg_type, payload in self.reader.feed(data):
                 self.handle(msg_type, payload)
+        elif self.reader.pending() and now - self.last_rx_ms > STALE_COMMAND_MS:
+            # A command whose length was damaged would swallow the next ones: nothing more
+            # is coming, so give it up and read what it swallowed.
+            while self.reader.pending():
+                for msg_type, payload in self.reader.drop_stale():
+                    self.handle(msg_type, payload)
         for level, text in self.table.take_logs():
             self.link.write(wire.encode_log(level, text))
         now = self.clock.now_ms()

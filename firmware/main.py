@@ -21,6 +21,9 @@ PAD = True
 
 
 def run():
+    if board.maintenance_jumper():
+        print("tabletop mat: maintenance jumper fitted; REPL left on USB")
+        return
     layout = Layout(SEATS, SLOTS, PAD)
     zones_per_bus = layout.split(2)
     buses, sensors, leds, link, clock, watchdog = board.build(layout, zones_per_bus)

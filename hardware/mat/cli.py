@@ -294,7 +294,7 @@ def run_enrol(args: argparse.Namespace) -> int:
     from rules.cards import standard_deck
 
     from .driver import MatDriver
-    from .enrol import Enrolment, Step
+    from .enrol import Enrolment
 
     out = Path(args.out)
     cards = CardMap(deck="standard+jokers" if args.jokers else "standard", source=str(out))
@@ -307,7 +307,7 @@ def run_enrol(args: argparse.Namespace) -> int:
     enrolment = Enrolment(deck, cards, ask=args.ask)
     if args.limit is not None:
         enrolment.todo = enrolment.todo[: max(0, args.limit)]
-    if enrolment.step is Step.DONE or not enrolment.todo:
+    if not enrolment.todo:
         print(f"Every card of the deck is already in {out}.")
         return 0
     _check_port(args.port, wait=False)
@@ -318,7 +318,7 @@ def run_enrol(args: argparse.Namespace) -> int:
         raise _user_error(str(error)) from None
     print(f"Enrolling into {out}. Waiting for the mat on {driver.path} ...", flush=True)
     try:
-        while enrolment.step is not Step.DONE:
+        while not enrolment.done:
             event = driver.get_event(0.2)
             if event is None:
                 continue
@@ -327,7 +327,7 @@ def run_enrol(args: argparse.Namespace) -> int:
                 raise _user_error("this mat has no draw pad to enrol cards on")
             for line in enrolment.handle(event):
                 print(line, flush=True)
-            while enrolment.step is Step.NAME_CARD:
+            while enrolment.wants_code:
                 answer = sys.stdin.readline()
                 if not answer:
                     raise _user_error("standard input closed while a card code was asked for")

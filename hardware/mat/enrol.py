@@ -48,6 +48,15 @@ class Enrolment:
             self.step = Step.DONE
 
     @property
+    def done(self) -> bool:
+        return self.step is Step.DONE
+
+    @property
+    def wants_code(self) -> bool:
+        """True while a tag waits on the pad for the person to type its code (--ask)."""
+        return self.step is Step.NAME_CARD
+
+    @property
     def next_card(self) -> Card | None:
         return self.todo[0] if self.todo else None
 

@@ -184,3 +184,49 @@ def test_enrol_command_refuses_a_missing_port_in_one_line(tmp_path: Path) -> Non
     )
     assert done.returncode == 2
     assert done.stderr.startswith("tabletop cards: cannot open")
+
+
+def test_enrol_command_walks_a_person_through_on_the_simulated_mat(tmp_path: Path) -> None:
+    """`tabletop cards enrol` against `tabletop mat sim`: a person answers every prompt."""
+    tabletop = [sys.executable, "-m", "tabletop"]
+    out = tmp_path / "deck.json"
+    with subprocess.Popen(
+        [*tabletop, "mat", "sim", "--seats", "1", "--dir", str(tmp_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as sim:
+        assert sim.stdin is not None and sim.stdout is not None
+        path = sim.stdout.readline().strip()
+
+        def person(command: str) -> None:
+            assert sim.stdin is not None and sim.stdout is not None
+            sim.stdin.write(command + "\n")
+            sim.stdin.flush()
+            assert sim.stdout.readline().startswith("ok"), command
+
+        with subprocess.Popen(
+            [*tabletop, "cards", "enrol", "--port", path, "--out", str(out), "--limit", "2"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        ) as enrol:
+            assert enrol.stdout is not None
+            said = []
+            for line in enrol.stdout:
+                said.append(line.rstrip())
+                if "FACE UP" in line:
+                    person("place pad 9H up")
+                elif line.startswith("Take"):
+                    person("remove pad")
+                elif line.startswith("Lay "):
+                    person(f"place pad {line.split()[1]} down")
+            enrol.wait(timeout=10)
+        assert enrol.returncode == 0, said
+        sim.stdin.write("quit\n")
+        sim.stdin.flush()
+    assert said[-1].startswith(f"Wrote 2 card(s) to {out}")
+    assert any(line.startswith("Face sensor calibrated: backs at 1") for line in said), said
+    written = CardMap.load(out)
+    assert sorted(c.code for c in written.cards.values()) == ["2C", "AC"]
+    assert written.calibration is not None

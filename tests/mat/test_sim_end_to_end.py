@@ -13,7 +13,7 @@ import pytest
 
 from hardware.mat import MatDriver, MatLayout
 from hardware.mat.events import CardEvent, EventKind, LinkEvent, MatEvent, ResyncEvent
-from hardware.mat.protocol import LedSetting, ResultCode, ScanSetting
+from hardware.mat.protocol import LedSetting, MessageType, Result, ResultCode, ScanSetting
 from hardware.mat.sim import SimulatedMat
 
 LAYOUT = MatLayout(2, 3, True)
@@ -46,6 +46,15 @@ def wait_for(driver: MatDriver, match: object, timeout: float = 3.0) -> MatEvent
             return event
         seen.append(event.to_json())
     raise AssertionError(f"no matching event in {timeout} s; saw {seen}")
+
+
+def result_for(driver: MatDriver, msg_type: MessageType, skip_ok: bool = False) -> Result:
+    """Returns the mat's RESULT for `msg_type` (the host's own CONFIGURE on connect also gets
+    one, which `skip_ok` passes over)."""
+    while True:
+        result = driver.results.get(timeout=2)
+        if result.for_type == msg_type and not (skip_ok and result.code is ResultCode.OK):
+            return result
 
 
 def collect(driver: MatDriver, seconds: float) -> list[MatEvent]:
@@ -145,10 +154,10 @@ def test_a_hung_reader_is_reported_and_recovers(rig: tuple[SimulatedMat, MatDriv
 def test_commands_reach_the_mat(rig: tuple[SimulatedMat, MatDriver]) -> None:
     mat, driver = rig
     driver.set_leds([LedSetting(LAYOUT.index("s1.2"), 0, 255, 0, blink=True)])
-    assert driver.results.get(timeout=2).code is ResultCode.OK
+    assert result_for(driver, MessageType.SET_LEDS).code is ResultCode.OK
     assert mat.leds.colours[1] == (0, 255, 0, 1)
     driver.configure({ScanSetting.ABSENT_MISSES: 99})
-    refused = driver.results.get(timeout=2)
+    refused = result_for(driver, MessageType.CONFIGURE, skip_ok=True)
     assert refused.code is ResultCode.BAD_VALUE
     assert "absent_misses must be 1-10" in refused.text
     nonce = driver.ping()
@@ -204,3 +213,16 @@ def test_monitor_refuses_a_missing_port_in_one_line(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.startswith("tabletop mat: cannot open")
     assert "use --wait" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_sim_url_starts_a_simulated_mat_behind_the_driver() -> None:
+    with MatDriver("sim:?seats=1&slots=2") as driver:
+        assert wait_for(driver, lambda e: isinstance(e, LinkEvent)).kind is EventKind.LINK_UP
+        assert driver.layout == MatLayout(1, 2, True)
+        simulator = driver.simulator
+        assert simulator is not None
+        simulator.place("s1.2", "JK2", "down")
+        assert card_events(driver) == [
+            {"event": "placed", "zone": "s1.2", "card": "JK2", "face": "down"}
+        ]
+    assert driver.simulator is None and not Path(simulator.path).exists()

@@ -122,3 +122,16 @@ def test_a_damaged_command_is_ignored():
     mat.controller.service()
     assert [t for t, _ in mat.take_sent() if t == wire.PONG] == []
     assert mat.controller.reader.damaged == 1
+
+
+def test_a_command_with_a_damaged_length_does_not_swallow_the_next_ones():
+    mat = Mat()
+    broken = bytearray(wire.encode_frame(wire.PING, struct.pack("<I", 1)))
+    broken[3] = 0xF0  # claims 1008 bytes of payload
+    mat.link.inbox.extend(broken + wire.encode_frame(wire.PING, struct.pack("<I", 2)))
+    mat.controller.service()
+    assert [t for t, _ in mat.take_sent() if t == wire.PONG] == []
+    mat.clock.advance_ms(60)
+    mat.controller.service()
+    pongs = [p for t, p in mat.take_sent() if t == wire.PONG]
+    assert [struct.unpack("<I", p[:4])[0] for p in pongs] == [2]
