@@ -17,5 +17,7 @@ echo "== ruff (lint)"
 ruff check .
 echo "== mypy --strict rules/"
 mypy --strict rules
+echo "== mypy --strict hardware/mat/"
+mypy --strict hardware/mat
 echo "== pytest"
 exec pytest "$@"
