@@ -6,6 +6,10 @@ set to 1 ms (the common library waits 25 ms for a card that is not there).
 Register and command numbers are from the NXP MFRC522 data sheet, rev. 3.9, section 9.
 """
 
+import time
+
+from .hal import ReaderFault
+
 COMMAND = 0x01
 COM_IRQ = 0x04
 ERROR = 0x06
@@ -118,8 +122,6 @@ class Mfrc522Bus:
 
     def _transceive(self, local, data, bits_last=0):
         """Sends `data` to the card and returns (bytes, bits received) or None on timeout."""
-        from .hal import ReaderFault
-
         self._write(local, COMMAND, IDLE)
         self._write(local, COM_IRQ, 0x7F)
         self._write(local, FIFO_LEVEL, 0x80)
@@ -155,10 +157,12 @@ class Mfrc522Bus:
 
     def init(self, zone):
         """Sets a reader up after power-on or reset: 1 ms timer, 100% ASK, antenna off."""
-        from .hal import ReaderFault
-
         local = self.local[zone]
         self._write(local, COMMAND, SOFT_RESET)
+        for _ in range(50):  # the PowerDown bit stays set until the oscillator runs again
+            time.sleep_ms(1)
+            if not self._read(local, COMMAND) & 0x10:
+                break
         version = self._read(local, VERSION)
         if version not in KNOWN_VERSIONS:
             raise ReaderFault(zone, "version register reads 0x%02x" % version)
@@ -173,8 +177,6 @@ class Mfrc522Bus:
     def wake(self, zone):
         local = self.local[zone]
         self._set_bits(local, TX_CONTROL, 0x03)
-        import time
-
         time.sleep_us(2000)  # field-on guard time for the tag to power up
         self._write(local, COLL, 0x80)
         answer = self._transceive(local, bytes([REQA]), 0x07)
@@ -204,8 +206,6 @@ class Mfrc522Bus:
         self._clear_bits(self.local[zone], TX_CONTROL, 0x03)
 
     def reset(self, zone):
-        import time
-
         self.resets.pulse(zone)
         time.sleep_ms(50)  # the oscillator start-up after a hard power-down
         self.init(zone)
@@ -239,8 +239,6 @@ class ResetChain:
         self._shift(-1)
 
     def pulse(self, zone):
-        import time
-
         self._shift(zone)
         time.sleep_us(100)
         self._shift(-1)
