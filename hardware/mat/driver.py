@@ -176,7 +176,12 @@ class MatDriver:
                 reason = "device disconnected (unplugged?)" if gone else f"port failed: {error}"
                 self._deliver(self.session.lost(reason))
                 continue
-            self._deliver(self.session.receive(data, time.monotonic()))
+            try:
+                self._deliver(self.session.receive(data, time.monotonic()))
+            except Exception:
+                # A bug must not silence the table: log it, drop what was buffered, go on.
+                log.exception("%s: internal error while reading the mat", self._path)
+                self.session.decoder.reset()
             self._flush()
 
     def _deliver(self, events: list[MatEvent]) -> None:

@@ -144,6 +144,18 @@ class MatSession:
             return
         count = damaged - self._reported_damage
         self._reported_damage = damaged
+        stats = self.decoder.stats
+        log.warning(
+            "%s: %d damaged frame(s); so far %d CRC, %d oversized, %d bad version, "
+            "%d truncated, %d unreadable; asking for a snapshot",
+            self.port,
+            count,
+            stats.crc_errors,
+            stats.oversized,
+            stats.bad_versions,
+            stats.truncated,
+            self.stats.malformed,
+        )
         self._request(now, f"{count} damaged frame(s)")
 
     def _request(self, now: float, reason: str) -> None:
