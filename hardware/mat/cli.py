@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -218,6 +219,13 @@ def run_monitor(args: argparse.Namespace) -> int:
     cards = _card_map(args.cards)
     _check_port(args.port, args.wait)
     driver = MatDriver(args.port, cards)
+    printing = threading.Lock()
+
+    def emit(line: str) -> None:
+        # Frames are printed from the reader thread, events from this one: whole lines only.
+        with printing:
+            sys.stdout.write(line + "\n")
+            sys.stdout.flush()
 
     def show_frame(frame: Frame) -> None:
         try:
@@ -225,9 +233,9 @@ def run_monitor(args: argparse.Namespace) -> int:
         except MatError as error:
             text = f"unreadable frame: {error}"
         if args.json:
-            print(json.dumps({"frame": text, "type": frame.msg_type}), flush=True)
+            emit(json.dumps({"frame": text, "type": frame.msg_type}))
         else:
-            print(f"  frame: {text}", flush=True)
+            emit(f"  frame: {text}")
 
     if args.frames:
         driver.session.on_frame.append(show_frame)
@@ -248,10 +256,7 @@ def run_monitor(args: argparse.Namespace) -> int:
             if event is None:
                 continue
             shown += 1
-            if args.json:
-                print(json.dumps(event.to_json()), flush=True)
-            else:
-                print(describe_event(event), flush=True)
+            emit(json.dumps(event.to_json()) if args.json else describe_event(event))
     except KeyboardInterrupt:
         pass
     finally:
