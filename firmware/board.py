@@ -10,7 +10,7 @@ import machine
 import neopixel
 
 from .hal import Clock, FaceSensors, Leds, Link, Watchdog
-from .mfrc522 import DecodedSelect, Mfrc522Bus, ResetChain, seat_board_positions
+from .mfrc522 import DecodedSelect, Mfrc522Bus, ResetChain, seat_board_positions, sleep_us
 
 # Bus A: SPI0 and its two 74HC154 decoders (and the two 74HC4067 muxes on the same lines)
 BUS_A = {"spi": 0, "sck": 2, "mosi": 3, "miso": 4, "address": (5, 6, 7, 8), "enable": (9, 14)}
@@ -94,7 +94,7 @@ class MuxedFaceSensors(FaceSensors):
             with self._lock:
                 dark = self.adcs[bus].read_u16()
                 self.emitters.value(1)
-                time.sleep_us(60)
+                sleep_us(60)
                 lit = self.adcs[bus].read_u16()
                 self.emitters.value(0)
         finally:
@@ -129,7 +129,7 @@ def maintenance_jumper():
 
 
 def build(layout, zones_per_bus):
-    """Returns (buses, face sensors, leds, link, clock, watchdog) for the real mat."""
+    """Returns (buses, face sensors, leds) for the real mat, readers not yet initialised."""
     positions, length = seat_board_positions(layout)
     resets = ResetChain(
         machine.Pin(RESET_DATA, machine.Pin.OUT),
@@ -164,4 +164,4 @@ def build(layout, zones_per_bus):
         buses.append(bus)
         selects.append(select)
     sensors = MuxedFaceSensors(bus_of_zone, selects, local_of_zone)
-    return buses, sensors, StripLeds(layout.count), UsbLink(), TicksClock(), HardwareWatchdog()
+    return buses, sensors, StripLeds(layout.count)

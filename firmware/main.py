@@ -26,7 +26,8 @@ def run():
         return
     layout = Layout(SEATS, SLOTS, PAD)
     zones_per_bus = layout.split(2)
-    buses, sensors, leds, link, clock, watchdog = board.build(layout, zones_per_bus)
+    buses, sensors, leds = board.build(layout, zones_per_bus)
+    clock = board.TicksClock()
     table = ZoneTable(layout, lock=_thread.allocate_lock())
     for bus, zones in zip(buses, zones_per_bus):
         for zone in zones:
@@ -38,6 +39,9 @@ def run():
         ZoneScanner(bus, sensors, zones, table, clock) for bus, zones in zip(buses, zones_per_bus)
     ]
     boot_id = struct.unpack("<I", os.urandom(4))[0]
+    link = board.UsbLink()
+    # Started last: the readers' set-up above may take longer than the watchdog allows.
+    watchdog = board.HardwareWatchdog()
     controller = MatController(table, link, clock, boot_id, scanners, leds, watchdog)
 
     def second_core():

@@ -6,7 +6,17 @@ set to 1 ms (the common library waits 25 ms for a card that is not there).
 Register and command numbers are from the NXP MFRC522 data sheet, rev. 3.9, section 9.
 """
 
-import time
+try:
+    from time import sleep_ms, sleep_us
+except ImportError:  # CPython: a Pi driving readers through spidev, or the tests
+    import time
+
+    def sleep_us(us):
+        time.sleep(us / 1e6)
+
+    def sleep_ms(ms):
+        time.sleep(ms / 1e3)
+
 
 from .hal import ReaderFault
 
@@ -160,7 +170,7 @@ class Mfrc522Bus:
         local = self.local[zone]
         self._write(local, COMMAND, SOFT_RESET)
         for _ in range(50):  # the PowerDown bit stays set until the oscillator runs again
-            time.sleep_ms(1)
+            sleep_ms(1)
             if not self._read(local, COMMAND) & 0x10:
                 break
         version = self._read(local, VERSION)
@@ -177,7 +187,7 @@ class Mfrc522Bus:
     def wake(self, zone):
         local = self.local[zone]
         self._set_bits(local, TX_CONTROL, 0x03)
-        time.sleep_us(2000)  # field-on guard time for the tag to power up
+        sleep_us(2000)  # field-on guard time for the tag to power up
         self._write(local, COLL, 0x80)
         answer = self._transceive(local, bytes([REQA]), 0x07)
         return answer is not None and answer[1] == 16
@@ -207,7 +217,7 @@ class Mfrc522Bus:
 
     def reset(self, zone):
         self.resets.pulse(zone)
-        time.sleep_ms(50)  # the oscillator start-up after a hard power-down
+        sleep_ms(50)  # the oscillator start-up after a hard power-down
         self.init(zone)
 
 
@@ -240,7 +250,7 @@ class ResetChain:
 
     def pulse(self, zone):
         self._shift(zone)
-        time.sleep_us(100)
+        sleep_us(100)
         self._shift(-1)
 
 
