@@ -1,8 +1,8 @@
 """The sensor mat: RFID card slots read by a microcontroller, seen from the Raspberry Pi.
 
-    from hardware.mat import MatDriver
+    from hardware.mat import open_mat
 
-    with MatDriver("/dev/ttyACM0") as mat:     # or "sim:" for a simulated mat
+    with open_mat("/dev/ttyACM0") as mat:      # None: $TABLETOP_MAT, else a simulated mat
         for event in mat.events():
             print(event.to_json())
 
@@ -12,7 +12,7 @@ simulated readers behind a pty. docs/mat.md and docs/mat-protocol.md describe th
 """
 
 from .cardmap import CardMap, default_card_map, simulated_deck
-from .driver import MatDriver
+from .driver import MatDriver, open_mat
 from .errors import MatError
 from .events import CardEvent, EventKind, LinkEvent, MatEvent, ResyncEvent, ZoneEvent
 from .protocol import Face
@@ -31,5 +31,6 @@ __all__ = [
     "ResyncEvent",
     "ZoneEvent",
     "default_card_map",
+    "open_mat",
     "simulated_deck",
 ]

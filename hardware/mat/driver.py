@@ -36,6 +36,15 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 REOPEN_S = 0.2
+ENVIRONMENT = "TABLETOP_MAT"
+
+
+def open_mat(url: str | None = None, cards: CardMap | None = None) -> MatDriver:
+    """The one factory: a driver for `url`, else $TABLETOP_MAT, else a simulated mat ("sim:").
+
+    The driver is not started; use it in a `with` block or call start().
+    """
+    return MatDriver(url or os.environ.get(ENVIRONMENT) or "sim:", cards)
 
 
 class MatDriver:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from hardware.mat import MatDriver, MatLayout
+from hardware.mat import MatDriver, MatLayout, open_mat
 from hardware.mat.events import CardEvent, EventKind, LinkEvent, MatEvent, ResyncEvent
 from hardware.mat.protocol import LedSetting, MessageType, Result, ResultCode, ScanSetting
 from hardware.mat.sim import SimulatedMat
@@ -226,3 +226,11 @@ def test_a_sim_url_starts_a_simulated_mat_behind_the_driver() -> None:
             {"event": "placed", "zone": "s1.2", "card": "JK2", "face": "down"}
         ]
     assert driver.simulator is None and not Path(simulator.path).exists()
+
+
+def test_open_mat_takes_the_url_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TABLETOP_MAT", "/dev/ttyACM7")
+    assert open_mat().url == "/dev/ttyACM7"
+    assert open_mat("socket://mat:9000").url == "socket://mat:9000"
+    monkeypatch.delenv("TABLETOP_MAT")
+    assert open_mat().url == "sim:"
