@@ -23,6 +23,7 @@ commands, one per line:
   flip ZONE                   turn the card over
   noise RATE                  corrupt this fraction of the bytes on the line (0 to 1)
   hang ZONE                   make the zone's reader stop answering (the firmware resets it)
+  leds                        show the guidance LEDs that are lit
   unplug / replug             pull the USB cable / plug it back in (the mat reboots)
   quit
 zones: s<seat>.<slot> (s1.1 to s6.6) and pad"""
@@ -158,6 +159,7 @@ def sim_command(mat: Any, words: list[str]) -> str:
         "flip": (1, 1, "flip ZONE"),
         "noise": (1, 1, "noise RATE"),
         "hang": (1, 1, "hang ZONE"),
+        "leds": (0, 0, "leds"),
         "unplug": (0, 0, "unplug"),
         "replug": (0, 0, "replug"),
         "help": (0, 0, "help"),
@@ -182,6 +184,13 @@ def sim_command(mat: Any, words: list[str]) -> str:
         mat.set_noise(rate)
     elif command == "hang":
         mat.hang_reader(rest[0])
+    elif command == "leds":
+        lit = [
+            f"{mat.layout.name(zone)}={r:02x}{g:02x}{b:02x}{' blink' if mode else ''}"
+            for zone, (r, g, b, mode) in enumerate(mat.leds.colours)
+            if (r, g, b) != (0, 0, 0)
+        ]
+        return "ok leds " + (", ".join(lit) if lit else "all off")
     elif command == "unplug":
         mat.unplug()
     elif command == "replug":

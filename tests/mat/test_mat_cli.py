@@ -80,3 +80,11 @@ def test_sim_commands_refuse_bad_lines_with_a_reason(line: str, message: str) ->
     mat = SimulatedMat()  # not started: the table can be set without a pty
     with pytest.raises(MatError, match=message):
         sim_command(mat, line.split())
+
+
+def test_the_sim_shows_its_lit_leds() -> None:
+    mat = SimulatedMat()
+    assert sim_command(mat, ["leds"]) == "ok leds all off"
+    mat.leds.set(mat.layout.index("s2.1"), 0, 255, 16, 1)
+    mat.leds.set(mat.layout.index("pad"), 255, 0, 0, 0)
+    assert sim_command(mat, ["leds"]) == "ok leds s2.1=00ff10 blink, pad=ff0000"
