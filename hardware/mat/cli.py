@@ -1,0 +1,366 @@
+"""`tabletop mat sim`, `tabletop mat monitor`, `tabletop mat decode` and `tabletop cards enrol`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from .cardmap import CardMap, default_card_map
+from .errors import CardMapError, MatError
+from .events import describe_event
+from .framing import Frame, FrameDecoder
+from .zones import MatLayout
+
+SIM_HELP = """\
+commands, one per line:
+  place ZONE CARD [up|down]   lay a card (QS, 10H, JK1, or #UID for any tag); face up by default
+  remove ZONE                 take the card away
+  flip ZONE                   turn the card over
+  noise RATE                  corrupt this fraction of the bytes on the line (0 to 1)
+  hang ZONE                   make the zone's reader stop answering (the firmware resets it)
+  leds                        show the guidance LEDs that are lit
+  unplug / replug             pull the USB cable / plug it back in (the mat reboots)
+  quit
+zones: s<seat>.<slot> (s1.1 to s6.6) and pad"""
+
+
+def register(subparsers: Any) -> None:
+    """Adds `mat` (sim, monitor, decode) and `cards` (enrol)."""
+    mat = subparsers.add_parser("mat", help="the sensor mat: simulate it, watch it")
+    mat_commands = mat.add_subparsers(dest="mat_command", metavar="SUBCOMMAND", required=True)
+
+    sim = mat_commands.add_parser(
+        "sim",
+        help="run a simulated mat on a pty",
+        description="Starts a simulated mat and prints its device path on the first line; then "
+        "reads commands on standard input and answers each with one line, 'ok ...' (with the "
+        "monotonic time the change happened) or 'error: ...'.",
+        epilog=SIM_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sim.add_argument("--seats", type=int, default=6, help="seats (1-6, default 6)")
+    sim.add_argument("--slots", type=int, default=6, help="slots per seat (1-6, default 6)")
+    sim.add_argument("--no-pad", action="store_true", help="a mat without a draw pad")
+    sim.add_argument(
+        "--profile",
+        choices=("tuned", "plain"),
+        default="tuned",
+        help="reader timing: this firmware (tuned) or a common Arduino sketch (plain)",
+    )
+    sim.add_argument(
+        "--miss-rate", type=float, default=0.002, help="fraction of reads that miss a card"
+    )
+    sim.add_argument("--seed", type=int, default=1, help="seed for the simulated faults")
+    sim.add_argument("--dir", help="folder for the device symlink (default: a new temp folder)")
+    sim.set_defaults(handler=run_sim)
+
+    monitor = mat_commands.add_parser(
+        "monitor",
+        help="print the events of a mat",
+        description="Opens the mat at PORT (a device such as /dev/ttyACM0, a pyserial URL, or "
+        "sim: for a simulated mat) and prints every event it derives, until interrupted.",
+    )
+    monitor.add_argument("port", help="device path or URL")
+    monitor.add_argument("--json", action="store_true", help="one JSON object per line")
+    monitor.add_argument("--frames", action="store_true", help="also print every frame received")
+    monitor.add_argument(
+        "--cards",
+        help="UID -> card map file (default: $TABLETOP_CARDS or the bundled simulated deck)",
+    )
+    monitor.add_argument("--count", type=int, help="stop after this many events")
+    monitor.add_argument("--seconds", type=float, help="stop after this many seconds")
+    monitor.add_argument(
+        "--wait", action="store_true", help="wait for a device that is not there yet"
+    )
+    monitor.set_defaults(handler=run_monitor)
+
+    decode = mat_commands.add_parser(
+        "decode",
+        help="print the frames in a capture of the serial line",
+        description="Reads raw bytes captured from the mat (e.g. cat /dev/ttyACM0 > capture.bin) "
+        "and prints each frame a person can read, with what was damaged.",
+    )
+    decode.add_argument("file", help="capture file, or - for standard input")
+    decode.set_defaults(handler=run_decode)
+
+    cards = subparsers.add_parser("cards", help="card tags: enrol a deck")
+    card_commands = cards.add_subparsers(dest="cards_command", metavar="SUBCOMMAND", required=True)
+    enrol = card_commands.add_parser(
+        "enrol",
+        help="tag a deck: lay each card on the draw pad",
+        description="Walks you through laying each card of a deck on the mat's draw pad and "
+        "writes the UID -> card map (and the deck's face-sensor calibration) to --out. An "
+        "existing file is added to: cards already in it are skipped, their tags refused.",
+    )
+    enrol.add_argument("--port", required=True, help="the mat: device path, URL or sim:")
+    enrol.add_argument("--out", default="cards.json", help="map file (default cards.json)")
+    enrol.add_argument("--jokers", action="store_true", help="the deck has two jokers")
+    enrol.add_argument(
+        "--ask", action="store_true", help="lay cards in any order and type each one's code"
+    )
+    enrol.add_argument("--limit", type=int, help="enrol only this many cards")
+    enrol.set_defaults(handler=run_enrol)
+
+
+def _user_error(message: str) -> Exception:
+    from tabletop.cli import UserError
+
+    return UserError(message)
+
+
+# ---- tabletop mat sim -------------------------------------------------------------------
+
+
+def run_sim(args: argparse.Namespace) -> int:
+    from .sim import SimulatedMat
+
+    try:
+        layout = MatLayout(args.seats, args.slots, not args.no_pad)
+        mat = SimulatedMat(
+            layout,
+            profile=args.profile,
+            miss_rate=args.miss_rate,
+            seed=args.seed,
+            link_dir=args.dir,
+        )
+        path = mat.start()
+    except (MatError, OSError) as error:
+        raise _user_error(str(error)) from None
+    print(path, flush=True)
+    try:
+        for line in sys.stdin:
+            words = line.split()
+            if not words or words[0].startswith("#"):
+                continue
+            if words[0] in ("quit", "exit"):
+                print("ok quit", flush=True)
+                break
+            try:
+                reply = sim_command(mat, words)
+            except MatError as error:
+                reply = f"error: {error}"
+            print(reply, flush=True)
+    finally:
+        mat.stop()
+    return 0
+
+
+def sim_command(mat: Any, words: list[str]) -> str:
+    """Carries out one `tabletop mat sim` command line; returns the reply."""
+    command, rest = words[0].lower(), words[1:]
+    usage = {
+        "place": (2, 3, "place ZONE CARD [up|down]"),
+        "remove": (1, 1, "remove ZONE"),
+        "flip": (1, 1, "flip ZONE"),
+        "noise": (1, 1, "noise RATE"),
+        "hang": (1, 1, "hang ZONE"),
+        "leds": (0, 0, "leds"),
+        "unplug": (0, 0, "unplug"),
+        "replug": (0, 0, "replug"),
+        "help": (0, 0, "help"),
+    }
+    if command not in usage:
+        raise MatError(f"unknown command {command!r}; try: {', '.join(usage)}, quit")
+    low, high, text = usage[command]
+    if not low <= len(rest) <= high:
+        raise MatError(f"usage: {text}")
+    at = time.monotonic()
+    if command == "place":
+        at = mat.place(rest[0], rest[1], rest[2].lower() if len(rest) > 2 else "up").at
+    elif command == "remove":
+        at = mat.remove(rest[0]).at
+    elif command == "flip":
+        at = mat.flip(rest[0]).at
+    elif command == "noise":
+        try:
+            rate = float(rest[0])
+        except ValueError:
+            raise MatError(f"noise RATE must be a number, not {rest[0]!r}") from None
+        mat.set_noise(rate)
+    elif command == "hang":
+        mat.hang_reader(rest[0])
+    elif command == "leds":
+        lit = [
+            f"{mat.layout.name(zone)}={r:02x}{g:02x}{b:02x}{' blink' if mode else ''}"
+            for zone, (r, g, b, mode) in enumerate(mat.leds.colours)
+            if (r, g, b) != (0, 0, 0)
+        ]
+        return "ok leds " + (", ".join(lit) if lit else "all off")
+    elif command == "unplug":
+        mat.unplug()
+    elif command == "replug":
+        mat.replug()
+    else:
+        return SIM_HELP.replace("\n", " | ")
+    return f"ok {' '.join(words)} at={at:.6f}"
+
+
+# ---- tabletop mat monitor ---------------------------------------------------------------
+
+
+def _card_map(path: str | None) -> CardMap:
+    try:
+        return default_card_map(path)
+    except CardMapError as error:
+        raise _user_error(str(error)) from None
+
+
+def _check_port(port: str, wait: bool) -> None:
+    from .transport import open_port
+
+    if wait or port.startswith("sim:"):
+        return
+    try:
+        open_port(port).close()
+    except MatError as error:
+        raise _user_error(f"{error} (use --wait to wait for it)") from None
+
+
+def run_monitor(args: argparse.Namespace) -> int:
+    from .driver import MatDriver
+    from .protocol import decode_message, describe
+
+    cards = _card_map(args.cards)
+    _check_port(args.port, args.wait)
+    driver = MatDriver(args.port, cards)
+    printing = threading.Lock()
+
+    def emit(line: str) -> None:
+        # Frames are printed from the reader thread, events from this one: whole lines only.
+        with printing:
+            sys.stdout.write(line + "\n")
+            sys.stdout.flush()
+
+    def show_frame(frame: Frame) -> None:
+        try:
+            text = describe(decode_message(frame.msg_type, frame.payload))
+        except MatError as error:
+            text = f"unreadable frame: {error}"
+        if args.json:
+            emit(json.dumps({"frame": text, "type": frame.msg_type}))
+        else:
+            emit(f"  frame: {text}")
+
+    if args.frames:
+        driver.session.on_frame.append(show_frame)
+    try:
+        driver.start()
+    except MatError as error:
+        raise _user_error(str(error)) from None
+    deadline = time.monotonic() + args.seconds if args.seconds is not None else None
+    shown = 0
+    try:
+        while args.count is None or shown < args.count:
+            timeout = 0.2
+            if deadline is not None:
+                timeout = min(timeout, deadline - time.monotonic())
+                if timeout <= 0:
+                    break
+            event = driver.get_event(timeout)
+            if event is None:
+                continue
+            shown += 1
+            emit(json.dumps(event.to_json()) if args.json else describe_event(event))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        driver.close()
+    return 0
+
+
+# ---- tabletop mat decode ----------------------------------------------------------------
+
+
+def run_decode(args: argparse.Namespace) -> int:
+    from .protocol import decode_message, describe
+
+    try:
+        data = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
+    except OSError as error:
+        raise _user_error(f"cannot read {args.file}: {error.strerror}") from None
+    decoder = FrameDecoder()
+    frames = decoder.feed(data)
+    while decoder.pending:
+        frames += decoder.drop_stale()
+    for frame in frames:
+        try:
+            print(describe(decode_message(frame.msg_type, frame.payload)))
+        except MatError as error:
+            print(f"unreadable frame (type 0x{frame.msg_type:02x}): {error}")
+    stats = decoder.stats
+    print(
+        f"{stats.frames} frame(s) in {len(data)} bytes; skipped {stats.skipped_bytes} byte(s); "
+        f"damaged: {stats.crc_errors} CRC, {stats.oversized} oversized, "
+        f"{stats.bad_versions} bad version, {stats.truncated} truncated"
+    )
+    return 0
+
+
+# ---- tabletop cards enrol ---------------------------------------------------------------
+
+
+def run_enrol(args: argparse.Namespace) -> int:
+    from rules.cards import standard_deck
+
+    from .driver import MatDriver
+    from .enrol import Enrolment
+
+    out = Path(args.out)
+    cards = CardMap(deck="standard+jokers" if args.jokers else "standard", source=str(out))
+    if out.exists():
+        try:
+            cards = CardMap.load(out)
+        except CardMapError as error:
+            raise _user_error(str(error)) from None
+    deck = list(standard_deck(jokers=args.jokers))
+    enrolment = Enrolment(deck, cards, ask=args.ask)
+    if args.limit is not None:
+        enrolment.todo = enrolment.todo[: max(0, args.limit)]
+    if not enrolment.todo:
+        print(f"Every card of the deck is already in {out}.")
+        return 0
+    _check_port(args.port, wait=False)
+    driver = MatDriver(args.port, cards)
+    try:
+        driver.start()
+    except MatError as error:
+        raise _user_error(str(error)) from None
+    print(f"Enrolling into {out}. Waiting for the mat on {driver.path} ...", flush=True)
+    try:
+        while not enrolment.done:
+            event = driver.get_event(0.2)
+            if event is None:
+                continue
+            layout = driver.layout
+            if layout is not None and not layout.pad:
+                raise _user_error("this mat has no draw pad to enrol cards on")
+            for line in enrolment.handle(event):
+                print(line, flush=True)
+            while enrolment.wants_code:
+                answer = sys.stdin.readline()
+                if not answer:
+                    raise _user_error("standard input closed while a card code was asked for")
+                for line in enrolment.answer(answer):
+                    print(line, flush=True)
+            if enrolment.enrolled:
+                cards.save(out)  # after every card, so an interruption loses nothing
+    except KeyboardInterrupt:
+        print(f"\nStopped; {len(enrolment.enrolled)} card(s) saved in {out}.")
+        return 130
+    finally:
+        driver.close()
+    calibration, verdict = enrolment.calibration()
+    if calibration is not None:
+        cards.calibration = calibration
+    cards.save(out)
+    print(verdict)
+    print(
+        f"Wrote {len(cards.cards)} card(s) to {out}. Use it with --cards {out} or "
+        f"TABLETOP_CARDS={out}."
+    )
+    return 0

@@ -1,0 +1,323 @@
+"""Mat serial protocol v1, host side: typed messages and their payload codecs.
+
+docs/mat-protocol.md describes the bytes; firmware/vectors/protocol-v1.json holds golden frames
+that both this module and the firmware's `wire` module are tested against. This is a separate
+implementation from the firmware's on purpose: the vectors, not shared code, keep them in step.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from enum import Enum, IntEnum
+
+from .errors import FrameError
+
+PROTOCOL_VERSION = 1
+
+
+class MessageType(IntEnum):
+    """Every message type; the high bit marks host -> mat commands."""
+
+    HELLO = 0x01
+    SNAPSHOT = 0x02
+    PONG = 0x03
+    RESULT = 0x04
+    LOG = 0x05
+    HELLO_REQUEST = 0x81
+    SNAPSHOT_REQUEST = 0x82
+    PING = 0x83
+    SET_LEDS = 0x84
+    CONFIGURE = 0x85
+
+
+class Face(Enum):
+    """Which side of a card is up, as the slot's reflectance sensor judges it."""
+
+    UNKNOWN = 0
+    UP = 1
+    DOWN = 2
+
+    @property
+    def text(self) -> str:
+        """ "up", "down" or "unknown", as written in events."""
+        return self.name.lower()
+
+
+class SnapshotReason(IntEnum):
+    """Why the mat sent a snapshot."""
+
+    BOOT = 0
+    CHANGE = 1
+    REQUEST = 2
+    HEARTBEAT = 3
+
+
+class ResultCode(IntEnum):
+    """How a host command went."""
+
+    OK = 0
+    UNKNOWN_COMMAND = 1
+    BAD_PAYLOAD = 2
+    BAD_KEY = 3
+    BAD_VALUE = 4
+
+
+class ScanSetting(IntEnum):
+    """CONFIGURE keys (firmware/config.py has their limits)."""
+
+    PRESENT_READS = 1
+    ABSENT_MISSES = 2
+    HEARTBEAT_MS = 3
+    CONFIRM_GAP_MS = 4
+    VERIFY_EVERY = 5
+    FACE_THRESHOLD = 6
+    FACE_HYSTERESIS = 7
+    FACE_BRIGHTER = 8
+    PRESENCE_CHECKS = 9
+
+
+@dataclass(frozen=True, slots=True)
+class Hello:
+    """The mat introduces itself: protocol version, boot id, layout, firmware version."""
+
+    version: int
+    boot_id: int
+    seats: int
+    slots: int
+    pad: bool
+    firmware: str
+
+    @property
+    def zone_count(self) -> int:
+        return self.seats * self.slots + (1 if self.pad else 0)
+
+
+@dataclass(frozen=True, slots=True)
+class ZoneReading:
+    """One zone in a snapshot: the card's UID (empty when none), face, quality and generation."""
+
+    present: bool
+    face: Face
+    fault: bool
+    generation: int
+    quality: int = 0
+    level: int = 0
+    uid: bytes = b""
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """The whole mat at one moment: the truth the host's events are derived from."""
+
+    boot_id: int
+    seq: int
+    uptime_ms: int
+    reason: SnapshotReason
+    zones: tuple[ZoneReading, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Pong:
+    nonce: int
+    uptime_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """The mat's answer to SET_LEDS and CONFIGURE (and to a command it does not know)."""
+
+    for_type: int
+    code: ResultCode
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Log:
+    level: int
+    text: str
+
+
+MatMessage = Hello | Snapshot | Pong | Result | Log
+
+_HELLO = struct.Struct("<BIBBBB")
+_SNAPSHOT = struct.Struct("<IIIBB")
+_ZONE_HEAD = struct.Struct("<BB")
+_ZONE_CARD = struct.Struct("<BHB")
+_U32 = struct.Struct("<I")
+_PONG = struct.Struct("<II")
+_FLAG_PRESENT = 0x01
+_FLAG_FAULT = 0x08
+_FACE_MASK = 0x06
+_UID_SIZES = (4, 7, 10)
+_FACES = (Face.UNKNOWN, Face.UP, Face.DOWN)
+
+
+def _need(payload: bytes, size: int, what: str, msg_type: MessageType) -> None:
+    if len(payload) < size:
+        raise FrameError(
+            f"{msg_type.name}: {what} needs {size} bytes, the payload has {len(payload)}",
+            msg_type,
+        )
+
+
+def decode_message(msg_type: int, payload: bytes) -> MatMessage:
+    """Returns the message a checked frame carries; raises FrameError if it does not read."""
+    try:
+        kind = MessageType(msg_type)
+    except ValueError:
+        raise FrameError(f"unknown message type 0x{msg_type:02x}", msg_type) from None
+    if kind is MessageType.HELLO:
+        _need(payload, _HELLO.size, "HELLO", kind)
+        version, boot_id, seats, slots, pad, size = _HELLO.unpack_from(payload)
+        if len(payload) != _HELLO.size + size:
+            raise FrameError("HELLO: firmware text length does not match", kind)
+        if not (1 <= seats <= 6 and 1 <= slots <= 6 and pad in (0, 1)):
+            raise FrameError(f"HELLO: impossible layout {seats}x{slots} pad={pad}", kind)
+        text = payload[_HELLO.size :].decode("utf-8", errors="replace")
+        return Hello(version, boot_id, seats, slots, bool(pad), text)
+    if kind is MessageType.SNAPSHOT:
+        return _decode_snapshot(payload)
+    if kind is MessageType.PONG:
+        if len(payload) != _PONG.size:
+            raise FrameError(f"PONG: needs 8 bytes, has {len(payload)}", kind)
+        return Pong(*_PONG.unpack(payload))
+    if kind is MessageType.RESULT:
+        _need(payload, 2, "RESULT", kind)
+        try:
+            code = ResultCode(payload[1])
+        except ValueError:
+            raise FrameError(f"RESULT: unknown code {payload[1]}", kind) from None
+        return Result(payload[0], code, payload[2:].decode("utf-8", errors="replace"))
+    if kind is MessageType.LOG:
+        _need(payload, 1, "LOG", kind)
+        return Log(payload[0], payload[1:].decode("utf-8", errors="replace"))
+    raise FrameError(f"{kind.name} is a host command; a mat does not send it", msg_type)
+
+
+def _decode_snapshot(payload: bytes) -> Snapshot:
+    kind = MessageType.SNAPSHOT
+    _need(payload, _SNAPSHOT.size, "SNAPSHOT header", kind)
+    boot_id, seq, uptime, reason_code, count = _SNAPSHOT.unpack_from(payload)
+    try:
+        reason = SnapshotReason(reason_code)
+    except ValueError:
+        raise FrameError(f"SNAPSHOT: unknown reason {reason_code}", kind) from None
+    zones = []
+    at = _SNAPSHOT.size
+    for index in range(count):
+        _need(payload, at + _ZONE_HEAD.size, f"zone {index}", kind)
+        flags, generation = _ZONE_HEAD.unpack_from(payload, at)
+        at += _ZONE_HEAD.size
+        if flags & ~(_FLAG_PRESENT | _FACE_MASK | _FLAG_FAULT):
+            raise FrameError(f"SNAPSHOT: zone {index} has unknown flags 0x{flags:02x}", kind)
+        face_code = (flags & _FACE_MASK) >> 1
+        if face_code == 3:
+            raise FrameError(f"SNAPSHOT: zone {index} has face code 3", kind)
+        face = _FACES[face_code]
+        if not flags & _FLAG_PRESENT:
+            zones.append(ZoneReading(False, face, bool(flags & _FLAG_FAULT), generation))
+            continue
+        _need(payload, at + _ZONE_CARD.size, f"zone {index} card", kind)
+        quality, level, size = _ZONE_CARD.unpack_from(payload, at)
+        at += _ZONE_CARD.size
+        if size not in _UID_SIZES or quality > 100:
+            raise FrameError(f"SNAPSHOT: zone {index} has UID size {size}, quality {quality}", kind)
+        _need(payload, at + size, f"zone {index} UID", kind)
+        uid = bytes(payload[at : at + size])
+        at += size
+        zones.append(
+            ZoneReading(True, face, bool(flags & _FLAG_FAULT), generation, quality, level, uid)
+        )
+    if at != len(payload):
+        raise FrameError(f"SNAPSHOT: {len(payload) - at} bytes after the last zone", kind)
+    return Snapshot(boot_id, seq, uptime, reason, tuple(zones))
+
+
+# ---- commands the host sends --------------------------------------------------------------
+
+
+def hello_request() -> tuple[MessageType, bytes]:
+    return MessageType.HELLO_REQUEST, bytes([PROTOCOL_VERSION])
+
+
+def snapshot_request() -> tuple[MessageType, bytes]:
+    return MessageType.SNAPSHOT_REQUEST, b""
+
+
+def ping(nonce: int) -> tuple[MessageType, bytes]:
+    return MessageType.PING, _U32.pack(nonce)
+
+
+@dataclass(frozen=True, slots=True)
+class LedSetting:
+    """One guidance LED's colour; zone 255 sets every zone."""
+
+    zone: int
+    red: int
+    green: int
+    blue: int
+    blink: bool = False
+
+
+def set_leds(leds: list[LedSetting]) -> tuple[MessageType, bytes]:
+    payload = bytearray([len(leds)])
+    for led in leds:
+        payload += bytes([led.zone, led.red, led.green, led.blue, 1 if led.blink else 0])
+    return MessageType.SET_LEDS, bytes(payload)
+
+
+def configure(settings: dict[ScanSetting, int]) -> tuple[MessageType, bytes]:
+    payload = bytearray([len(settings)])
+    for key, value in settings.items():
+        payload += struct.pack("<BH", int(key), value)
+    return MessageType.CONFIGURE, bytes(payload)
+
+
+# ---- messages the mat sends, for the simulator's tests and tools ---------------------------
+
+
+def encode_snapshot(snapshot: Snapshot) -> bytes:
+    """Returns the SNAPSHOT payload for `snapshot` (tests and fuzzers build streams with it)."""
+    out = bytearray(
+        _SNAPSHOT.pack(
+            snapshot.boot_id,
+            snapshot.seq,
+            snapshot.uptime_ms,
+            int(snapshot.reason),
+            len(snapshot.zones),
+        )
+    )
+    for zone in snapshot.zones:
+        flags = (_FLAG_PRESENT if zone.present else 0) | (zone.face.value << 1)
+        flags |= _FLAG_FAULT if zone.fault else 0
+        out += _ZONE_HEAD.pack(flags, zone.generation)
+        if zone.present:
+            out += _ZONE_CARD.pack(zone.quality, zone.level, len(zone.uid)) + zone.uid
+    return bytes(out)
+
+
+def describe(message: MatMessage) -> str:
+    """Returns one line a person can read, for `tabletop mat monitor --frames`."""
+    if isinstance(message, Snapshot):
+        cards = [
+            f"{i}:{z.uid.hex()}/{z.face.text}/q{z.quality}/g{z.generation}"
+            for i, z in enumerate(message.zones)
+            if z.present
+        ]
+        faults = [str(i) for i, z in enumerate(message.zones) if z.fault]
+        return (
+            f"SNAPSHOT boot={message.boot_id:08x} seq={message.seq} "
+            f"reason={message.reason.name.lower()} zones={len(message.zones)} "
+            f"cards=[{' '.join(cards)}]" + (f" faults=[{' '.join(faults)}]" if faults else "")
+        )
+    if isinstance(message, Hello):
+        return (
+            f"HELLO v{message.version} boot={message.boot_id:08x} "
+            f"{message.seats}x{message.slots}{'+pad' if message.pad else ''} {message.firmware!r}"
+        )
+    if isinstance(message, Pong):
+        return f"PONG nonce={message.nonce} uptime={message.uptime_ms}ms"
+    if isinstance(message, Result):
+        return f"RESULT for=0x{message.for_type:02x} {message.code.name} {message.text!r}"
+    return f"LOG level={message.level} {message.text!r}"

@@ -1,0 +1,347 @@
+"""The simulated mat: the real firmware modules on simulated readers, behind a real pty.
+
+It boots the firmware exactly as `firmware/main.py` does on the RP2040 (a scanner per SPI bus,
+the second one on its own thread as on the second core, the controller between scan steps on
+the first) with SimRfidBus readers whose operations take their modelled time. The host opens
+the pty like any serial device, through a stable symlink (as udev's /dev/serial/by-id/ gives a
+real mat), so unplugging and plugging it back in works as with USB re-enumeration: unplugging
+cuts the (bus-powered) mat's power, plugging in boots it again with a new boot id.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import random
+import tempfile
+import threading
+import time
+import tty
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import parse_qs
+
+from firmware.controller import MatController, ZoneTable
+from firmware.hal import Link
+from firmware.scanner import ZoneScanner
+from firmware.simhw import PROFILES, SimCard, SimFaceSensors, SimLeds, SimRfidBus, SimTable
+from firmware.zones import Layout
+from rules.cards import Card, Rank, parse_card
+from rules.errors import InvalidCommand
+
+from .cardmap import CardMap, normalise_uid, simulated_deck
+from .errors import CardMapError, MatError
+from .zones import MatLayout
+
+BACK_LEVEL = 11000
+
+
+def sim_card_levels(card: Card | None, uid: str) -> tuple[int, int]:
+    """The simulated deck's reflectance: (back, face). Court cards carry more ink than pips."""
+    spread = hashlib.sha256(uid.encode()).digest()[0] * 12
+    if card is None:
+        return BACK_LEVEL, 40000 + spread
+    if card.rank in (Rank.JACK, Rank.QUEEN, Rank.KING, Rank.JOKER):
+        return BACK_LEVEL, 36000 + spread
+    return BACK_LEVEL, 46000 + spread
+
+
+class RealClock:
+    """Milliseconds since the simulated mat booted."""
+
+    def __init__(self) -> None:
+        self._start = time.monotonic()
+
+    def now_ms(self) -> int:
+        return int((time.monotonic() - self._start) * 1000)
+
+
+class RealPacer:
+    """Spends modelled reader time as real time, without drift: sleeps to a running deadline."""
+
+    def __init__(self, power: threading.Event) -> None:
+        self._deadline = time.monotonic()
+        self._power = power
+
+    def spend(self, us: int) -> None:
+        if not self._power.is_set():
+            raise PowerCut
+        now = time.monotonic()
+        # After a long stall (a busy host), start afresh rather than rush to catch up.
+        self._deadline = max(self._deadline, now - 0.005) + us / 1e6
+        delay = self._deadline - now
+        if delay > 0:
+            time.sleep(delay)
+
+
+class PowerCut(Exception):
+    """Raised inside the firmware's threads when the simulated mat loses power."""
+
+
+class PtyLink(Link):
+    """The firmware's link to the host: the master side of a pty, with optional line noise."""
+
+    def __init__(self, master: int, noise: NoiseSettings) -> None:
+        self.master = master
+        self.noise = noise
+        self.dropped = 0
+
+    def read(self) -> bytes:
+        try:
+            data = os.read(self.master, 4096)
+        except (BlockingIOError, OSError):
+            return b""
+        return self.noise.corrupt(data)
+
+    def write(self, data: bytes) -> None:
+        view = memoryview(self.noise.corrupt(data))
+        while view:
+            try:
+                written = os.write(self.master, view)
+            except BlockingIOError:
+                # Nobody is reading: a real mat's USB buffer fills and it drops, never blocks.
+                self.dropped += len(view)
+                return
+            except OSError:
+                return
+            view = view[written:]
+
+
+@dataclass
+class NoiseSettings:
+    """The fraction of bytes corrupted on the line, both ways."""
+
+    rate: float = 0.0
+    rng: random.Random = field(default_factory=lambda: random.Random(7))
+    corrupted: int = 0
+
+    def corrupt(self, data: bytes) -> bytes:
+        if self.rate <= 0 or not data:
+            return data
+        out = bytearray(data)
+        for i in range(len(out)):
+            if self.rng.random() < self.rate:
+                out[i] ^= self.rng.randrange(1, 256)
+                self.corrupted += 1
+        return bytes(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """A change made to the simulated mat, and when (time.monotonic()), for latency figures."""
+
+    action: str
+    zone: str
+    at: float
+
+
+class SimulatedMat:
+    """A whole mat in software: cards laid by command, the firmware scanning them, a pty link."""
+
+    def __init__(
+        self,
+        layout: MatLayout | None = None,
+        *,
+        profile: str = "tuned",
+        buses: int | None = None,
+        miss_rate: float = 0.002,
+        deck: CardMap | None = None,
+        link_dir: str | None = None,
+        seed: int = 1,
+    ) -> None:
+        self.layout = layout or MatLayout()
+        if profile not in PROFILES:
+            raise MatError(f"no timing profile {profile!r}; choose one of {', '.join(PROFILES)}")
+        self.profile = profile
+        self.buses = buses if buses is not None else (2 if profile == "tuned" else 1)
+        self.deck = deck if deck is not None else simulated_deck()
+        self.noise = NoiseSettings()
+        self.table = SimTable(self.layout.count, miss_rate=miss_rate, seed=seed)
+        self.leds = SimLeds(self.layout.count)
+        self.history: list[Placement] = []
+        self.boots = 0
+        self.seed = seed
+        self._link_dir = link_dir
+        self._link_path: Path | None = None
+        self._owns_dir = False
+        self._power = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._fds: tuple[int, int] | None = None
+        self.controller: MatController | None = None
+        self.link: PtyLink | None = None
+
+    @classmethod
+    def from_url(cls, url: str) -> SimulatedMat:
+        """Builds a mat from "sim:?seats=4&slots=6&pad=1&profile=tuned"."""
+        query = parse_qs(url.partition("?")[2])
+
+        def number(key: str, default: int) -> int:
+            try:
+                return int(query.get(key, [str(default)])[0])
+            except ValueError:
+                raise MatError(f"{url}: {key} must be a whole number") from None
+
+        layout = MatLayout(number("seats", 6), number("slots", 6), bool(number("pad", 1)))
+        return cls(layout, profile=query.get("profile", ["tuned"])[0])
+
+    # ---- power and the pty ------------------------------------------------------------
+
+    @property
+    def path(self) -> str:
+        """The stable device path the host opens (a symlink to the current pty)."""
+        if self._link_path is None:
+            raise MatError("the simulated mat has not been started")
+        return str(self._link_path)
+
+    @property
+    def plugged_in(self) -> bool:
+        return self._power.is_set()
+
+    def start(self) -> str:
+        """Creates the device and boots the firmware; returns the device path."""
+        if self._link_dir is None:
+            self._link_dir = tempfile.mkdtemp(prefix="tabletop-mat-")
+            self._owns_dir = True
+        self._link_path = Path(self._link_dir) / "ttyMAT0"
+        self.replug()
+        return str(self._link_path)
+
+    def replug(self) -> None:
+        """Plugs the mat in: a new pty behind the same path, and a fresh boot."""
+        if self._power.is_set():
+            return
+        master, slave = os.openpty()
+        tty.setraw(slave)
+        os.set_blocking(master, False)
+        self._fds = (master, slave)
+        assert self._link_path is not None
+        temporary = self._link_path.with_name(self._link_path.name + ".new")
+        temporary.unlink(missing_ok=True)
+        temporary.symlink_to(os.ttyname(slave))
+        os.replace(temporary, self._link_path)
+        self._boot(master)
+
+    def unplug(self) -> None:
+        """Pulls the cable: the firmware stops, the pty and its path disappear."""
+        if not self._power.is_set():
+            return
+        self._power.clear()
+        for thread in self._threads:
+            thread.join(timeout=2)
+        self._threads = []
+        if self._link_path is not None:
+            self._link_path.unlink(missing_ok=True)
+        if self._fds is not None:
+            for fd in self._fds:
+                os.close(fd)
+            self._fds = None
+
+    def stop(self) -> None:
+        """Unplugs the mat and removes its device folder."""
+        self.unplug()
+        if self._owns_dir and self._link_dir is not None:
+            with contextlib.suppress(OSError):
+                os.rmdir(self._link_dir)
+
+    def _boot(self, master: int) -> None:
+        self.boots += 1
+        layout = Layout(self.layout.seats, self.layout.slots, self.layout.pad)
+        zones = ZoneTable(layout, lock=threading.Lock())
+        if self.profile == "plain":
+            zones.config.presence_checks = 0
+        clock = RealClock()
+        self._power.set()
+        sensors = SimFaceSensors(self.table, RealPacer(self._power), seed=self.seed + 3)
+        scanners = []
+        for index, bus_zones in enumerate(layout.split(self.buses)):
+            bus = SimRfidBus(
+                self.table, RealPacer(self._power), self.profile, seed=self.seed + 10 + index
+            )
+            scanners.append(ZoneScanner(bus, sensors, bus_zones, zones, clock))
+        self.link = PtyLink(master, self.noise)
+        boot_id = random.Random(f"{self.seed}:{self.boots}").getrandbits(32)
+        self.controller = MatController(
+            zones, self.link, clock, boot_id, scanners, self.leds, watchdog=None
+        )
+        self._threads = [
+            threading.Thread(
+                target=self._core0,
+                args=(scanners[0], self.controller),
+                daemon=True,
+                name="sim mat core 0",
+            )
+        ]
+        self._threads += [
+            threading.Thread(target=self._core1, args=(s,), daemon=True, name="sim mat core 1")
+            for s in scanners[1:]
+        ]
+        self.controller.start()
+        for thread in self._threads:
+            thread.start()
+
+    def _core0(self, scanner: ZoneScanner, controller: MatController) -> None:
+        try:
+            while self._power.is_set():
+                scanner.step()
+                controller.service()
+        except PowerCut:
+            pass
+
+    def _core1(self, scanner: ZoneScanner) -> None:
+        try:
+            while self._power.is_set():
+                scanner.step()
+        except PowerCut:
+            pass
+
+    # ---- the table ------------------------------------------------------------------
+
+    def _card(self, text: str) -> SimCard:
+        if text.startswith("#"):
+            uid = normalise_uid(text[1:])
+            card = self.deck.cards.get(uid)
+        else:
+            try:
+                card = parse_card(text, "card")
+            except InvalidCommand as error:
+                raise MatError(str(error)) from None
+            found = self.deck.uid_for(card)
+            if found is None:
+                raise CardMapError(f"the simulated deck has no tag on {card.code}")
+            uid = found
+        back, face = sim_card_levels(card, uid)
+        return SimCard(bytes.fromhex(uid), back, face, card.code if card else uid)
+
+    def place(self, zone: str, card: str, face: str = "up") -> Placement:
+        """Lays `card` (a code such as QS, or #UID for any tag) on `zone`, face "up" or "down"."""
+        index = self.layout.index(zone)
+        if face not in ("up", "down"):
+            raise MatError(f"face must be up or down, not {face!r}")
+        self.table.place(index, self._card(card), face)
+        return self._note("place", zone)
+
+    def remove(self, zone: str) -> Placement:
+        self.table.remove(self.layout.index(zone))
+        return self._note("remove", zone)
+
+    def flip(self, zone: str) -> Placement:
+        index = self.layout.index(zone)
+        if self.table.cards[index] is None:
+            raise MatError(f"no card on {zone} to flip")
+        self.table.flip(index)
+        return self._note("flip", zone)
+
+    def hang_reader(self, zone: str) -> None:
+        """Makes a zone's reader stop answering until the firmware resets it."""
+        self.table.hang(self.layout.index(zone))
+
+    def set_noise(self, rate: float) -> None:
+        if not 0 <= rate <= 1:
+            raise MatError(f"noise rate must be between 0 and 1, not {rate}")
+        self.noise.rate = rate
+
+    def _note(self, action: str, zone: str) -> Placement:
+        placement = Placement(action, zone, time.monotonic())
+        self.history.append(placement)
+        return placement

@@ -1,0 +1,71 @@
+"""The device-only modules (board, mfrc522) wired to stand-ins for `machine` and `neopixel`.
+
+The stand-ins (tests/mat/fw/fakes) sit below the lowest layer we own: pins that remember their
+levels and SPI buses that find the selected reader from the decoder pins, as the 74HC154s do.
+"""
+
+import sys
+
+_FAKES = __file__.replace("\\", "/").rsplit("/", 1)[0] + "/fakes"
+if _FAKES not in sys.path:
+    sys.path.append(_FAKES)
+
+import machine  # noqa: E402  (the stand-in, found through the path above)
+
+from firmware import board  # noqa: E402
+from firmware.mfrc522 import SOFT_RESET, T_RELOAD_L, TX_CONTROL  # noqa: E402
+from firmware.zones import Layout  # noqa: E402
+
+
+def _build():
+    layout = Layout(6, 6, True)
+    zones = layout.split(2)
+    buses, sensors, leds = board.build(layout, zones)
+    for bus, pins in zip(buses, (board.BUS_A, board.BUS_B)):
+        bus.spi.wire(pins["address"], pins["enable"])
+    return layout, zones, buses, sensors, leds
+
+
+def test_every_reader_is_set_up_through_its_own_chip_select():
+    layout, zones, buses, _, _ = _build()
+    for bus, bus_zones in zip(buses, zones):
+        for zone in bus_zones:
+            bus.init(zone)
+    for bus, bus_zones in zip(buses, zones):
+        resets = [local for local, reg, value in bus.spi.log if reg == 1 and value == SOFT_RESET]
+        assert resets == list(range(len(bus_zones)))
+        for local in range(len(bus_zones)):
+            registers = bus.spi.registers[local]
+            assert registers[T_RELOAD_L] == 40  # a 1 ms timeout, not the library's 25 ms
+            assert registers[TX_CONTROL] & 0x03 == 0  # antenna off when idle
+    assert len(zones[1]) == 19 and zones[1][-1] == layout.index("pad")
+
+
+def test_an_empty_slot_times_out_and_its_antenna_goes_off_again():
+    _, zones, buses, _, _ = _build()
+    bus = buses[1]
+    zone = zones[1][17]  # the second decoder's second output
+    bus.init(zone)
+    assert bus.wake(zone) is False
+    on = [v for local, reg, v in bus.spi.log if local == 17 and reg == TX_CONTROL]
+    assert on[-1] & 0x03 == 0x03
+    bus.idle(zone)
+    assert bus.spi.registers[17][TX_CONTROL] & 0x03 == 0
+    # No other reader was ever addressed.
+    assert {local for local, _, _ in bus.spi.log} == {17}
+
+
+def test_face_sensors_read_lit_minus_dark_through_the_zones_mux():
+    _, zones, _buses, sensors, _ = _build()
+    assert sensors.level(zones[0][3]) == 40000
+    assert machine.PINS[board.FACE_EMITTERS].level == 0  # emitters off between reads
+    enables = board.BUS_A["enable"]
+    assert all(machine.PINS[n].level == 1 for n in enables)  # nothing left selected
+
+
+def test_leds_are_dimmed_to_the_board_limit():
+    _, _, _, _, leds = _build()
+    leds.set(2, 255, 0, 128, 0)
+    leds.show()
+    assert leds.strip.pixels[2] == (board.LED_LEVEL, 0, board.LED_LEVEL * 128 // 255)
+    assert leds.strip.writes == 1

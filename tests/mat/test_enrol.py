@@ -1,0 +1,232 @@
+"""Card enrolment: the state machine, the card map file, and a run against the simulated mat."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from hardware.mat import MatDriver, MatLayout
+from hardware.mat.cardmap import Calibration, CardMap, default_card_map, simulated_deck
+from hardware.mat.enrol import Enrolment, Step
+from hardware.mat.errors import CardMapError, DuplicateUidError
+from hardware.mat.events import CardEvent, EventKind
+from hardware.mat.protocol import Face
+from hardware.mat.sim import SimulatedMat, sim_card_levels
+from rules.cards import parse_card, standard_deck
+
+UID_1 = "04000000000001"
+UID_2 = "04000000000002"
+
+
+def on_pad(kind: EventKind, uid: str, level: int, card: str | None = None) -> CardEvent:
+    return CardEvent(kind, "pad", uid, Face.DOWN, parse_card(card) if card else None, level)
+
+
+def test_the_walk_measures_the_back_then_asks_for_each_card_in_order() -> None:
+    deck = [parse_card("AS"), parse_card("2S")]
+    enrolment = Enrolment(deck, CardMap())
+    assert "FACE UP" in enrolment.prompt()
+    assert enrolment.handle(on_pad(EventKind.UNKNOWN_CARD, UID_1, 11000))[-1].startswith("Take")
+    assert enrolment.handle(on_pad(EventKind.REMOVED, UID_1, 0)) == [
+        "Lay AS FACE DOWN on the draw pad (2 to go)."
+    ]
+    lines = enrolment.handle(on_pad(EventKind.UNKNOWN_CARD, UID_1, 46000))
+    assert lines[0] == f"AS = tag {UID_1}."
+    enrolment.handle(on_pad(EventKind.REMOVED, UID_1, 0))
+    assert enrolment.prompt() == "Lay 2S FACE DOWN on the draw pad (1 to go)."
+    enrolment.handle(on_pad(EventKind.UNKNOWN_CARD, UID_2, 47000))
+    enrolment.handle(on_pad(EventKind.REMOVED, UID_2, 0))
+    assert enrolment.step is Step.DONE
+    assert {uid: c.code for uid, c in enrolment.cards.cards.items()} == {UID_1: "AS", UID_2: "2S"}
+    calibration, verdict = enrolment.calibration()
+    assert calibration is not None and calibration.threshold == (11000 + 46000) // 2
+    assert verdict.startswith("Face sensor calibrated")
+
+
+def test_a_tag_already_enrolled_is_refused_and_the_same_card_asked_again() -> None:
+    cards = CardMap({UID_1: parse_card("AS")})
+    enrolment = Enrolment([parse_card("AS"), parse_card("2S")], cards)
+    enrolment.step = Step.LAY_CARD
+    lines = enrolment.handle(on_pad(EventKind.PLACED, UID_1, 46000, "AS"))
+    assert lines[0].startswith(f"Refused: tag {UID_1} is already enrolled as AS")
+    enrolment.handle(on_pad(EventKind.REMOVED, UID_1, 0, "AS"))
+    assert enrolment.prompt().startswith("Lay 2S")  # AS was already in the map
+    assert len(cards.cards) == 1
+
+
+def test_ask_mode_takes_the_code_a_person_types() -> None:
+    enrolment = Enrolment(list(standard_deck(jokers=False)), CardMap(), ask=True)
+    enrolment.step = Step.LAY_CARD
+    assert enrolment.handle(on_pad(EventKind.UNKNOWN_CARD, UID_1, 40000)) == [
+        "Which card is it? Type its code (QS, 10H, JK1):"
+    ]
+    assert "not a card code" in enrolment.answer("ZZ")[0]
+    assert enrolment.answer("qh")[0] == f"QH = tag {UID_1}."
+    assert enrolment.cards.cards[UID_1].code == "QH"
+
+
+def test_backs_like_faces_give_a_warning() -> None:
+    enrolment = Enrolment([parse_card("AS")], CardMap())
+    enrolment.back_level = 30000
+    enrolment.face_levels = [32000]
+    calibration, verdict = enrolment.calibration()
+    assert calibration is not None and verdict.startswith("Warning: backs (30000)")
+
+
+def test_the_card_map_file_round_trips_and_refuses_duplicates(tmp_path: Path) -> None:
+    cards = CardMap(deck="standard")
+    cards.add("04:00:00:00:00:00:01", parse_card("QS"))
+    with pytest.raises(DuplicateUidError, match=f"tag {UID_1} is already enrolled as QS"):
+        cards.add(UID_1.lower(), parse_card("KS"))
+    cards.calibration = Calibration.from_levels(11000, [40000, 46000])
+    path = tmp_path / "deck.json"
+    cards.save(path)
+    loaded = CardMap.load(path)
+    assert loaded.cards == cards.cards and loaded.calibration == cards.calibration
+    assert json.loads(path.read_text())["cards"] == {UID_1: "QS"}
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{", "line 1"),
+        ('{"format": "x"}', "not a card map"),
+        ('{"format": "tabletop-card-map", "version": 9, "cards": {}}', "version 9"),
+        ('{"format": "tabletop-card-map", "version": 1, "cards": {"0400": "QS"}}', "2 bytes"),
+        (
+            '{"format": "tabletop-card-map", "version": 1, "cards": {"04000000000001": "QX"}}',
+            r"cards\[04000000000001\]: 'QX' is not a card code",
+        ),
+        (
+            '{"format": "tabletop-card-map", "version": 1, "cards": {}, "calibration": {}}',
+            "calibration: missing",
+        ),
+    ],
+)
+def test_a_bad_card_map_file_is_refused_naming_file_and_key(
+    tmp_path: Path, content: str, message: str
+) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    with pytest.raises(CardMapError, match=message):
+        CardMap.load(path)
+
+
+def test_the_bundled_simulated_deck_is_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TABLETOP_CARDS", raising=False)
+    deck = default_card_map()
+    assert len(deck.cards) == 54
+    assert {c.code for c in deck.cards.values()} == {c.code for c in standard_deck(jokers=True)}
+    # Its calibration is what enrolling the simulated deck would measure.
+    levels = [sim_card_levels(card, uid) for uid, card in deck.cards.items()]
+    assert deck.calibration == Calibration.from_levels(levels[0][0], [f for _, f in levels])
+
+
+def test_enrolling_three_cards_on_the_simulated_mat(tmp_path: Path) -> None:
+    """A person follows the prompts on a simulated mat whose tags nobody has enrolled."""
+    mat = SimulatedMat(MatLayout(1, 2, True), link_dir=str(tmp_path))
+    cards = CardMap()
+    deck = [parse_card(code) for code in ("AH", "KC", "JK2")]
+    enrolment = Enrolment(deck, cards)
+    driver = MatDriver(mat.start(), cards)
+    driver.start()
+    said: list[str] = []
+    try:
+        deadline = time.monotonic() + 15
+        while enrolment.step is not Step.DONE and time.monotonic() < deadline:
+            event = driver.get_event(0.1)
+            if event is None:
+                continue
+            lines = enrolment.handle(event)
+            said += lines
+            for line in lines:  # the person does what the last line asks
+                if "FACE UP" in line:
+                    mat.place("pad", "QD", "up")
+                elif line.startswith("Take"):
+                    mat.remove("pad")
+                elif line.startswith("Lay ") and enrolment.next_card is not None:
+                    mat.place("pad", enrolment.next_card.code, "down")
+    finally:
+        driver.close()
+        mat.stop()
+    assert enrolment.step is Step.DONE, said
+    sim_deck = simulated_deck()
+    assert {uid: c.code for uid, c in cards.cards.items()} == {
+        sim_deck.uid_for(card): card.code for card in deck
+    }
+    calibration, verdict = enrolment.calibration()
+    assert calibration is not None and calibration.face_brighter
+    assert 11000 < calibration.threshold < 36000, verdict
+
+
+def test_enrol_command_refuses_a_missing_port_in_one_line(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tabletop",
+            "cards",
+            "enrol",
+            "--port",
+            str(tmp_path / "none"),
+            "--out",
+            str(tmp_path / "cards.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=20,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("tabletop cards: cannot open")
+
+
+def test_enrol_command_walks_a_person_through_on_the_simulated_mat(tmp_path: Path) -> None:
+    """`tabletop cards enrol` against `tabletop mat sim`: a person answers every prompt."""
+    tabletop = [sys.executable, "-m", "tabletop"]
+    out = tmp_path / "deck.json"
+    with subprocess.Popen(
+        [*tabletop, "mat", "sim", "--seats", "1", "--dir", str(tmp_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as sim:
+        assert sim.stdin is not None and sim.stdout is not None
+        path = sim.stdout.readline().strip()
+
+        def person(command: str) -> None:
+            assert sim.stdin is not None and sim.stdout is not None
+            sim.stdin.write(command + "\n")
+            sim.stdin.flush()
+            assert sim.stdout.readline().startswith("ok"), command
+
+        with subprocess.Popen(
+            [*tabletop, "cards", "enrol", "--port", path, "--out", str(out), "--limit", "2"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        ) as enrol:
+            assert enrol.stdout is not None
+            said = []
+            for line in enrol.stdout:
+                said.append(line.rstrip())
+                if "FACE UP" in line:
+                    person("place pad 9H up")
+                elif line.startswith("Take"):
+                    person("remove pad")
+                elif line.startswith("Lay "):
+                    person(f"place pad {line.split()[1]} down")
+            enrol.wait(timeout=10)
+        assert enrol.returncode == 0, said
+        sim.stdin.write("quit\n")
+        sim.stdin.flush()
+    assert said[-1].startswith(f"Wrote 2 card(s) to {out}")
+    assert any(line.startswith("Face sensor calibrated: backs at 1") for line in said), said
+    written = CardMap.load(out)
+    assert sorted(c.code for c in written.cards.values()) == ["2C", "AC"]
+    assert written.calibration is not None
