@@ -81,7 +81,10 @@ class GameLog:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._lock = self._take_lock()
-            db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+            # The daemon opens the log on one thread and serves on another, never both at once.
+            db = sqlite3.connect(
+                self.path, timeout=30.0, isolation_level=None, check_same_thread=False
+            )
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
             db.executescript(_SCHEMA)
