@@ -51,7 +51,8 @@ def mosquitto_binary() -> str:
     )
     if found is None:
         raise RuntimeError(
-            "the mosquitto binary is missing: scripts/test.sh installs it (apt-get install mosquitto)"
+            "the mosquitto binary is missing: scripts/test.sh installs it "
+            "(apt-get install mosquitto)"
         )
     return found
 
