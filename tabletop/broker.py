@@ -109,12 +109,33 @@ class EmbeddedBroker:
         probe = await asyncio.start_server(lambda r, w: None, self.host, self.port)
         probe.close()
         await probe.wait_closed()
-        broker = Broker(self._config())
+        writers: list[asyncio.StreamWriter] = []
+
+        class _Broker(Broker):  # type: ignore[misc]
+            async def stream_connected(
+                self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, listener_name: str
+            ) -> None:
+                writers[:] = [w for w in writers if not w.is_closing()]
+                writers.append(writer)
+                await super().stream_connected(reader, writer, listener_name)
+
+        broker = _Broker(self._config())
         self._broker = broker
         await broker.start()
         started.set_result(None)
         await self._stopped.wait()
         await broker.shutdown()
+        # amqtt leaves its connection handlers running after shutdown(); end them here so
+        # their sockets close while the loop still runs.
+        current = asyncio.current_task()
+        leftover = [task for task in asyncio.all_tasks() if task is not current]
+        for task in leftover:
+            task.cancel()
+        await asyncio.gather(*leftover, return_exceptions=True)
+        # ...and it does not always close a connection's socket when the client goes.
+        for writer in writers:
+            writer.close()
+        await asyncio.sleep(0)
 
 
 def broker_for(url_text: str | None) -> tuple[BrokerUrl, EmbeddedBroker | None]:

@@ -44,3 +44,12 @@ def table() -> str:
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     return tmp_path / "games.sqlite3"
+
+
+@pytest.fixture
+def fuzz_daemon(broker: Broker, table: str, db: Path) -> Iterator[tuple[Broker, str]]:
+    """One daemon that every example of a fuzz test sends to."""
+    from daemon_helpers import running_daemon
+
+    with running_daemon(broker.url, table, db):
+        yield broker, table
