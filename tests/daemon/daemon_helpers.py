@@ -187,3 +187,14 @@ def full_game_commands() -> list[dict[str, Any]]:
 
     lines = (DATA / "full_game.jsonl").read_text().splitlines()
     return [json.loads(line) for line in lines if line.strip()]
+
+
+def pump_until(
+    table_client: TableClient, check: Callable[[], bool], timeout: float = 10.0, what: str = ""
+) -> None:
+    """Files the client's messages until `check()` holds."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what or 'messages'}")
+        table_client.pump(0.05)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from daemon_helpers import Broker, client, full_game_commands, running_daemon, wait_until
+from daemon_helpers import Broker, client, full_game_commands, pump_until, running_daemon
 
 from rules.replay import replay_lines
 
@@ -18,23 +18,13 @@ def test_a_full_game_over_mqtt_ends_in_the_state_tabletop_replay_prints(
     assert expected["phase"] == "finished" and expected["rejected"], "the game file changed"
     with running_daemon(broker.url, table, db), client(broker.url, table, True) as gm:
         replies = [gm.send(command) for command in commands]
-        wait_until(
-            lambda: gm.retained.get(gm.topics.state) == expected or bool(gm.pump(0.05) and False),
-            10,
-            "final state",
-        )
+        pump_until(gm, lambda: gm.retained.get(gm.topics.state) == expected, 10, "final state")
         refused = [r["seq"] for r in replies if not r["ok"]]
         assert refused == [entry["line"] for entry in expected["rejected"]]
         assert [r["seq"] for r in replies] == list(range(1, len(commands) + 1))
         # every event arrives once, numbered without gaps, each with words for the table
-        wait_until(
-            lambda: (
-                len(gm.events) == sum(r.get("events", 0) for r in replies)
-                or bool(gm.pump(0.05) and False)
-            ),
-            10,
-            "all events",
-        )
+        total = sum(r.get("events", 0) for r in replies)
+        pump_until(gm, lambda: len(gm.events) == total, 10, "all events")
         assert [e["number"] for e in gm.events] == list(range(1, len(gm.events) + 1))
         assert gm.events[-1]["event"]["type"] == "game_ended"
         assert all(e["text"] for e in gm.events)

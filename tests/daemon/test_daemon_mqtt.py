@@ -6,7 +6,7 @@ import json
 import uuid
 from pathlib import Path
 
-from daemon_helpers import Broker, client, running_daemon, wait_until
+from daemon_helpers import Broker, client, pump_until, running_daemon
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_daemon_referee import ROSTER, payloads
@@ -36,11 +36,7 @@ def test_bad_input_gets_a_reply_naming_the_problem_and_the_daemon_goes_on(
         # no id, not JSON, oversized: a reply with id null (and a warning in the log)
         gm.send_raw(b"\x00garbage")
         gm.send_raw(b"{" + b" " * MAX_PAYLOAD_BYTES + b"}")
-        wait_until(
-            lambda: gm.pump(0.05) is not None and len(gm.replies) >= 8 or len(gm.replies) >= 8,
-            5,
-            "the replies to payloads without id",
-        )
+        pump_until(gm, lambda: len(gm.replies) >= 8, 5, "the replies to payloads without id")
         assert {r["kind"] for r in gm.replies[-2:]} == {"invalid", "too_large"}
         assert all(r["id"] is None for r in gm.replies[-2:])
         assert gm.send({"cmd": "reveal", "player": "Ana", "slot": 2})["ok"], "daemon is alive"
@@ -78,14 +74,8 @@ def test_late_subscribers_find_the_state_prompt_and_availability_retained(
             assert prompt["prompt"] == "Ana and Bo: turn one card of your choice face-up"
             assert late.wait_for(late.topics.rules_availability) == "online"
     with client(broker.url, table) as after:
-        wait_until(
-            lambda: (
-                after.pump(0.05) is None
-                and after.retained.get(after.topics.rules_availability) == "offline"
-            ),
-            5,
-            "offline after a clean stop",
-        )
+        topic = after.topics.rules_availability
+        pump_until(after, lambda: after.retained.get(topic) == "offline", 5, "offline on stop")
 
 
 @settings(
