@@ -124,18 +124,21 @@ class EmbeddedBroker:
         await broker.start()
         started.set_result(None)
         await self._stopped.wait()
-        await broker.shutdown()
-        # amqtt leaves its connection handlers running after shutdown(); end them here so
-        # their sockets close while the loop still runs.
+        # amqtt's shutdown() can hang while a client is still connected (its reader task does
+        # not take the cancellation), so drop every connection first, then shut down.
+        for writer in writers:
+            writer.close()
+        await asyncio.sleep(0.05)
+        try:
+            await asyncio.wait_for(broker.shutdown(), timeout=5)
+        except TimeoutError:
+            log.warning("the embedded broker did not shut down in 5 s; stopping it anyway")
+        # End what amqtt leaves running, so its sockets close while the loop still runs.
         current = asyncio.current_task()
         leftover = [task for task in asyncio.all_tasks() if task is not current]
         for task in leftover:
             task.cancel()
         await asyncio.gather(*leftover, return_exceptions=True)
-        # ...and it does not always close a connection's socket when the client goes.
-        for writer in writers:
-            writer.close()
-        await asyncio.sleep(0)
 
 
 def broker_for(url_text: str | None) -> tuple[BrokerUrl, EmbeddedBroker | None]:

@@ -173,7 +173,7 @@ def daemon_process(url: BrokerUrl, table: str, db: Path) -> subprocess.Popen[byt
             str(db),
         ],
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
     )
 
 
