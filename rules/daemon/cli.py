@@ -152,7 +152,7 @@ def _client(args: argparse.Namespace, follow_events: bool = False) -> Any:
 
     try:
         client = TableClient(client_url(args.broker), _table(args), follow_events=follow_events)
-        client.start()
+        client.start(timeout=min(5.0, getattr(args, "timeout", 5.0)))
     except BrokerUrlError as error:
         raise UserError(str(error)) from error
     except NotConnected as error:
