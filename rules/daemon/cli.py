@@ -64,6 +64,13 @@ def register(subparsers: Any) -> None:
         help=f"SQLite game log, shared by any number of tables (default ${DB_ENV} or "
         f"{default_db()})",
     )
+    rules.add_argument(
+        "--sync",
+        choices=("full", "normal"),
+        default="full",
+        help="full (default): every acknowledged command survives a power cut; normal: "
+        "faster replies, survives a crash of the daemon but not of the machine",
+    )
     rules.set_defaults(handler=run_daemon)
 
     gm = subparsers.add_parser(
@@ -107,7 +114,7 @@ def run_daemon(args: argparse.Namespace) -> int:
         url, embedded = broker_for(args.broker)
     except MqttError as error:
         raise UserError(str(error)) from error
-    daemon = RulesDaemon(url, table, args.db)
+    daemon = RulesDaemon(url, table, args.db, sync=args.sync)
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())

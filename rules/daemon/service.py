@@ -36,10 +36,10 @@ def encode(payload: dict[str, Any]) -> bytes:
 class RulesDaemon:
     """Serves one table: `start()`, then `run(stop)` until `stop` is set, then `close()`."""
 
-    def __init__(self, url: BrokerUrl, table: str, db_path: str | Path) -> None:
+    def __init__(self, url: BrokerUrl, table: str, db_path: str | Path, sync: str = "full") -> None:
         self.url = url
         self.topics = TableTopics(table)
-        self.referee = Referee(GameLog(db_path, table))
+        self.referee = Referee(GameLog(db_path, table, sync))
         self.link = MqttLink(
             url,
             client_id=f"tabletop-rules-{table}",
@@ -75,11 +75,19 @@ class RulesDaemon:
         while not stop.is_set():
             item = self.link.get(timeout=0.2)
             if item is None:
+                self._checkpoint()
                 continue
             batch = [item]
             while len(batch) < MAX_BATCH and (more := self.link.get(timeout=0)) is not None:
                 batch.append(more)
             self._serve(batch)
+
+    def _checkpoint(self) -> None:
+        # Checkpointing syncs the database file: done while nobody waits for a reply.
+        try:
+            self.referee.log.checkpoint()
+        except StoreError as error:
+            log.warning("table %s: %s", self.topics.table, error)
 
     def close(self) -> None:
         """Publishes `offline`, disconnects and closes the log."""

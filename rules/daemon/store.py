@@ -1,9 +1,10 @@
 """The durable game log: every command a table received, its reply and its events, in SQLite.
 
 One database file may hold many tables; each table's rows are keyed by its id. The log is
-written in WAL mode with `synchronous=FULL` (each commit reaches the disk before the daemon
-publishes anything about it), and a daemon holds an exclusive lock per table so two daemons
-never write the same table. The state is never stored: it is the fold of the events.
+written in WAL mode, by default with `synchronous=FULL`: each commit reaches the disk before
+the daemon publishes anything about it (GameLog explains the faster "normal" mode). A daemon
+holds an exclusive lock per table so two daemons never write the same table. The state is
+never stored: it is the fold of the events.
 """
 
 from __future__ import annotations
@@ -66,12 +67,28 @@ class CommandRecord:
         return bool(self.reply.get("ok"))
 
 
-class GameLog:
-    """One table's part of a log database: read it all at start, append commands in batches."""
+SYNC_MODES = ("full", "normal")
+# Pages the WAL may grow to before SQLite checkpoints on its own in the middle of a commit;
+# the daemon checkpoints when idle, so this is only the backstop.
+WAL_BACKSTOP_PAGES = 20_000
 
-    def __init__(self, path: str | os.PathLike[str], table: str) -> None:
+
+class GameLog:
+    """One table's part of a log database: read it all at start, append commands in batches.
+
+    `sync="full"` (the default) syncs the disk on every commit: an acknowledged command
+    survives a power cut. `sync="normal"` leaves that to checkpoints: an acknowledged command
+    still survives `kill -9` of the daemon (it is in the operating system's hands), but a
+    power cut may lose the last ones.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], table: str, sync: str = "full") -> None:
+        if sync not in SYNC_MODES:
+            raise StoreError(f"sync mode {sync!r}: expected {' or '.join(SYNC_MODES)}")
         self.path = Path(path)
         self.table = table
+        self.sync = sync
+        self.commits_since_checkpoint = 0
         self._db: sqlite3.Connection | None = None
         self._lock: IO[bytes] | None = None
         self._event_count = 0
@@ -86,7 +103,8 @@ class GameLog:
                 self.path, timeout=30.0, isolation_level=None, check_same_thread=False
             )
             db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=FULL")
+            db.execute(f"PRAGMA synchronous={self.sync.upper()}")
+            db.execute(f"PRAGMA wal_autocheckpoint={WAL_BACKSTOP_PAGES}")
             db.executescript(_SCHEMA)
             db.execute(
                 "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', ?)",
@@ -196,3 +214,14 @@ class GameLog:
                 f"cannot write table {self.table!r} to {self.path}: {error}"
             ) from error
         self._event_count = number
+        self.commits_since_checkpoint += 1
+
+    def checkpoint(self) -> None:
+        """Folds the WAL into the database file (when the daemon is idle, not mid-command)."""
+        if self.commits_since_checkpoint == 0:
+            return
+        try:
+            self._conn().execute("PRAGMA wal_checkpoint(PASSIVE)")
+        except sqlite3.Error as error:
+            raise StoreError(f"cannot checkpoint {self.path}: {error}") from error
+        self.commits_since_checkpoint = 0
