@@ -119,7 +119,10 @@ class Referee:
                 raise _Refusal("invalid", "not valid JSON: nested too deeply") from None
             if isinstance(raw, dict):
                 id_value = _read_id(raw)
-                command_id = None if id_value is None else str(id_value)
+                # multi_stage's `id` is the stage's name (a stage may be opened again in a
+                # later adventure), not a request id: it is echoed but not deduplicated.
+                is_stage_name = raw.get("cmd") == "multi_stage"
+                command_id = None if id_value is None or is_stage_name else str(id_value)
                 if command_id is not None and command_id in self.replies_by_id:
                     reply = {**self.replies_by_id[command_id], "duplicate": True}
                     return Outcome(reply, duplicate=True)
