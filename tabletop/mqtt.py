@@ -188,6 +188,7 @@ class MqttLink:
         self._retained_lock = threading.Lock()
         self._connected = threading.Event()
         self._connections = 0
+        self._refusal: str | None = None
         self._client: paho.Client | None = None
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -226,7 +227,10 @@ class MqttLink:
         client.connect_async(self.url.host, self.url.port, keepalive=self.keepalive)
         client.loop_start()
         if timeout is not None and not self.wait_connected(timeout):
-            raise NotConnected(f"no connection to the MQTT broker at {self.url} in {timeout:g} s")
+            why = f": the broker refused it ({self._refusal})" if self._refusal else ""
+            raise NotConnected(
+                f"no connection to the MQTT broker at {self.url} in {timeout:g} s{why}"
+            )
 
     def wait_connected(self, timeout: float) -> bool:
         """Waits until the link is connected; False if it is not within `timeout` seconds."""
@@ -313,6 +317,7 @@ class MqttLink:
         properties: Properties | None,
     ) -> None:
         if reason_code.is_failure:
+            self._refusal = str(reason_code)
             log.warning("the broker at %s refused the connection: %s", self.url, reason_code)
             return
         self._connections += 1

@@ -67,8 +67,12 @@ class RulesDaemon:
         self.link.start(timeout=None)
         self._publish_views()
         self.link.publish_retained(self.topics.rules_availability, ONLINE)
-        if timeout is not None:
-            self.link.wait_connected(timeout)
+        if not self.link.wait_connected(3.0 if timeout is None else timeout):
+            log.warning(
+                "table %s: no broker at %s yet; still trying (commands wait until then)",
+                self.topics.table,
+                self.url,
+            )
 
     def run(self, stop: threading.Event) -> None:
         """Serves commands until `stop` is set."""

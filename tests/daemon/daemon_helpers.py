@@ -60,9 +60,13 @@ def mosquitto_binary() -> str:
 class Mosquitto:
     """A private Mosquitto on a free port with its own configuration file (no persistence)."""
 
-    def __init__(self, workdir: Path, port: int | None = None) -> None:
+    def __init__(
+        self, workdir: Path, port: int | None = None, users: dict[str, str] | None = None
+    ) -> None:
         self.port = port or free_port()
         self.config = workdir / f"mosquitto-{self.port}.conf"
+        self.passwords = workdir / f"mosquitto-{self.port}.passwd"
+        self.users = users or {}
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -70,9 +74,18 @@ class Mosquitto:
         return BrokerUrl("mqtt", "127.0.0.1", self.port)
 
     def start(self) -> None:
-        lines = [
-            f"listener {self.port} 127.0.0.1",
-            "allow_anonymous true",
+        lines = [f"listener {self.port} 127.0.0.1"]
+        if self.users:
+            self.passwords.write_text("")
+            for user, password in self.users.items():
+                subprocess.run(
+                    ["mosquitto_passwd", "-b", str(self.passwords), user, password], check=True
+                )
+            self.passwords.chmod(0o600)
+            lines += ["allow_anonymous false", f"password_file {self.passwords}"]
+        else:
+            lines.append("allow_anonymous true")
+        lines += [
             "set_tcp_nodelay true",
             "persistence false",
             "log_dest stderr",

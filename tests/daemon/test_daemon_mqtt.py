@@ -6,12 +6,14 @@ import json
 import uuid
 from pathlib import Path
 
-from daemon_helpers import Broker, client, pump_until, running_daemon
+import pytest
+from daemon_helpers import Broker, Mosquitto, client, pump_until, running_daemon
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_daemon_referee import ROSTER, payloads
 
 from rules.daemon.referee import MAX_PAYLOAD_BYTES
+from tabletop.mqtt import MqttLink, NotConnected, parse_broker_url
 
 
 def test_bad_input_gets_a_reply_naming_the_problem_and_the_daemon_goes_on(
@@ -97,3 +99,21 @@ def test_fuzzed_payloads_over_mqtt_leave_the_daemon_answering(
         state = gm.state()
         json.dumps(state)  # the retained state is still one JSON document
         assert state["phase"] in (None, "setup", "play", "between_adventures", "finished")
+
+
+def test_credentials_in_the_broker_url_log_in_and_wrong_ones_say_so(
+    tmp_path: Path, table: str, db: Path
+) -> None:
+    broker = Mosquitto(tmp_path, users={"table": "s3cret pass"})
+    broker.start()
+    try:
+        good = parse_broker_url(f"mqtt://table:s3cret%20pass@127.0.0.1:{broker.port}")
+        with running_daemon(good, table, db), client(good, table) as gm:
+            assert gm.send(ROSTER)["ok"]
+        bad = parse_broker_url(f"mqtt://table:wrong@127.0.0.1:{broker.port}")
+        link = MqttLink(bad, "intruder")
+        with pytest.raises(NotConnected, match=r"refused it .*[Nn]ot authori[sz]ed"):
+            link.start(timeout=1)
+        link.stop()
+    finally:
+        broker.stop()
