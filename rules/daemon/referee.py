@@ -118,11 +118,10 @@ class Referee:
             except RecursionError:
                 raise _Refusal("invalid", "not valid JSON: nested too deeply") from None
             if isinstance(raw, dict):
+                # multi_stage's `id` is its stage's name and its request id at once (the
+                # vocabulary of `tabletop replay`), so a stage name is used once per table.
                 id_value = _read_id(raw)
-                # multi_stage's `id` is the stage's name (a stage may be opened again in a
-                # later adventure), not a request id: it is echoed but not deduplicated.
-                is_stage_name = raw.get("cmd") == "multi_stage"
-                command_id = None if id_value is None or is_stage_name else str(id_value)
+                command_id = None if id_value is None else str(id_value)
                 if command_id is not None and command_id in self.replies_by_id:
                     reply = {**self.replies_by_id[command_id], "duplicate": True}
                     return Outcome(reply, duplicate=True)

@@ -23,7 +23,11 @@ from rules.replay import replay_lines
 
 
 def _with_ids(prefix: str) -> list[dict[str, object]]:
-    return [{**command, "id": f"{prefix}-{n}"} for n, command in enumerate(full_game_commands())]
+    # multi_stage's id is its stage's name: it keeps it
+    return [
+        command if command["cmd"] == "multi_stage" else {**command, "id": f"{prefix}-{n}"}
+        for n, command in enumerate(full_game_commands())
+    ]
 
 
 def test_kill_9_mid_game_loses_nothing_acknowledged_and_applies_nothing_twice(

@@ -119,19 +119,16 @@ def test_bad_payloads_are_refused_with_a_reason_and_change_nothing(
     assert after == before
 
 
-def test_a_stage_name_is_not_a_request_id(db: Path) -> None:
+def test_a_stage_name_is_also_the_request_id(db: Path) -> None:
     ref = referee(db)
     send(ref, ROSTER)
     send(ref, {"cmd": "reveal", "player": "Ana", "slot": 1})
     send(ref, {"cmd": "reveal", "player": "Bo", "slot": 1})
     opened = send(ref, {"cmd": "multi_stage", "id": "vault", "needed": 1})
     assert opened["ok"] and opened["id"] == "vault"
-    assert send(
-        ref,
-        {"cmd": "challenge", "player": "Ana", "method": "slyness", "critical": 0, "stage": "vault"},
-    )["ok"]
-    again = send(ref, {"cmd": "multi_stage", "id": "vault", "needed": 2})
-    assert "duplicate" not in again and again["seq"] == 6
+    again = send(ref, {"cmd": "multi_stage", "id": "vault", "needed": 1})
+    assert again == {**opened, "duplicate": True}
+    assert list(ref.game.state.stages) == ["vault"]
 
 
 def test_a_finished_game_refuses_every_command(db: Path) -> None:
