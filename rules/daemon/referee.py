@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from rules.errors import IllegalMove, InvalidCommand, RulesError
-from rules.sixshooter import Event, Game, pending_to_json, state_to_json
+from rules.sixshooter import Event, Game, event_to_json, pending_to_json, state_to_json
 
 from .store import CommandRecord, GameLog, StoreError
 
@@ -34,6 +34,7 @@ class Outcome:
 
     reply: dict[str, Any]
     events: tuple[Event, ...] = ()
+    events_json: tuple[dict[str, Any], ...] = ()
     first_event_number: int = 0
     duplicate: bool = False
 
@@ -150,8 +151,9 @@ class Referee:
             "seq": seq,
             "events": len(events),
         }
-        self._queue(CommandRecord(seq, command_id, text, reply, events))
-        return Outcome(reply, events, first_event_number=before + 1)
+        events_json = tuple(event_to_json(event) for event in events)
+        self._queue(CommandRecord(seq, command_id, text, reply, events, events_json))
+        return Outcome(reply, events, events_json, first_event_number=before + 1)
 
     def _refuse(
         self,

@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 from typing import Any, Final
 
-from rules.sixshooter import describe_event, event_to_json
+from rules.sixshooter import describe_event
 from tabletop.mqtt import BrokerUrl, Connected, Disconnected, Message, MqttLink, Will
 from tabletop.topics import TableTopics
 
@@ -143,7 +143,9 @@ class RulesDaemon:
                     outcome.reply["seq"],
                     outcome.reply["error"],
                 )
-            for offset, event in enumerate(outcome.events):
+            for offset, (event, event_json) in enumerate(
+                zip(outcome.events, outcome.events_json, strict=True)
+            ):
                 self.link.publish(
                     self.topics.event,
                     encode(
@@ -151,7 +153,7 @@ class RulesDaemon:
                             "v": PROTOCOL_VERSION,
                             "seq": outcome.reply["seq"],
                             "number": outcome.first_event_number + offset,
-                            "event": event_to_json(event),
+                            "event": event_json,
                             "text": describe_event(event),
                         }
                     ),

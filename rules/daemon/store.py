@@ -61,6 +61,8 @@ class CommandRecord:
     payload: str
     reply: dict[str, Any]
     events: tuple[Event, ...] = ()
+    # The events' JSON objects when the caller has them already (so each is built once).
+    events_json: tuple[dict[str, Any], ...] | None = None
 
     @property
     def ok(self) -> bool:
@@ -192,15 +194,13 @@ class GameLog:
                     int(record.ok),
                 )
             )
-            for event in record.events:
+            events_json = record.events_json
+            if events_json is None:
+                events_json = tuple(event_to_json(event) for event in record.events)
+            for event_json in events_json:
                 number += 1
                 event_rows.append(
-                    (
-                        self.table,
-                        number,
-                        record.seq,
-                        json.dumps(event_to_json(event), separators=(",", ":")),
-                    )
+                    (self.table, number, record.seq, json.dumps(event_json, separators=(",", ":")))
                 )
         try:
             db.execute("BEGIN IMMEDIATE")
