@@ -118,6 +118,8 @@ class Referee:
                 ) from None
             except RecursionError:
                 raise _Refusal("invalid", "not valid JSON: nested too deeply") from None
+            except ValueError as error:  # e.g. an integer of more than 4,300 digits
+                raise _Refusal("invalid", f"not valid JSON: {error}") from None
             if isinstance(raw, dict):
                 # multi_stage's `id` is its stage's name and its request id at once (the
                 # vocabulary of `tabletop replay`), so a stage name is used once per table.

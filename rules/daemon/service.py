@@ -84,7 +84,19 @@ class RulesDaemon:
             batch = [item]
             while len(batch) < MAX_BATCH and (more := self.link.get(timeout=0)) is not None:
                 batch.append(more)
-            self._serve(batch)
+            try:
+                self._serve(batch)
+            except Exception:  # a bug here must not take the table down; the log is intact
+                log.exception("table %s: a batch of %d failed", self.topics.table, len(batch))
+                self._recover()
+
+    def _recover(self) -> None:
+        # Whatever was decided but not written is forgotten (none of it was acknowledged);
+        # the game goes on from the log.
+        try:
+            self.referee.load()
+        except StoreError as error:
+            log.error("table %s: %s", self.topics.table, error)
 
     def _checkpoint(self) -> None:
         # Checkpointing syncs the database file: done while nobody waits for a reply.

@@ -7,12 +7,12 @@ import uuid
 from pathlib import Path
 
 import pytest
-from daemon_helpers import Broker, Mosquitto, client, pump_until, running_daemon
+from daemon_helpers import AmqttBroker, Broker, Mosquitto, client, pump_until, running_daemon
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_daemon_referee import ROSTER, payloads
 
-from rules.daemon.referee import MAX_PAYLOAD_BYTES
+from rules.daemon.referee import MAX_PAYLOAD_BYTES, Outcome
 from tabletop.mqtt import MqttLink, NotConnected, parse_broker_url
 
 
@@ -117,3 +117,26 @@ def test_credentials_in_the_broker_url_log_in_and_wrong_ones_say_so(
         link.stop()
     finally:
         broker.stop()
+
+
+def test_a_bug_in_a_batch_is_logged_and_the_table_goes_on(
+    amqtt: AmqttBroker,
+    table: str,
+    db: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with running_daemon(amqtt.url, table, db) as daemon, client(amqtt.url, table) as gm:
+        assert gm.send(ROSTER)["ok"]
+        real_handle = daemon.daemon.referee.handle
+
+        def handle(payload: bytes) -> Outcome:
+            if b"boom" in payload:
+                raise RuntimeError("a bug")
+            return real_handle(payload)
+
+        monkeypatch.setattr(daemon.daemon.referee, "handle", handle)
+        gm.send_raw(b'{"cmd": "boom"}')
+        reply = gm.send({"cmd": "reveal", "player": "Ana", "slot": 2})
+        assert reply["ok"] and reply["seq"] == 2
+    assert any("failed" in r.getMessage() and r.exc_info for r in caplog.records)

@@ -100,6 +100,7 @@ def test_an_id_is_applied_once_and_its_reply_is_sent_again(db: Path) -> None:
         (b'{"cmd": "roll", "value": 3, "id": [1]}', "invalid", "id: expected a string"),
         (b'{"cmd": "roll", "value": 3}', "illegal", "phase: roll belongs to play"),
         (b"[" * 20_000, "invalid", "not valid JSON"),
+        (b'{"cmd": "roll", "value": ' + b"9" * 5000 + b"}", "invalid", "not valid JSON"),
         (b" " * (MAX_PAYLOAD_BYTES + 1), "too_large", "over the 65536-byte limit"),
     ],
 )
