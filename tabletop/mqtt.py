@@ -19,6 +19,7 @@ import queue
 import socket
 import ssl
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
@@ -161,7 +162,14 @@ class Will:
 
 
 class MqttLink:
-    """One MQTT connection with a lifecycle: will, backoff, resubscribe, republish retained."""
+    """One MQTT connection with a lifecycle: will, backoff, resubscribe, republish retained.
+
+    Threaded (the default), paho's network thread reads and writes the socket and `get()`
+    waits on what it queued. With `threaded=False` the owner's own thread does the network
+    work inside `get()`: nothing changes threads, so a request is answered without two thread
+    hand-offs (the rules daemon does this); the owner must then call `get()` at least every
+    few seconds, which keeps the connection alive and reconnects it.
+    """
 
     def __init__(
         self,
@@ -174,6 +182,7 @@ class MqttLink:
         min_backoff: float = 0.1,
         max_backoff: float = 5.0,
         max_inflight: int = 1000,
+        threaded: bool = True,
     ) -> None:
         self.url = url
         self.client_id = client_id
@@ -183,6 +192,9 @@ class MqttLink:
         self.min_backoff = min_backoff
         self.max_backoff = max_backoff
         self.max_inflight = max_inflight
+        self.threaded = threaded
+        self._backoff = min_backoff
+        self._next_attempt = 0.0
         self._inbox: queue.SimpleQueue[Inbound] = queue.SimpleQueue()
         self._retained: dict[str, tuple[bytes, int]] = {}
         self._retained_lock = threading.Lock()
@@ -225,7 +237,8 @@ class MqttLink:
             client.will_set(self.will.topic, self.will.payload, self.will.qos, self.will.retain)
         self._client = client
         client.connect_async(self.url.host, self.url.port, keepalive=self.keepalive)
-        client.loop_start()
+        if self.threaded:
+            client.loop_start()
         if timeout is not None and not self.wait_connected(timeout):
             why = f": the broker refused it ({self._refusal})" if self._refusal else ""
             raise NotConnected(
@@ -233,8 +246,19 @@ class MqttLink:
             )
 
     def wait_connected(self, timeout: float) -> bool:
-        """Waits until the link is connected; False if it is not within `timeout` seconds."""
-        return self._connected.wait(timeout)
+        """Waits until the link is connected; False if it is not within `timeout` seconds.
+
+        Unthreaded, it does the network work meanwhile; what arrives stays queued for get().
+        """
+        if self.threaded:
+            return self._connected.wait(timeout)
+        deadline = time.monotonic() + timeout
+        while not self._connected.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            self._drive(min(left, 0.1))
+        return True
 
     @property
     def is_connected(self) -> bool:
@@ -249,12 +273,17 @@ class MqttLink:
             info = client.publish(
                 self.will.topic, self.will.clean, self.will.qos, retain=self.will.retain
             )
-            try:
-                info.wait_for_publish(timeout)
-            except (RuntimeError, ValueError):
+            deadline = time.monotonic() + timeout
+            while not info.is_published() and time.monotonic() < deadline:
+                if self.threaded:
+                    time.sleep(0.01)
+                else:
+                    self._drive(0.05)
+            if not info.is_published():
                 log.warning("could not publish %s before stopping", self.will.topic)
         client.disconnect()
-        client.loop_stop()
+        if self.threaded:
+            client.loop_stop()
         self._client = None
         self._connected.clear()
 
@@ -266,13 +295,60 @@ class MqttLink:
         On a Connected item the subscriptions and retained messages are restored (here, in
         the owner's thread) before it is returned.
         """
-        try:
-            item = self._inbox.get(timeout=timeout) if timeout != 0 else self._inbox.get_nowait()
-        except queue.Empty:
-            return None
+        if self.threaded:
+            try:
+                item = (
+                    self._inbox.get(timeout=timeout) if timeout != 0 else self._inbox.get_nowait()
+                )
+            except queue.Empty:
+                return None
+        else:
+            found = self._take_driving(timeout)
+            if found is None:
+                return None
+            item = found
         if isinstance(item, Connected):
             self._restore()
         return item
+
+    def _take_driving(self, timeout: float | None) -> Inbound | None:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            try:
+                return self._inbox.get_nowait()
+            except queue.Empty:
+                pass
+            left = 1.0 if deadline is None else deadline - time.monotonic()
+            self._drive(max(0.0, left))
+            try:
+                return self._inbox.get_nowait()
+            except queue.Empty:
+                if deadline is not None and time.monotonic() >= deadline:
+                    return None
+
+    def _drive(self, timeout: float) -> None:
+        """Unthreaded: one round of network work (connect, read, write, keepalive)."""
+        client = self._client
+        if client is None:
+            time.sleep(timeout)
+            return
+        if client.socket() is None:
+            now = time.monotonic()
+            if now < self._next_attempt:
+                time.sleep(min(timeout, self._next_attempt - now))
+                return
+            try:
+                client.reconnect()
+            except (OSError, ssl.SSLError) as error:
+                self._schedule_reconnect(f"cannot reach {self.url}: {error}")
+                return
+        if client.loop(timeout) != MQTTErrorCode.MQTT_ERR_SUCCESS and client.socket() is None:
+            self._schedule_reconnect(f"lost {self.url}")
+
+    def _schedule_reconnect(self, why: str) -> None:
+        log.debug("%s; next try in %.1f s", why, self._backoff)
+        self._next_attempt = time.monotonic() + self._backoff
+        self._backoff = min(self.max_backoff, max(self.min_backoff, self._backoff * 2))
 
     def publish(self, topic: str, payload: bytes, qos: int = 1) -> paho.MQTTMessageInfo:
         """Publishes a non-retained message (queued by paho while disconnected)."""
@@ -321,6 +397,7 @@ class MqttLink:
             log.warning("the broker at %s refused the connection: %s", self.url, reason_code)
             return
         self._connections += 1
+        self._backoff = self.min_backoff
         self._connected.set()
         self._inbox.put(Connected(reconnect=self._connections > 1))
 

@@ -45,6 +45,9 @@ class RulesDaemon:
             client_id=f"tabletop-rules-{table}",
             subscriptions=[(self.topics.command, 1)],
             will=Will(self.topics.rules_availability, OFFLINE, clean=OFFLINE),
+            # The serving loop does the network work itself: a command is read, decided,
+            # logged and answered on one thread, with no hand-offs between threads.
+            threaded=False,
         )
         self.batches = 0
         self._last_prompt: bytes | None = None
