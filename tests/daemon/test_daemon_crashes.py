@@ -10,6 +10,7 @@ import pytest
 from daemon_helpers import (
     AmqttBroker,
     Broker,
+    DaemonThread,
     Mosquitto,
     client,
     daemon_process,
@@ -97,4 +98,22 @@ def test_a_broker_restart_mid_game_and_the_game_goes_on(
             assert [r["seq"] for r in replies] == list(range(half + 1, len(commands) + 1))
             pump_until(gm, lambda: gm.retained.get(gm.topics.state) == expected, 10, "the end")
     finally:
+        broker.stop()
+
+
+def test_a_daemon_started_before_its_broker_connects_when_the_broker_comes(
+    tmp_path: Path, table: str, db: Path
+) -> None:
+    broker = Mosquitto(tmp_path)
+    daemon = DaemonThread(broker.url, table, db)
+    daemon.daemon.start(timeout=0.2)  # nothing listens yet: it keeps trying
+    assert not daemon.daemon.link.is_connected
+    daemon.thread.start()
+    broker.start()
+    try:
+        with client(broker.url, table) as gm:
+            assert gm.send({"cmd": "roll", "value": 2}, timeout=15)["kind"] == "illegal"
+            assert gm.wait_for(gm.topics.rules_availability) == "online"
+    finally:
+        daemon.stop()
         broker.stop()
