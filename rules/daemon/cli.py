@@ -391,7 +391,10 @@ def _contest(args: argparse.Namespace) -> dict[str, Any]:
     if args.method:
         command["method"] = args.method
     if args.card:
-        command["cards"] = {name: _card_ref(value) for name, value in args.card}
+        try:
+            command["cards"] = {name: _card_ref(value) for name, value in args.card}
+        except argparse.ArgumentTypeError as error:
+            raise _user_error(f"--card {error}") from None
     if args.wager:
         try:
             command["wagers"] = {name: int(value) for name, value in args.wager}

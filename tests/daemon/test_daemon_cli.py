@@ -149,6 +149,8 @@ def test_problems_the_game_master_can_fix_are_one_line(
     assert "unknown scheme 'http'" in capsys.readouterr().err
     assert main(["gm", "state", "--table", "a/b"]) == 2
     assert "table id 'a/b'" in capsys.readouterr().err
+    assert main(["gm", "contest", "Ana", "Bo", "--card", "Ana=bad"]) == 2
+    assert "--card 'bad': expected PLAYER:SLOT" in capsys.readouterr().err
 
 
 def test_the_daemon_brings_its_own_broker_and_stops_cleanly(tmp_path: Path, table: str) -> None:
