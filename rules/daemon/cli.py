@@ -241,7 +241,8 @@ def run_follow(args: argparse.Namespace) -> int:
             if args.json:
                 print(f"{message.topic} {message.payload.decode('utf-8', errors='replace')}")
             elif message.topic == topics.event:
-                print(f"  {client.events[-1].get('text')}")
+                for event in json.loads(message.payload).get("events", []):
+                    print(f"  {event.get('text')}")
             elif message.topic == topics.reply:
                 reply = client.replies[-1]
                 if not reply.get("ok") and not reply.get("duplicate"):

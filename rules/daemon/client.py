@@ -38,6 +38,7 @@ class TableClient:
         self.topics = TableTopics(table)
         self.follow_events = follow_events
         self.retained: dict[str, Any] = {}
+        # every event seen on game/event: {"seq", "number", "event", "text"}
         self.events: list[dict[str, Any]] = []
         self.replies: list[dict[str, Any]] = []
         self._pending_ids: set[str] = set()
@@ -132,8 +133,10 @@ class TableClient:
             key = None if body.get("id") is None else str(body["id"])
             if key is not None and key in self._pending_ids:
                 self._answers[key] = body
-        elif item.topic == self.topics.event:
-            self.events.append(body)
+        elif item.topic == self.topics.event and isinstance(body, dict):
+            # filed one event at a time, each with the seq of the command that caused it
+            for event in body.get("events", []):
+                self.events.append({"seq": body.get("seq"), **event})
         else:
             self.retained[item.topic] = body
         return item

@@ -158,23 +158,26 @@ class RulesDaemon:
                     outcome.reply["seq"],
                     outcome.reply["error"],
                 )
-            for offset, (event, event_json) in enumerate(
-                zip(outcome.events, outcome.events_json, strict=True)
-            ):
-                self.link.publish(
-                    self.topics.event,
-                    encode(
-                        {
-                            "v": PROTOCOL_VERSION,
-                            "seq": outcome.reply["seq"],
-                            "number": outcome.first_event_number + offset,
-                            "event": event_json,
-                            "text": describe_event(event),
-                        }
-                    ),
-                )
+            if outcome.events:
+                self._publish_events(outcome)
         if changed:
             self._publish_views()
+
+    def _publish_events(self, outcome: Outcome) -> None:
+        # One message per command: the events a command caused belong together (a roll and
+        # the discards, Strikes and offers it brings), and one message costs one round of
+        # acknowledgements instead of one per event.
+        seq = outcome.reply["seq"]
+        first = outcome.first_event_number
+        events = [
+            {"number": first + offset, "event": event_json, "text": describe_event(event)}
+            for offset, (event, event_json) in enumerate(
+                zip(outcome.events, outcome.events_json, strict=True)
+            )
+        ]
+        self.link.publish(
+            self.topics.event, encode({"v": PROTOCOL_VERSION, "seq": seq, "events": events})
+        )
 
     def _publish_reply(self, reply: dict[str, Any]) -> None:
         self.link.publish(self.topics.reply, encode(reply))

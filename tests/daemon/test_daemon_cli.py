@@ -124,8 +124,17 @@ def test_follow_prints_the_table_live(amqtt: AmqttBroker, table: str, db: Path) 
             }
             with client(amqtt.url, table) as other:
                 other.send({"cmd": "teleport"})
-            lines = [follower.stdout.readline().strip()]
+                other.send(
+                    {
+                        "cmd": "new_game",
+                        "players": [{"name": "Cy", "descriptor": "dangerous", "lucky": [10]}],
+                    }
+                )
+            lines = [follower.stdout.readline().strip() for _ in range(4)]
             assert lines[0].startswith("refused (command 1): unknown command 'teleport'")
+            assert lines[1] == "New game: Cy (dangerous, no archetype, lucky 10)"
+            assert lines[2] == "Dealt six cards face-down to Cy"
+            assert lines[3] == "waiting for: Cy: turn one card of your choice face-up"
         finally:
             follower.send_signal(signal.SIGINT)
             follower.wait(10)
