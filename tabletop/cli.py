@@ -14,7 +14,12 @@ import logging
 import sys
 from collections.abc import Sequence
 
-COMMAND_MODULES: tuple[str, ...] = ("rules.cli", "hardware.mat.cli")
+COMMAND_MODULES: tuple[str, ...] = (
+    "rules.cli",
+    "rules.daemon.cli",
+    "tabletop.broker",
+    "hardware.mat.cli",
+)
 
 
 class UserError(Exception):

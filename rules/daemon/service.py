@@ -1,0 +1,190 @@
+"""The rules daemon: one table's referee on MQTT, the single authority on its game.
+
+The loop takes what the MQTT link queued, decides every command waiting (a batch), writes the
+batch to the log in one transaction, and only then publishes the replies, the events, the
+retained state and the prompt. Batching is what makes a durable log fast: one disk sync covers
+every command that arrived while the previous one was being written.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from pathlib import Path
+from typing import Any, Final
+
+from rules.sixshooter import describe_event
+from tabletop.mqtt import BrokerUrl, Connected, Disconnected, Message, MqttLink, Will
+from tabletop.topics import TableTopics
+
+from .referee import PROTOCOL_VERSION, Outcome, Referee
+from .store import GameLog, StoreError
+
+log = logging.getLogger(__name__)
+
+ONLINE: Final = b"online"
+OFFLINE: Final = b"offline"
+MAX_BATCH: Final = 512
+
+
+def encode(payload: dict[str, Any]) -> bytes:
+    """The wire form of every JSON payload: compact UTF-8."""
+    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+class RulesDaemon:
+    """Serves one table: `start()`, then `run(stop)` until `stop` is set, then `close()`."""
+
+    def __init__(self, url: BrokerUrl, table: str, db_path: str | Path, sync: str = "full") -> None:
+        self.url = url
+        self.topics = TableTopics(table)
+        self.referee = Referee(GameLog(db_path, table, sync))
+        self.link = MqttLink(
+            url,
+            client_id=f"tabletop-rules-{table}",
+            subscriptions=[(self.topics.command, 1)],
+            will=Will(self.topics.rules_availability, OFFLINE, clean=OFFLINE),
+            # The serving loop does the network work itself: a command is read, decided,
+            # logged and answered on one thread, with no hand-offs between threads.
+            threaded=False,
+        )
+        self.batches = 0
+        self._last_prompt: bytes | None = None
+
+    def start(self, timeout: float | None = None) -> None:
+        """Opens the log, rebuilds the game, and starts connecting (waits up to `timeout`)."""
+        self.referee.log.open()
+        try:
+            self.referee.load()
+        except StoreError:
+            self.referee.log.close()
+            raise
+        log.info(
+            "table %s: %d commands in the log, %d events; connecting to %s",
+            self.topics.table,
+            self.referee.last_seq,
+            len(self.referee.game.events),
+            self.url,
+        )
+        self.link.start(timeout=None)
+        self._publish_views()
+        self.link.publish_retained(self.topics.rules_availability, ONLINE)
+        if not self.link.wait_connected(3.0 if timeout is None else timeout):
+            log.warning(
+                "table %s: no broker at %s yet; still trying (commands wait until then)",
+                self.topics.table,
+                self.url,
+            )
+
+    def run(self, stop: threading.Event) -> None:
+        """Serves commands until `stop` is set."""
+        while not stop.is_set():
+            item = self.link.get(timeout=0.2)
+            if item is None:
+                self._checkpoint()
+                continue
+            batch = [item]
+            while len(batch) < MAX_BATCH and (more := self.link.get(timeout=0)) is not None:
+                batch.append(more)
+            try:
+                self._serve(batch)
+            except Exception:  # a bug here must not take the table down; the log is intact
+                log.exception("table %s: a batch of %d failed", self.topics.table, len(batch))
+                self._recover()
+
+    def _recover(self) -> None:
+        # Whatever was decided but not written is forgotten (none of it was acknowledged);
+        # the game goes on from the log.
+        try:
+            self.referee.load()
+        except StoreError as error:
+            log.error("table %s: %s", self.topics.table, error)
+
+    def _checkpoint(self) -> None:
+        # Checkpointing syncs the database file: done while nobody waits for a reply.
+        try:
+            self.referee.log.checkpoint()
+        except StoreError as error:
+            log.warning("table %s: %s", self.topics.table, error)
+
+    def close(self) -> None:
+        """Publishes `offline`, disconnects and closes the log."""
+        self.link.stop()
+        self.referee.log.close()
+
+    # -- one batch ------------------------------------------------------------------------
+
+    def _serve(self, batch: list[Message | Connected | Disconnected]) -> None:
+        outcomes: list[Outcome] = []
+        for item in batch:
+            if isinstance(item, Connected):
+                log.info("table %s: connected to %s", self.topics.table, self.url)
+            elif isinstance(item, Disconnected):
+                log.warning(
+                    "table %s: lost the broker (%s); reconnecting", self.topics.table, item.reason
+                )
+            elif item.topic == self.topics.command:
+                outcomes.append(self.referee.handle(item.payload))
+        if not outcomes:
+            return
+        try:
+            self.referee.commit()
+        except StoreError as error:
+            log.error("table %s: %s", self.topics.table, error)
+            for outcome in outcomes:
+                self._publish_reply(
+                    {
+                        "v": PROTOCOL_VERSION,
+                        "id": outcome.reply.get("id"),
+                        "ok": False,
+                        "error": f"storage: the game log could not be written ({error}); "
+                        "nothing was applied, send it again",
+                        "kind": "storage",
+                    }
+                )
+            return
+        self.batches += 1
+        changed = False
+        for outcome in outcomes:
+            self._publish_reply(outcome.reply)
+            if outcome.duplicate:
+                continue
+            changed = True
+            if not outcome.ok and outcome.reply.get("id") is None:
+                log.warning(
+                    "table %s: refused command %s (no id): %s",
+                    self.topics.table,
+                    outcome.reply["seq"],
+                    outcome.reply["error"],
+                )
+            if outcome.events:
+                self._publish_events(outcome)
+        if changed:
+            self._publish_views()
+
+    def _publish_events(self, outcome: Outcome) -> None:
+        # One message per command: the events a command caused belong together (a roll and
+        # the discards, Strikes and offers it brings), and one message costs one round of
+        # acknowledgements instead of one per event.
+        seq = outcome.reply["seq"]
+        first = outcome.first_event_number
+        events = [
+            {"number": first + offset, "event": event_json, "text": describe_event(event)}
+            for offset, (event, event_json) in enumerate(
+                zip(outcome.events, outcome.events_json, strict=True)
+            )
+        ]
+        self.link.publish(
+            self.topics.event, encode({"v": PROTOCOL_VERSION, "seq": seq, "events": events})
+        )
+
+    def _publish_reply(self, reply: dict[str, Any]) -> None:
+        self.link.publish(self.topics.reply, encode(reply))
+
+    def _publish_views(self) -> None:
+        self.link.publish_retained(self.topics.state, encode(self.referee.state_json()))
+        prompt = encode(self.referee.prompt_json())
+        if prompt != self._last_prompt:
+            self.link.publish_retained(self.topics.prompt, prompt)
+            self._last_prompt = prompt

@@ -1,0 +1,430 @@
+"""MQTT plumbing every table daemon shares: broker URLs and a client with a reconnect lifecycle.
+
+`parse_broker_url` reads `mqtt://user:pass@host:1883`, `mqtts://host` and `embedded://host:port`
+(the broker `tabletop broker` runs in-process; clients reach it as plain MQTT).
+
+`MqttLink` wraps a paho-mqtt 2.x client (always `CallbackAPIVersion.VERSION2`), in the Home
+Assistant way: paho's network thread only decodes and queues; the owner's thread takes items
+from `get()`, and when an item says the link (re)connected, `get()` first resubscribes and
+republishes every retained message the owner set with `publish_retained`, so a broker restart
+(which forgets retained messages when it has no persistence) heals itself. A last will is set
+before each connection; `stop()` publishes the will's "clean stop" payload itself.
+Everything stays within MQTT 3.1.1, so the embedded amqtt broker and Mosquitto behave alike.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import socket
+import ssl
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Final
+from urllib.parse import parse_qs, unquote, urlsplit
+
+import paho.mqtt.client as paho
+from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
+from paho.mqtt.properties import Properties
+from paho.mqtt.reasoncodes import ReasonCode
+
+log = logging.getLogger(__name__)
+
+DEFAULT_PORTS: Final = {"mqtt": 1883, "mqtts": 8883, "embedded": 1883}
+DEFAULT_BROKER_URL: Final = "embedded://127.0.0.1:1883"
+BROKER_ENV: Final = "TABLETOP_BROKER"
+
+
+class MqttError(Exception):
+    """Root of the errors the MQTT plumbing raises."""
+
+
+class BrokerUrlError(MqttError):
+    """A broker URL that cannot be used; the message names the part at fault."""
+
+
+class NotConnected(MqttError):
+    """The broker could not be reached in the time allowed."""
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerUrl:
+    """Where a broker is and how to log in: the parsed form of a broker URL."""
+
+    scheme: str
+    host: str
+    port: int
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+    ca_file: str | None = None
+    insecure: bool = False
+
+    @property
+    def tls(self) -> bool:
+        return self.scheme == "mqtts"
+
+    @property
+    def embedded(self) -> bool:
+        """True when this URL asks for the in-process amqtt broker."""
+        return self.scheme == "embedded"
+
+    def __str__(self) -> str:
+        """The URL without its password, for logs and messages."""
+        user = f"{self.username}@" if self.username else ""
+        return f"{self.scheme}://{user}{self.host}:{self.port}"
+
+
+def parse_broker_url(url: str) -> BrokerUrl:
+    """Reads a broker URL; raises BrokerUrlError naming what is wrong.
+
+    Query options for mqtts: `ca=PATH` (a CA bundle instead of the system's) and
+    `insecure=1` (skip certificate checks: for a test bench only).
+    """
+    text = url.strip()
+    if "://" not in text:
+        raise BrokerUrlError(
+            f"broker URL {url!r} has no scheme: write mqtt://HOST:1883, mqtts://HOST "
+            "or embedded://127.0.0.1:1883"
+        )
+    parts = urlsplit(text)
+    scheme = parts.scheme.lower()
+    if scheme not in DEFAULT_PORTS:
+        raise BrokerUrlError(
+            f"broker URL {url!r}: unknown scheme {parts.scheme!r} "
+            "(expected mqtt, mqtts or embedded)"
+        )
+    if not parts.hostname:
+        raise BrokerUrlError(f"broker URL {url!r} names no host")
+    try:
+        port = parts.port or DEFAULT_PORTS[scheme]
+    except ValueError:
+        raise BrokerUrlError(f"broker URL {url!r}: the port must be a number 1-65535") from None
+    if parts.path not in ("", "/"):
+        raise BrokerUrlError(f"broker URL {url!r}: a path ({parts.path!r}) means nothing here")
+    query = parse_qs(parts.query, keep_blank_values=True)
+    unknown = sorted(set(query) - {"ca", "insecure"})
+    if unknown:
+        raise BrokerUrlError(f"broker URL {url!r}: unknown option {unknown[0]!r}")
+    if query and scheme != "mqtts":
+        raise BrokerUrlError(f"broker URL {url!r}: options ca and insecure need mqtts://")
+    ca_file = query["ca"][-1] if "ca" in query else None
+    insecure = query.get("insecure", ["0"])[-1].lower() in ("1", "true", "yes")
+    if scheme == "embedded" and parts.username:
+        raise BrokerUrlError(f"broker URL {url!r}: the embedded broker takes no credentials")
+    return BrokerUrl(
+        scheme=scheme,
+        host=parts.hostname,
+        port=port,
+        username=unquote(parts.username) if parts.username else None,
+        password=unquote(parts.password) if parts.password is not None else None,
+        ca_file=ca_file,
+        insecure=insecure,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """A message that arrived on a subscribed topic (topic and raw payload, nothing decoded)."""
+
+    topic: str
+    payload: bytes
+    retain: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Connected:
+    """The link (re)connected; subscriptions and retained messages were restored before this."""
+
+    reconnect: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Disconnected:
+    """The link lost its broker; paho reconnects with backoff on its own."""
+
+    reason: str
+
+
+Inbound = Message | Connected | Disconnected
+
+
+@dataclass(frozen=True, slots=True)
+class Will:
+    """The last will: published by the broker if the link dies; `clean` is sent on stop()."""
+
+    topic: str
+    payload: bytes
+    clean: bytes | None = None
+    qos: int = 1
+    retain: bool = True
+
+
+class MqttLink:
+    """One MQTT connection with a lifecycle: will, backoff, resubscribe, republish retained.
+
+    Threaded (the default), paho's network thread reads and writes the socket and `get()`
+    waits on what it queued. With `threaded=False` the owner's own thread does the network
+    work inside `get()`: nothing changes threads, so a request is answered without two thread
+    hand-offs (the rules daemon does this); the owner must then call `get()` at least every
+    few seconds, which keeps the connection alive and reconnects it.
+    """
+
+    def __init__(
+        self,
+        url: BrokerUrl,
+        client_id: str,
+        *,
+        subscriptions: Iterable[tuple[str, int]] = (),
+        will: Will | None = None,
+        keepalive: int = 15,
+        min_backoff: float = 0.1,
+        max_backoff: float = 5.0,
+        max_inflight: int = 1000,
+        threaded: bool = True,
+    ) -> None:
+        self.url = url
+        self.client_id = client_id
+        self.subscriptions = tuple(subscriptions)
+        self.will = will
+        self.keepalive = keepalive
+        self.min_backoff = min_backoff
+        self.max_backoff = max_backoff
+        self.max_inflight = max_inflight
+        self.threaded = threaded
+        self._backoff = min_backoff
+        self._next_attempt = 0.0
+        self._inbox: queue.SimpleQueue[Inbound] = queue.SimpleQueue()
+        self._retained: dict[str, tuple[bytes, int]] = {}
+        self._retained_lock = threading.Lock()
+        self._connected = threading.Event()
+        self._connections = 0
+        self._refusal: str | None = None
+        self._client: paho.Client | None = None
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def start(self, timeout: float | None = 10.0) -> None:
+        """Starts connecting in the background; with a timeout, waits for the first connection.
+
+        Raises NotConnected if the broker cannot be reached within `timeout` (the link keeps
+        trying until stop()).
+        """
+        client = paho.Client(
+            CallbackAPIVersion.VERSION2,
+            client_id=self.client_id,
+            clean_session=True,
+            protocol=paho.MQTTv311,
+        )
+        client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
+        client.on_message = self._on_message
+        client.on_socket_open = _no_delay
+        client.reconnect_delay_set(
+            min_delay=max(1, round(self.min_backoff)), max_delay=max(1, round(self.max_backoff))
+        )
+        client.max_inflight_messages_set(self.max_inflight)
+        if self.url.username is not None:
+            client.username_pw_set(self.url.username, self.url.password)
+        if self.url.tls:
+            context = ssl.create_default_context(cafile=self.url.ca_file)
+            if self.url.insecure:
+                context.check_hostname = False
+                context.verify_mode = ssl.CERT_NONE
+            client.tls_set_context(context)
+        if self.will is not None:
+            client.will_set(self.will.topic, self.will.payload, self.will.qos, self.will.retain)
+        self._client = client
+        client.connect_async(self.url.host, self.url.port, keepalive=self.keepalive)
+        if self.threaded:
+            client.loop_start()
+        if timeout is not None and not self.wait_connected(timeout):
+            why = f": the broker refused it ({self._refusal})" if self._refusal else ""
+            raise NotConnected(
+                f"no connection to the MQTT broker at {self.url} in {timeout:g} s{why}"
+            )
+
+    def wait_connected(self, timeout: float) -> bool:
+        """Waits until the link is connected; False if it is not within `timeout` seconds.
+
+        Unthreaded, it does the network work meanwhile; what arrives stays queued for get().
+        """
+        if self.threaded:
+            return self._connected.wait(timeout)
+        deadline = time.monotonic() + timeout
+        while not self._connected.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            self._drive(min(left, 0.1))
+        return True
+
+    @property
+    def is_connected(self) -> bool:
+        return self._connected.is_set()
+
+    def stop(self, timeout: float = 2.0) -> None:
+        """Publishes the will's clean-stop payload (if any), disconnects and stops the thread."""
+        client = self._client
+        if client is None:
+            return
+        if self.will is not None and self.will.clean is not None and self.is_connected:
+            info = client.publish(
+                self.will.topic, self.will.clean, self.will.qos, retain=self.will.retain
+            )
+            deadline = time.monotonic() + timeout
+            while not info.is_published() and time.monotonic() < deadline:
+                if self.threaded:
+                    time.sleep(0.01)
+                else:
+                    self._drive(0.05)
+            if not info.is_published():
+                log.warning("could not publish %s before stopping", self.will.topic)
+        client.disconnect()
+        if self.threaded:
+            client.loop_stop()
+        self._client = None
+        self._connected.clear()
+
+    # -- the owner's side -----------------------------------------------------------------
+
+    def get(self, timeout: float | None = None) -> Inbound | None:
+        """The next inbound item, or None after `timeout` seconds with nothing.
+
+        On a Connected item the subscriptions and retained messages are restored (here, in
+        the owner's thread) before it is returned.
+        """
+        if self.threaded:
+            try:
+                item = (
+                    self._inbox.get(timeout=timeout) if timeout != 0 else self._inbox.get_nowait()
+                )
+            except queue.Empty:
+                return None
+        else:
+            found = self._take_driving(timeout)
+            if found is None:
+                return None
+            item = found
+        if isinstance(item, Connected):
+            self._restore()
+        return item
+
+    def _take_driving(self, timeout: float | None) -> Inbound | None:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            try:
+                return self._inbox.get_nowait()
+            except queue.Empty:
+                pass
+            left = 1.0 if deadline is None else deadline - time.monotonic()
+            self._drive(max(0.0, left))
+            try:
+                return self._inbox.get_nowait()
+            except queue.Empty:
+                if deadline is not None and time.monotonic() >= deadline:
+                    return None
+
+    def _drive(self, timeout: float) -> None:
+        """Unthreaded: one round of network work (connect, read, write, keepalive)."""
+        client = self._client
+        if client is None:
+            time.sleep(timeout)
+            return
+        if client.socket() is None:
+            now = time.monotonic()
+            if now < self._next_attempt:
+                time.sleep(min(timeout, self._next_attempt - now))
+                return
+            try:
+                client.reconnect()
+            except (OSError, ssl.SSLError) as error:
+                self._schedule_reconnect(f"cannot reach {self.url}: {error}")
+                return
+        if client.loop(timeout) != MQTTErrorCode.MQTT_ERR_SUCCESS and client.socket() is None:
+            self._schedule_reconnect(f"lost {self.url}")
+
+    def _schedule_reconnect(self, why: str) -> None:
+        log.debug("%s; next try in %.1f s", why, self._backoff)
+        self._next_attempt = time.monotonic() + self._backoff
+        self._backoff = min(self.max_backoff, max(self.min_backoff, self._backoff * 2))
+
+    def publish(self, topic: str, payload: bytes, qos: int = 1) -> paho.MQTTMessageInfo:
+        """Publishes a non-retained message (queued by paho while disconnected)."""
+        return self._require_client().publish(topic, payload, qos, retain=False)
+
+    def publish_retained(self, topic: str, payload: bytes, qos: int = 1) -> paho.MQTTMessageInfo:
+        """Publishes a retained message and remembers it, to publish again after a reconnect."""
+        with self._retained_lock:
+            self._retained[topic] = (payload, qos)
+        return self._require_client().publish(topic, payload, qos, retain=True)
+
+    def subscribe(self, topic_filter: str, qos: int = 1) -> None:
+        """Adds a subscription now and after every reconnect."""
+        self.subscriptions = (*self.subscriptions, (topic_filter, qos))
+        if self.is_connected:
+            self._require_client().subscribe(topic_filter, qos)
+
+    def _require_client(self) -> paho.Client:
+        if self._client is None:
+            raise MqttError("the MQTT link is not started")
+        return self._client
+
+    def _restore(self) -> None:
+        client = self._client
+        if client is None:
+            return
+        if self.subscriptions:
+            client.subscribe(list(self.subscriptions))
+        with self._retained_lock:
+            retained = list(self._retained.items())
+        for topic, (payload, qos) in retained:
+            client.publish(topic, payload, qos, retain=True)
+
+    # -- paho's network thread: decode and queue, nothing else ---------------------------
+
+    def _on_connect(
+        self,
+        client: paho.Client,
+        userdata: object,
+        flags: paho.ConnectFlags,
+        reason_code: ReasonCode,
+        properties: Properties | None,
+    ) -> None:
+        if reason_code.is_failure:
+            self._refusal = str(reason_code)
+            log.warning("the broker at %s refused the connection: %s", self.url, reason_code)
+            return
+        self._connections += 1
+        self._backoff = self.min_backoff
+        self._connected.set()
+        self._inbox.put(Connected(reconnect=self._connections > 1))
+
+    def _on_disconnect(
+        self,
+        client: paho.Client,
+        userdata: object,
+        flags: paho.DisconnectFlags,
+        reason_code: ReasonCode,
+        properties: Properties | None,
+    ) -> None:
+        was_connected = self._connected.is_set()
+        self._connected.clear()
+        if was_connected:
+            self._inbox.put(Disconnected(str(reason_code)))
+
+    def _on_message(self, client: paho.Client, userdata: object, message: paho.MQTTMessage) -> None:
+        self._inbox.put(Message(message.topic, bytes(message.payload), bool(message.retain)))
+
+
+def _no_delay(client: paho.Client, userdata: object, sock: object) -> None:
+    # Small packets (a PUBACK, then a reply) must not wait for Nagle's algorithm: without
+    # this every command round trip costs a 40 ms delayed ACK.
+    if isinstance(sock, socket.socket) and sock.family in (socket.AF_INET, socket.AF_INET6):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+def publish_ok(info: paho.MQTTMessageInfo) -> bool:
+    """True if paho accepted a publish (sent, or queued while reconnecting)."""
+    return info.rc in (MQTTErrorCode.MQTT_ERR_SUCCESS, MQTTErrorCode.MQTT_ERR_NO_CONN)

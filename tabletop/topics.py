@@ -1,0 +1,61 @@
+"""The MQTT topic names of one table, all under `tabletop/v1/<table>/` (see docs/mqtt.md)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+ROOT: Final = "tabletop/v1"
+DEFAULT_TABLE: Final = "main"
+TABLE_ENV: Final = "TABLETOP_TABLE"
+_TABLE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+
+
+class TableIdError(ValueError):
+    """A table id that cannot be a topic level."""
+
+
+def check_table_id(table: str) -> str:
+    """Returns the table id if it is usable as one topic level, else raises TableIdError."""
+    if not _TABLE_ID.fullmatch(table):
+        raise TableIdError(
+            f"table id {table!r}: use 1-64 letters, digits, '-' or '_', starting with a letter "
+            "or digit (it becomes an MQTT topic level)"
+        )
+    return table
+
+
+@dataclass(frozen=True, slots=True)
+class TableTopics:
+    """Every topic of one table. The mat, dice and LED topics arrive with the bridge."""
+
+    table: str
+
+    @property
+    def root(self) -> str:
+        return f"{ROOT}/{self.table}"
+
+    @property
+    def command(self) -> str:
+        return f"{self.root}/game/command"
+
+    @property
+    def reply(self) -> str:
+        return f"{self.root}/game/reply"
+
+    @property
+    def state(self) -> str:
+        return f"{self.root}/game/state"
+
+    @property
+    def event(self) -> str:
+        return f"{self.root}/game/event"
+
+    @property
+    def prompt(self) -> str:
+        return f"{self.root}/game/prompt"
+
+    @property
+    def rules_availability(self) -> str:
+        return f"{self.root}/rules/availability"

@@ -1,0 +1,55 @@
+"""Fixtures for the rules daemon tests: one amqtt and one Mosquitto broker for the session."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from daemon_helpers import AmqttBroker, Broker, Mosquitto
+
+_tables = itertools.count(1)
+
+
+@pytest.fixture(scope="session")
+def mosquitto(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mosquitto]:
+    broker = Mosquitto(tmp_path_factory.mktemp("mosquitto"))
+    broker.start()
+    yield broker
+    broker.stop()
+
+
+@pytest.fixture(scope="session")
+def amqtt() -> Iterator[AmqttBroker]:
+    broker = AmqttBroker()
+    broker.start()
+    yield broker
+    broker.stop()
+
+
+@pytest.fixture(params=["amqtt", "mosquitto"])
+def broker(request: pytest.FixtureRequest) -> Broker:
+    """Each MQTT test runs against the embedded broker and against a real Mosquitto."""
+    found: Broker = request.getfixturevalue(request.param)
+    return found
+
+
+@pytest.fixture
+def table() -> str:
+    """A table id no other test uses, so tests can share brokers."""
+    return f"t{next(_tables)}"
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "games.sqlite3"
+
+
+@pytest.fixture
+def fuzz_daemon(broker: Broker, table: str, db: Path) -> Iterator[tuple[Broker, str]]:
+    """One daemon that every example of a fuzz test sends to."""
+    from daemon_helpers import running_daemon
+
+    with running_daemon(broker.url, table, db):
+        yield broker, table

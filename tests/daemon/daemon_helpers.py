@@ -1,0 +1,213 @@
+"""Real brokers and daemons for the daemon tests: Mosquitto and amqtt on free ports."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from rules.daemon.client import TableClient
+from rules.daemon.service import RulesDaemon
+from tabletop.broker import EmbeddedBroker
+from tabletop.mqtt import BrokerUrl
+
+DATA = Path(__file__).parent / "data"
+MOSQUITTO_PATHS = ("/usr/sbin/mosquitto", "/usr/bin/mosquitto", "/usr/local/sbin/mosquitto")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def wait_until(check: Callable[[], bool], timeout: float = 10.0, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(0.02)
+
+
+def port_open(port: int) -> bool:
+    with socket.socket() as probe:
+        probe.settimeout(0.2)
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+def mosquitto_binary() -> str:
+    found = shutil.which("mosquitto") or next(
+        (path for path in MOSQUITTO_PATHS if os.access(path, os.X_OK)), None
+    )
+    if found is None:
+        raise RuntimeError(
+            "the mosquitto binary is missing: scripts/test.sh installs it "
+            "(apt-get install mosquitto)"
+        )
+    return found
+
+
+class Mosquitto:
+    """A private Mosquitto on a free port with its own configuration file (no persistence)."""
+
+    def __init__(
+        self, workdir: Path, port: int | None = None, users: dict[str, str] | None = None
+    ) -> None:
+        self.port = port or free_port()
+        self.config = workdir / f"mosquitto-{self.port}.conf"
+        self.passwords = workdir / f"mosquitto-{self.port}.passwd"
+        self.users = users or {}
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> BrokerUrl:
+        return BrokerUrl("mqtt", "127.0.0.1", self.port)
+
+    def start(self) -> None:
+        lines = [f"listener {self.port} 127.0.0.1"]
+        if self.users:
+            self.passwords.write_text("")
+            for user, password in self.users.items():
+                subprocess.run(
+                    ["mosquitto_passwd", "-b", str(self.passwords), user, password], check=True
+                )
+            self.passwords.chmod(0o600)
+            lines += ["allow_anonymous false", f"password_file {self.passwords}"]
+        else:
+            lines.append("allow_anonymous true")
+        lines += [
+            "set_tcp_nodelay true",
+            "persistence false",
+            "log_dest stderr",
+            "log_type error",
+        ]
+        if os.geteuid() == 0:
+            lines.append("user root")
+        self.config.write_text("\n".join(lines) + "\n")
+        self.process = subprocess.Popen(
+            [mosquitto_binary(), "-c", str(self.config)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_until(lambda: port_open(self.port), 10, f"mosquitto on port {self.port}")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(10)
+            self.process = None
+        wait_until(lambda: not port_open(self.port), 10, "mosquitto to close its port")
+
+
+class AmqttBroker:
+    """The embedded broker, as `tabletop rules` starts it, on a free port."""
+
+    def __init__(self, port: int | None = None) -> None:
+        self.port = port or free_port()
+        self.broker = EmbeddedBroker("127.0.0.1", self.port)
+
+    @property
+    def url(self) -> BrokerUrl:
+        return BrokerUrl("mqtt", "127.0.0.1", self.port)
+
+    def start(self) -> None:
+        self.broker = EmbeddedBroker("127.0.0.1", self.port)
+        self.broker.start()
+
+    def stop(self) -> None:
+        self.broker.stop()
+
+
+Broker = Mosquitto | AmqttBroker
+
+
+class DaemonThread:
+    """A RulesDaemon served on a thread of the test process."""
+
+    def __init__(self, url: BrokerUrl, table: str, db: Path) -> None:
+        self.daemon = RulesDaemon(url, table, db)
+        self.stop_event = threading.Event()
+        self.thread = threading.Thread(target=self.daemon.run, args=(self.stop_event,))
+
+    def start(self) -> None:
+        self.daemon.start(timeout=10)
+        assert self.daemon.link.is_connected
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.stop_event.set()
+        self.thread.join(10)
+        self.daemon.close()
+
+
+@contextlib.contextmanager
+def running_daemon(url: BrokerUrl, table: str, db: Path) -> Iterator[DaemonThread]:
+    daemon = DaemonThread(url, table, db)
+    daemon.start()
+    try:
+        yield daemon
+    finally:
+        daemon.stop()
+
+
+@contextlib.contextmanager
+def client(url: BrokerUrl, table: str, follow_events: bool = False) -> Iterator[TableClient]:
+    table_client = TableClient(url, table, follow_events=follow_events)
+    table_client.start()
+    try:
+        yield table_client
+    finally:
+        table_client.close()
+
+
+def daemon_process(url: BrokerUrl, table: str, db: Path) -> subprocess.Popen[bytes]:
+    """`tabletop rules` as its own process, as a table runs it."""
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tabletop",
+            "rules",
+            "--table",
+            table,
+            "--broker",
+            f"mqtt://127.0.0.1:{url.port}",
+            "--db",
+            str(db),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def kill_hard(process: subprocess.Popen[Any]) -> None:
+    process.send_signal(signal.SIGKILL)
+    process.wait(10)
+
+
+def full_game_commands() -> list[dict[str, Any]]:
+    import json
+
+    lines = (DATA / "full_game.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def pump_until(
+    table_client: TableClient, check: Callable[[], bool], timeout: float = 10.0, what: str = ""
+) -> None:
+    """Files the client's messages until `check()` holds."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what or 'messages'}")
+        table_client.pump(0.05)

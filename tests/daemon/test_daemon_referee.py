@@ -1,0 +1,264 @@
+"""The referee without the network: the durable log, ids applied once, bad payloads refused."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from daemon_helpers import full_game_commands
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rules.daemon.referee import MAX_PAYLOAD_BYTES, Referee
+from rules.daemon.store import GameLog, StoreError
+from rules.replay import replay_lines
+
+ROSTER = {
+    "cmd": "new_game",
+    "players": [
+        {"name": "Ana", "descriptor": "sly", "archetype": "Cat burglar", "lucky": [7]},
+        {"name": "Bo", "descriptor": "sharp", "archetype": "Sniper", "lucky": [3]},
+    ],
+    "seed": 4,
+}
+
+
+_opened: list[GameLog] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_logs() -> Iterator[None]:
+    yield
+    while _opened:
+        _opened.pop().close()
+
+
+def referee(db: Path, table: str = "main") -> Referee:
+    log = GameLog(db, table)
+    log.open()
+    _opened.append(log)
+    found = Referee(log)
+    found.load()
+    return found
+
+
+def send(ref: Referee, command: Any) -> dict[str, Any]:
+    reply = ref.handle(json.dumps(command).encode()).reply
+    ref.commit()
+    return reply
+
+
+def test_the_state_is_what_tabletop_replay_prints_and_survives_a_restart(db: Path) -> None:
+    commands = full_game_commands()
+    ref = referee(db)
+    for command in commands:
+        ref.handle(json.dumps(command).encode())
+    ref.commit()
+    expected = replay_lines([json.dumps(c) for c in commands]).to_json()
+    assert ref.state_json() == expected
+    ref.log.close()
+    again = referee(db)
+    assert again.state_json() == expected
+    assert again.last_seq == len(commands)
+    assert len(again.game.events) == len(ref.game.events)
+
+
+def test_an_id_is_applied_once_and_its_reply_is_sent_again(db: Path) -> None:
+    ref = referee(db)
+    first = send(ref, {**ROSTER, "id": "start"})
+    events = len(ref.game.events)
+    again = send(ref, {**ROSTER, "id": "start"})
+    assert first["ok"] and again == {**first, "duplicate": True}
+    assert len(ref.game.events) == events and ref.last_seq == 1
+    ref.log.close()
+    # after a restart too, and for a refused command as well
+    ref = referee(db)
+    assert send(ref, {**ROSTER, "id": "start"}) == {**first, "duplicate": True}
+    refused = send(ref, {"cmd": "reveal", "player": "Zed", "slot": 1, "id": 7})
+    assert refused["id"] == 7 and not refused["ok"] and refused["rule"] == "players"
+    assert send(ref, {"cmd": "reveal", "player": "Ana", "slot": 1, "id": 7})["duplicate"]
+    assert ref.state_json()["rejected"] == [{"line": 2, "error": refused["error"]}]
+
+
+@pytest.mark.parametrize(
+    ("payload", "kind", "words"),
+    [
+        (b"{not json", "invalid", "not valid JSON"),
+        (b"\xff\xfe", "invalid", "not UTF-8"),
+        (b"[1, 2]", "invalid", "expected a JSON object"),
+        (b'"roll"', "invalid", "expected a JSON object"),
+        (b"{}", "invalid", "missing 'cmd'"),
+        (b'{"cmd": "fly"}', "invalid", "unknown command 'fly'"),
+        (b'{"cmd": "roll", "value": "six"}', "invalid", "roll.value: expected an integer"),
+        (b'{"cmd": "roll", "value": 9}', "invalid", "must be 1 to 6"),
+        (b'{"cmd": "roll", "value": 3, "extra": 1}', "invalid", "unknown field"),
+        (b'{"cmd": "roll", "value": 3, "v": 2}', "invalid", "version 2 is not supported"),
+        (b'{"cmd": "roll", "value": 3, "id": [1]}', "invalid", "id: expected a string"),
+        (b'{"cmd": "roll", "value": 3}', "illegal", "phase: roll belongs to play"),
+        (b"[" * 20_000, "invalid", "not valid JSON"),
+        (b'{"cmd": "roll", "value": ' + b"9" * 5000 + b"}", "invalid", "not valid JSON"),
+        (b" " * (MAX_PAYLOAD_BYTES + 1), "too_large", "over the 65536-byte limit"),
+    ],
+)
+def test_bad_payloads_are_refused_with_a_reason_and_change_nothing(
+    db: Path, payload: bytes, kind: str, words: str
+) -> None:
+    ref = referee(db)
+    send(ref, ROSTER)
+    before = ref.state_json()
+    outcome = ref.handle(payload)
+    ref.commit()
+    assert not outcome.ok and outcome.reply["kind"] == kind
+    assert words in outcome.reply["error"]
+    after = ref.state_json()
+    assert after.pop("rejected") == [{"line": 2, "error": outcome.reply["error"]}]
+    before.pop("rejected")
+    assert after == before
+
+
+def test_a_stage_name_is_also_the_request_id(db: Path) -> None:
+    ref = referee(db)
+    send(ref, ROSTER)
+    send(ref, {"cmd": "reveal", "player": "Ana", "slot": 1})
+    send(ref, {"cmd": "reveal", "player": "Bo", "slot": 1})
+    opened = send(ref, {"cmd": "multi_stage", "id": "vault", "needed": 1})
+    assert opened["ok"] and opened["id"] == "vault"
+    again = send(ref, {"cmd": "multi_stage", "id": "vault", "needed": 1})
+    assert again == {**opened, "duplicate": True}
+    assert list(ref.game.state.stages) == ["vault"]
+
+
+def test_a_finished_game_refuses_every_command(db: Path) -> None:
+    ref = referee(db)
+    send(ref, ROSTER)
+    assert send(ref, {"cmd": "end_game"})["ok"]
+    reply = send(ref, {"cmd": "reveal", "player": "Ana", "slot": 1, "id": "late"})
+    assert not reply["ok"] and reply["error"].startswith("game: the game has finished")
+
+
+def test_tables_share_one_database_file_without_mixing(db: Path) -> None:
+    one, two = referee(db, "one"), referee(db, "two")
+    send(one, ROSTER)
+    send(two, {**ROSTER, "players": ROSTER["players"][:1], "seed": 9})
+    send(two, {"cmd": "reveal", "player": "Ana", "slot": 2})
+    one.log.close()
+    two.log.close()
+    assert [p["name"] for p in referee(db, "one").state_json()["players"]] == ["Ana", "Bo"]
+    assert referee(db, "two").state_json()["phase"] == "play"
+
+
+def test_a_second_daemon_for_the_same_table_is_turned_away(db: Path) -> None:
+    referee(db, "main")
+    with pytest.raises(StoreError, match="another rules daemon already serves table 'main'"):
+        GameLog(db, "main").open()
+    referee(db, "other")  # another table in the same file is fine
+
+
+def test_a_log_that_does_not_replay_is_reported_not_served(db: Path) -> None:
+    ref = referee(db)
+    send(ref, ROSTER)
+    assert ref.log._db is not None
+    ref.log._db.execute('UPDATE events SET event = \'{"type": "nonsense"}\'')
+    ref.log.close()
+    with pytest.raises(StoreError, match="cannot read table 'main'"):
+        referee(db)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+command_names = st.sampled_from(
+    [
+        "new_game",
+        "reveal",
+        "turn_order",
+        "challenge",
+        "multi_stage",
+        "roll",
+        "lucky",
+        "contest",
+        "boost",
+        "concede",
+        "end_adventure",
+        "grant_lucky",
+        "return",
+        "retire",
+        "start_adventure",
+        "end_game",
+        "fly",
+    ]
+)
+field_names = st.sampled_from(
+    [
+        "player",
+        "players",
+        "slot",
+        "value",
+        "values",
+        "method",
+        "critical",
+        "card",
+        "wager",
+        "stage",
+        "replace",
+        "id",
+        "v",
+        "needed",
+        "from",
+        "to",
+        "number",
+        "drop_lucky",
+        "source",
+    ]
+)
+fields = st.one_of(
+    json_values,
+    st.sampled_from(["Ana", "Bo", "slyness", "charm", "impossible"]),
+    st.integers(-2, 8),
+    st.fixed_dictionaries({"player": st.sampled_from(["Ana", "Bo"]), "slot": st.integers(0, 7)}),
+)
+commands = st.builds(
+    lambda name, body: {"cmd": name, **body},
+    command_names,
+    st.dictionaries(field_names, fields, max_size=4),
+)
+payloads = st.one_of(
+    st.binary(max_size=64),
+    json_values.map(lambda v: json.dumps(v).encode()),
+    commands.map(lambda c: json.dumps(c).encode()),
+)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(payloads, min_size=1, max_size=12))
+def test_fuzzed_payloads_never_break_the_referee(tmp_path: Path, batch: list[bytes]) -> None:
+    db = tmp_path / "fuzz.sqlite3"
+    table = f"t{uuid.uuid4().hex[:12]}"
+    ref = referee(db, table)
+    send(ref, ROSTER)
+    for payload in batch:
+        before = ref.state_json()
+        outcome = ref.handle(payload)
+        if outcome.duplicate:
+            assert ref.state_json() == before, "a repeated id was applied again"
+        elif not outcome.ok:
+            after = ref.state_json()
+            assert after.pop("rejected")[-1]["error"] == outcome.reply["error"]
+            before.pop("rejected")
+            assert after == before, "a refused command changed the game"
+            assert outcome.reply["error"]
+    ref.commit()
+    ref.log.close()
+    rebuilt = referee(db, table)
+    assert rebuilt.state_json() == ref.state_json()
+    rebuilt.log.close()
