@@ -28,7 +28,7 @@ def check_table_id(table: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class TableTopics:
-    """Every topic of one table. The mat, dice and LED topics arrive with the bridge."""
+    """Every topic of one table (docs/mqtt.md)."""
 
     table: str
 
@@ -59,3 +59,31 @@ class TableTopics:
     @property
     def rules_availability(self) -> str:
         return f"{self.root}/rules/availability"
+
+    # -- the physical table: published by the bridge, read by the rules daemon ----------
+
+    @property
+    def mat_event(self) -> str:
+        return f"{self.root}/mat/event"
+
+    @property
+    def mat_snapshot(self) -> str:
+        return f"{self.root}/mat/snapshot"
+
+    @property
+    def dice_event(self) -> str:
+        return f"{self.root}/dice/event"
+
+    @property
+    def bridge_availability(self) -> str:
+        return f"{self.root}/bridge/availability"
+
+    # -- what the rules daemon tells the table ------------------------------------------
+
+    @property
+    def leds_frame(self) -> str:
+        return f"{self.root}/leds/frame"
+
+    @property
+    def table_alert(self) -> str:
+        return f"{self.root}/table/alert"

@@ -71,6 +71,18 @@ def register(subparsers: Any) -> None:
         help="full (default): every acknowledged command survives a power cut; normal: "
         "faster replies, survives a crash of the daemon but not of the machine",
     )
+    rules.add_argument(
+        "--config",
+        metavar="TABLE.toml",
+        help="read the physical table too: the table id, seats, broker and grace period come "
+        "from this file (examples/table.toml); mat and dice moves become game commands",
+    )
+    rules.add_argument(
+        "--seats",
+        metavar="NAMES",
+        help="read the physical table with these players, seat 1 first, comma-separated "
+        "(without --config)",
+    )
     rules.set_defaults(handler=run_daemon)
 
     gm = subparsers.add_parser(
@@ -109,12 +121,27 @@ def run_daemon(args: argparse.Namespace) -> int:
 
     from .service import RulesDaemon
 
+    seats: list[str] | None = None
+    grace = 1.5
+    if args.config:
+        from bridge.config import ConfigError, load_config
+
+        try:
+            config = load_config(args.config)
+        except ConfigError as error:
+            raise UserError(str(error)) from error
+        args.table = config.table
+        seats, grace = config.seat_names, config.rules.grace_seconds
+        if args.broker is None and config.broker.url is not None:
+            args.broker = config.broker.url
+    elif args.seats:
+        seats = [name.strip() for name in args.seats.split(",") if name.strip()]
     table = _table(args)
     try:
         url, embedded = broker_for(args.broker)
     except MqttError as error:
         raise UserError(str(error)) from error
-    daemon = RulesDaemon(url, table, args.db, sync=args.sync)
+    daemon = RulesDaemon(url, table, args.db, sync=args.sync, seats=seats, grace=grace)
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())

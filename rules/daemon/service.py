@@ -11,21 +11,27 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
 from rules.sixshooter import describe_event
+from rules.sixshooter.reading import Action, Execute
 from tabletop.mqtt import BrokerUrl, Connected, Disconnected, Message, MqttLink, Will
 from tabletop.topics import TableTopics
 
 from .referee import PROTOCOL_VERSION, Outcome, Referee
 from .store import GameLog, StoreError
+from .table import PhysicalTable
 
 log = logging.getLogger(__name__)
 
 ONLINE: Final = b"online"
 OFFLINE: Final = b"offline"
 MAX_BATCH: Final = 512
+# A table move can lead to another (a deal, then nothing else): a bound in case of a bug.
+MAX_TABLE_STEPS: Final = 8
 
 
 def encode(payload: dict[str, Any]) -> bytes:
@@ -36,14 +42,28 @@ def encode(payload: dict[str, Any]) -> bytes:
 class RulesDaemon:
     """Serves one table: `start()`, then `run(stop)` until `stop` is set, then `close()`."""
 
-    def __init__(self, url: BrokerUrl, table: str, db_path: str | Path, sync: str = "full") -> None:
+    def __init__(
+        self,
+        url: BrokerUrl,
+        table: str,
+        db_path: str | Path,
+        sync: str = "full",
+        *,
+        seats: Sequence[str] | None = None,
+        grace: float = 1.5,
+    ) -> None:
         self.url = url
         self.topics = TableTopics(table)
         self.referee = Referee(GameLog(db_path, table, sync))
+        # With seats, the daemon also reads the physical table the bridge publishes.
+        self.physical = PhysicalTable(self.topics, seats, grace) if seats else None
+        subscriptions = [(self.topics.command, 1)]
+        if self.physical is not None:
+            subscriptions += self.physical.subscriptions
         self.link = MqttLink(
             url,
             client_id=f"tabletop-rules-{table}",
-            subscriptions=[(self.topics.command, 1)],
+            subscriptions=subscriptions,
             will=Will(self.topics.rules_availability, OFFLINE, clean=OFFLINE),
             # The serving loop does the network work itself: a command is read, decided,
             # logged and answered on one thread, with no hand-offs between threads.
@@ -51,6 +71,7 @@ class RulesDaemon:
         )
         self.batches = 0
         self._last_prompt: bytes | None = None
+        self._last_table: dict[str, bytes] = {}
 
     def start(self, timeout: float | None = None) -> None:
         """Opens the log, rebuilds the game, and starts connecting (waits up to `timeout`)."""
@@ -82,6 +103,8 @@ class RulesDaemon:
         while not stop.is_set():
             item = self.link.get(timeout=0.2)
             if item is None:
+                if self.physical is not None:
+                    self._serve([])  # grace periods run out with no message arriving
                 self._checkpoint()
                 continue
             batch = [item]
@@ -117,6 +140,8 @@ class RulesDaemon:
 
     def _serve(self, batch: list[Message | Connected | Disconnected]) -> None:
         outcomes: list[Outcome] = []
+        table = self.physical
+        now = time.monotonic()
         for item in batch:
             if isinstance(item, Connected):
                 log.info("table %s: connected to %s", self.topics.table, self.url)
@@ -125,7 +150,16 @@ class RulesDaemon:
                     "table %s: lost the broker (%s); reconnecting", self.topics.table, item.reason
                 )
             elif item.topic == self.topics.command:
-                outcomes.append(self.referee.handle(item.payload))
+                if table is None:
+                    outcomes.append(self.referee.handle(item.payload))
+                else:
+                    self._table_command(table, item.payload, outcomes, now)
+            elif table is not None and table.owns(item.topic):
+                state = self.referee.game.state
+                self._act(table, table.message(item.topic, item.payload, state, now), outcomes, now)
+        if table is not None:
+            self._act(table, table.reader.tick(self.referee.game.state, now), outcomes, now)
+            self._publish_table(table)
         if not outcomes:
             return
         try:
@@ -162,6 +196,70 @@ class RulesDaemon:
                 self._publish_events(outcome)
         if changed:
             self._publish_views()
+
+    # -- the physical table ----------------------------------------------------------------
+
+    def _table_command(
+        self, table: PhysicalTable, payload: bytes, outcomes: list[Outcome], now: float
+    ) -> None:
+        """A game master's command: a deal or a draw without cards waits for the mat."""
+        try:
+            raw = json.loads(payload)
+        except (ValueError, UnicodeDecodeError):
+            raw = None
+        if not isinstance(raw, dict):
+            outcomes.append(self.referee.handle(payload))  # the referee words the refusal
+            return
+        actions = table.reader.request(self.referee.game.state, raw, now)
+        if actions == [Execute(raw)]:
+            self._execute(table, raw, payload, outcomes, now)
+            return
+        what = "the deal on the mat" if raw.get("cmd") != "turn_order" else "cards on the pad"
+        self._publish_reply(
+            {"v": PROTOCOL_VERSION, "id": raw.get("id"), "ok": True, "waiting": what}
+        )
+        self._act(table, actions, outcomes, now)
+
+    def _act(
+        self, table: PhysicalTable, actions: list[Action], outcomes: list[Outcome], now: float
+    ) -> None:
+        """Executes the commands the table's actions amount to, and keeps their alerts."""
+        for _ in range(MAX_TABLE_STEPS):
+            table.record(actions)
+            commands = [action.command for action in actions if isinstance(action, Execute)]
+            if not commands:
+                return
+            actions = []
+            for command in commands:
+                actions += self._execute(table, command, encode(command), outcomes, now)
+        log.error("table %s: the table's moves did not settle", self.topics.table)
+
+    def _execute(
+        self,
+        table: PhysicalTable,
+        command: dict[str, Any],
+        payload: bytes,
+        outcomes: list[Outcome],
+        now: float,
+    ) -> list[Action]:
+        outcome = self.referee.handle(payload)
+        outcomes.append(outcome)
+        state = self.referee.game.state
+        if outcome.ok:
+            return table.reader.applied(state, command, now)
+        if outcome.duplicate:
+            return []
+        return table.reader.refused(command, str(outcome.reply.get("error", "")))
+
+    def _publish_table(self, table: PhysicalTable) -> None:
+        for topic, payload in (
+            (self.topics.table_alert, table.alert_payload()),
+            (self.topics.leds_frame, table.led_payload(self.referee.game.state)),
+        ):
+            data = encode(payload)
+            if self._last_table.get(topic) != data:
+                self._last_table[topic] = data
+                self.link.publish_retained(topic, data)
 
     def _publish_events(self, outcome: Outcome) -> None:
         # One message per command: the events a command caused belong together (a roll and

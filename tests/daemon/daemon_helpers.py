@@ -134,8 +134,8 @@ Broker = Mosquitto | AmqttBroker
 class DaemonThread:
     """A RulesDaemon served on a thread of the test process."""
 
-    def __init__(self, url: BrokerUrl, table: str, db: Path) -> None:
-        self.daemon = RulesDaemon(url, table, db)
+    def __init__(self, url: BrokerUrl, table: str, db: Path, **options: Any) -> None:
+        self.daemon = RulesDaemon(url, table, db, **options)
         self.stop_event = threading.Event()
         self.thread = threading.Thread(target=self.daemon.run, args=(self.stop_event,))
 

@@ -1,0 +1,202 @@
+"""The bridge on the Pi: mat, dice camera and Strike LEDs on one side, MQTT on the other.
+
+What it publishes under `tabletop/v1/<table>/` (docs/mqtt.md):
+- `mat/event`: every mat event, with the bridge's boot id and a sequence number (QoS 1);
+- `mat/snapshot` (retained): what every zone holds now, the truth that events only hint at;
+- `dice/event`: every throw the vision pipeline announces;
+- `bridge/availability` (retained): `online`, and `offline` as the last will.
+What it reads: `leds/frame` (retained), shown on the Strike LEDs; MQTT resends it after every
+reconnect because it is retained and the link resubscribes.
+
+While the broker is away, events wait in a bounded queue (the oldest are dropped and counted:
+the retained snapshot, republished on reconnect, still tells the truth).
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import logging
+import os
+import queue
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Final
+
+from hardware.leds import LedFrame, StrikeLeds
+from hardware.leds.frames import FrameError
+from hardware.mat import CardEvent, EventKind, LinkEvent, MatDriver, MatEvent
+from tabletop.mqtt import BrokerUrl, Connected, Disconnected, Message, MqttLink, Will
+from tabletop.topics import TableTopics
+
+log = logging.getLogger(__name__)
+
+FORMAT_VERSION: Final = 1
+QUEUE_LIMIT: Final = 1000
+ONLINE: Final = b"online"
+OFFLINE: Final = b"offline"
+
+
+def encode(payload: dict[str, Any]) -> bytes:
+    """Compact UTF-8 JSON, as every table message."""
+    return json.dumps(payload, separators=(",", ":")).encode("utf-8")
+
+
+@dataclass(slots=True)
+class BridgeStats:
+    """What the bridge has done, for logs and tests."""
+
+    mat_events: int = 0
+    dice_events: int = 0
+    frames_shown: int = 0
+    bad_frames: int = 0
+    dropped: int = 0
+
+
+class Bridge:
+    """Runs one table's devices against MQTT: `start()`, `run(stop)`, `close()`."""
+
+    def __init__(
+        self,
+        url: BrokerUrl,
+        table: str,
+        mat: MatDriver,
+        leds: StrikeLeds,
+        dice: Callable[[threading.Event], Iterator[dict[str, Any]]] | None = None,
+    ) -> None:
+        self.topics = TableTopics(table)
+        self.mat = mat
+        self.leds = leds
+        self.dice = dice
+        self.boot = os.urandom(4).hex()
+        self.stats = BridgeStats()
+        self.zones: dict[str, dict[str, Any]] = {}
+        self.link = MqttLink(
+            url,
+            client_id=f"tabletop-bridge-{table}-{self.boot}",
+            subscriptions=[(self.topics.leds_frame, 1)],
+            will=Will(self.topics.bridge_availability, OFFLINE, clean=OFFLINE),
+        )
+        self._seq = 0
+        self._outbox: collections.deque[tuple[str, bytes]] = collections.deque()
+        self._dice_events: queue.Queue[dict[str, Any]] = queue.Queue()
+        self._dice_thread: threading.Thread | None = None
+        self._stop = threading.Event()
+
+    def start(self, timeout: float | None = 10.0) -> None:
+        """Shows the LED test pattern, opens the mat and the camera, connects to the broker."""
+        self.leds.start()
+        self.mat.start()
+        if self.dice is not None:
+            self._dice_thread = threading.Thread(
+                target=self._watch_dice, name="bridge-dice", daemon=True
+            )
+            self._dice_thread.start()
+        self.link.start(timeout=timeout)
+        self.link.publish_retained(self.topics.bridge_availability, ONLINE)
+        self._publish_snapshot()
+
+    def run(self, stop: threading.Event) -> None:
+        """Moves events between the devices and MQTT until `stop` is set."""
+        while not stop.is_set():
+            try:
+                self.step(timeout=0.02)
+            except Exception:  # a bug here must not stop the mat, the camera or the LEDs
+                log.exception("bridge: a step failed; going on")
+
+    def step(self, timeout: float) -> None:
+        """One round: mat events, dice events, then what the broker sent."""
+        event = self.mat.get_event(timeout=timeout)
+        while event is not None:
+            self._mat_event(event)
+            event = self.mat.get_event(timeout=0)
+        while True:
+            try:
+                throw = self._dice_events.get_nowait()
+            except queue.Empty:
+                break
+            self._send(self.topics.dice_event, {**self._header(), **throw})
+            self.stats.dice_events += 1
+        while (item := self.link.get(timeout=0)) is not None:
+            if isinstance(item, Message) and item.topic == self.topics.leds_frame:
+                self._show(item.payload)
+            elif isinstance(item, Connected):
+                self._flush()
+            elif isinstance(item, Disconnected):
+                log.warning("bridge: lost the broker (%s); events wait in the queue", item.reason)
+
+    def close(self) -> None:
+        """Publishes `offline`, stops the devices and turns the LEDs off."""
+        self._stop.set()
+        self.link.stop()
+        self.mat.close()
+        self.leds.stop()
+        if self._dice_thread is not None:
+            self._dice_thread.join(timeout=2)
+
+    # -- the mat --------------------------------------------------------------------------
+
+    def _mat_event(self, event: MatEvent) -> None:
+        self.stats.mat_events += 1
+        if isinstance(event, CardEvent):
+            if event.kind is EventKind.REMOVED:
+                self.zones.pop(event.zone, None)
+            elif event.kind is EventKind.UNKNOWN_CARD:
+                self.zones[event.zone] = {"card": None, "uid": event.uid, "face": event.face.text}
+            else:
+                card = event.card.code if event.card is not None else None
+                self.zones[event.zone] = {"card": card, "face": event.face.text}
+        self._send(self.topics.mat_event, {**self._header(), **event.to_json()})
+        if isinstance(event, CardEvent | LinkEvent):
+            self._publish_snapshot()
+
+    def _publish_snapshot(self) -> None:
+        payload = {
+            **self._header(),
+            "connected": self.mat.connected,
+            "zones": dict(sorted(self.zones.items())),
+        }
+        # Retained: the link republishes it after a reconnect, so it needs no queue.
+        self.link.publish_retained(self.topics.mat_snapshot, encode(payload))
+
+    def _header(self) -> dict[str, Any]:
+        self._seq += 1
+        return {"v": FORMAT_VERSION, "bridge": self.boot, "seq": self._seq}
+
+    # -- the dice -------------------------------------------------------------------------
+
+    def _watch_dice(self) -> None:
+        assert self.dice is not None
+        try:
+            for throw in self.dice(self._stop):
+                self._dice_events.put(throw)
+        except Exception:  # a camera failure must not take the mat and the LEDs down
+            log.exception("bridge: the dice camera stopped")
+
+    # -- the LEDs -------------------------------------------------------------------------
+
+    def _show(self, payload: bytes) -> None:
+        try:
+            frame = LedFrame.from_json(json.loads(payload))
+            self.leds.show(frame)
+        except (ValueError, FrameError) as error:
+            self.stats.bad_frames += 1
+            log.warning("bridge: ignored a bad LED frame: %s", error)
+            return
+        self.stats.frames_shown += 1
+
+    # -- the outbox -----------------------------------------------------------------------
+
+    def _send(self, topic: str, payload: dict[str, Any]) -> None:
+        if len(self._outbox) >= QUEUE_LIMIT:
+            self._outbox.popleft()
+            self.stats.dropped += 1
+        self._outbox.append((topic, encode(payload)))
+        if self.link.is_connected:
+            self._flush()
+
+    def _flush(self) -> None:
+        while self._outbox and self.link.is_connected:
+            topic, data = self._outbox.popleft()
+            self.link.publish(topic, data)

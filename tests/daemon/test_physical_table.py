@@ -1,0 +1,127 @@
+"""The whole chain with no hardware: the simulated mat (real firmware behind a pty) -> bridge ->
+MQTT -> rules daemon reading the table -> state, alerts and Strike LED frames back."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from daemon_helpers import Broker, DaemonThread, client, pump_until
+
+from bridge.bridge import Bridge
+from hardware.leds import LedConfig, LedState, SimulatedLeds
+from hardware.mat import open_mat
+from hardware.mat.sim import SimulatedMat
+
+SEATS = ["Ana", "Bo"]
+HANDS = {"Ana": ["JS", "3H", "QD", "7S", "KC", "AS"], "Bo": ["2C", "JC", "4H", "5D", "6S", "3C"]}
+ROSTER = {
+    "cmd": "new_game",
+    "players": [
+        {"name": "Ana", "descriptor": "sly", "archetype": "Thief", "lucky": [7]},
+        {"name": "Bo", "descriptor": "dangerous", "archetype": "Brute", "lucky": [3]},
+    ],
+    "seed": 9,
+}
+
+
+class RunningTable:
+    def __init__(self, broker: Broker, table: str, db: Path) -> None:
+        self.daemon = DaemonThread(broker.url, table, db, seats=SEATS, grace=0.3)
+        self.leds = SimulatedLeds(LedConfig(seats=2, test_pattern_seconds=0))
+        self.mat = open_mat("sim:?seats=2&slots=6&pad=1")
+        self.bridge = Bridge(broker.url, table, self.mat, self.leds)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.bridge.run, args=(self.stop,))
+
+    @property
+    def sim(self) -> SimulatedMat:
+        sim = self.mat.simulator
+        assert sim is not None
+        return sim
+
+    def start(self) -> None:
+        self.daemon.start()
+        self.bridge.start()
+        self.thread.start()
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(5)
+        self.bridge.close()
+        self.daemon.stop()
+
+
+@pytest.fixture
+def running(broker: Broker, table: str, db: Path) -> Iterator[RunningTable]:
+    table_ = RunningTable(broker, table, db)
+    table_.start()
+    try:
+        yield table_
+    finally:
+        table_.close()
+
+
+def phase(gm: Any) -> Any:
+    state = gm.retained.get(gm.topics.state)
+    return state.get("phase") if isinstance(state, dict) else None
+
+
+def test_a_game_read_from_the_simulated_mat(
+    running: RunningTable, broker: Broker, table: str
+) -> None:
+    with client(broker.url, table) as gm:
+        alert_topic = f"{gm.topics.root}/table/alert"
+        gm.link.subscribe(alert_topic)
+        reply = gm.send(dict(ROSTER))
+        assert reply["ok"] and reply["waiting"] == "the deal on the mat"
+
+        for slot in range(1, 7):  # the game master deals, one card at a time round the table
+            for seat, name in enumerate(SEATS, start=1):
+                running.sim.place(f"s{seat}.{slot}", HANDS[name][slot - 1], "down")
+        pump_until(gm, lambda: phase(gm) == "setup", 10, "the deal read from the mat")
+        state = gm.state()
+        assert [s["card"] for s in state["players"][1]["slots"]] == HANDS["Bo"]
+
+        running.sim.flip("s1.4")  # Ana turns up 7S, Bo his 2C: the setup reveals
+        running.sim.flip("s2.1")
+        pump_until(gm, lambda: phase(gm) == "play", 10, "the reveals")
+
+        # A mistake: Bo turns up a card that must stay face-down. It is never applied, and
+        # after the grace period the table is told which slot to fix.
+        running.sim.flip("s2.3")
+
+        def alerted() -> bool:
+            raw = gm.retained.get(alert_topic)
+            body = json.loads(raw) if isinstance(raw, str) else raw
+            return bool(body and body["alerts"])
+
+        pump_until(gm, alerted, 10, "the alert")
+        raw = gm.retained[alert_topic]
+        body = json.loads(raw) if isinstance(raw, str) else raw
+        assert body["alerts"][0]["message"] == "Bo's slot 3: turn 4H face-down"
+        assert gm.state()["players"][1]["slots"][2]["state"] == "face_down"
+        running.sim.flip("s2.3")
+        pump_until(gm, lambda: not alerted(), 10, "the alert cleared")
+
+        # Ana goes All Or Nothing and fails: three Strikes light, then all blink (removed).
+        assert gm.send(
+            {"cmd": "challenge", "player": "Ana", "method": "charm", "critical": 7, "wager": 3}
+        )["ok"]
+        assert gm.send({"cmd": "roll", "value": 1})["ok"]  # the game master enters the die
+        pump_until(
+            gm,
+            lambda: running.leds.frame.seats[0] == (LedState.BLINK,) * 3,
+            10,
+            "the removed Operator's LEDs blinking",
+        )
+        assert running.leds.frame.seats[1] == (LedState.OFF,) * 3
+        assert running.bridge.stats.frames_shown >= 1
+        # Her cards must leave the mat: an instruction, not an alert.
+        raw = gm.retained[alert_topic]
+        body = json.loads(raw) if isinstance(raw, str) else raw
+        assert "Ana's slot 1: discard JS (the slot should be empty)" in body["instructions"]
