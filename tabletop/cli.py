@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tabletop.broker",
     "hardware.mat.cli",
     "bridge.cli",
+    "tabletop.sim.cli",
 )
 
 

@@ -91,6 +91,10 @@ class TableReader:
     _agreed: dict[tuple[int, int], SlotView] = field(default_factory=dict)
     _mismatches: dict[tuple[int, int], _Mismatch] = field(default_factory=dict)
     _proposed: set[str] = field(default_factory=set)
+    # Slots still holding the last hand's card when a deal was asked for: they count toward
+    # the deal only once seen empty, so the old cards are not read as the new deal.
+    _stale: set[tuple[int, int]] = field(default_factory=set)
+    _refusals: set[str] = field(default_factory=set)
 
     # -- what arrives -----------------------------------------------------------------------
 
@@ -104,6 +108,12 @@ class TableReader:
             and "deck" not in command
         ):
             self.awaiting_deal = dict(command)
+            expected = self.expected(state)
+            self._stale = {
+                zone
+                for zone, view in self.seen.items()
+                if view.card is not None and expected.get(zone) == view
+            }
             return self._try_deal(state, now)
         if name == "turn_order" and "draws" not in command:
             self.awaiting_draws = {**command, "draws": []}
@@ -115,6 +125,8 @@ class TableReader:
     ) -> list[Action]:
         """The mat reports what seat `seat` (0-based), slot `slot` (1-6) holds now."""
         self.seen[(seat, slot)] = view
+        if view.card is None:
+            self._stale.discard((seat, slot))
         if self.awaiting_deal is not None:
             return self._try_deal(state, now)
         return self.evaluate(state, now)
@@ -144,7 +156,9 @@ class TableReader:
             return []  # a tie: the tied players draw again
         if command.get("cmd") == "turn_order":
             self.awaiting_draws = None
-        return [Alert(f"refused:{command.get('cmd')}", error)]
+        key = f"refused:{command.get('cmd')}"
+        self._refusals.add(key)
+        return [Alert(key, error)]
 
     def applied(self, state: GameState, command: dict[str, Any], now: float) -> list[Action]:
         """A command was applied (from the table or the game master): re-read the table."""
@@ -153,7 +167,9 @@ class TableReader:
         if command.get("cmd") in ("new_game", "start_adventure"):
             self.awaiting_deal = None
         self._proposed.clear()
-        return self.evaluate(state, now)
+        cleared: list[Action] = [AlertCleared(key) for key in sorted(self._refusals)]
+        self._refusals.clear()
+        return cleared + self.evaluate(state, now)
 
     def tick(self, state: GameState, now: float) -> list[Action]:
         """Time passed: a mismatch older than the grace period becomes an alert."""
@@ -296,8 +312,9 @@ class TableReader:
                     )
                 ]
             seat = self.seats.index(name)
-            views = [self.seen.get((seat, slot), EMPTY) for slot in range(1, HAND_SIZE + 1)]
-            if any(view.card is None or view.face_up for view in views):
+            zones = [(seat, slot) for slot in range(1, HAND_SIZE + 1)]
+            views = [self.seen.get(zone, EMPTY) for zone in zones]
+            if any(view.card is None or view.face_up for view in views) or self._stale & set(zones):
                 return []  # the deal is still landing
             hands[name] = [view.card.code for view in views if view.card is not None]
         return [Execute({**command, "hands": hands, "source": "mat"})]

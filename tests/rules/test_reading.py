@@ -185,3 +185,25 @@ def test_turn_order_draws_are_read_from_the_pad() -> None:
     assert table.game.state.turn_order == ()  # Bo still has to draw again
     table.handle(table.reader.observe_pad(table.game.state, parse_card("8D"), table.now))
     assert list(table.game.state.turn_order) == ["Bo", "Ana"]
+
+
+def test_a_new_adventure_is_not_read_from_the_old_hands() -> None:
+    table = Table()
+    table.playing()
+    table.gm({"cmd": "end_adventure"})
+    table.gm({"cmd": "start_adventure"})
+    assert table.game.state.adventure == 1  # the old cards still lie there: not a deal
+    table.lay(0, 1, None)  # gathering: Ana's first slot is cleared, then dealt again
+    table.lay(0, 1, "JS")
+    assert table.game.state.adventure == 1  # the other slots still hold last adventure's cards
+    again = {
+        "Ana": ["2H", "3D", "4S", "5C", "6H", "7D"],
+        "Bo": ["8H", "9D", "10S", "JH", "QS", "KD"],
+    }
+    for slot in range(1, 7):
+        for seat, name in enumerate(SEATS):
+            table.lay(seat, slot, None)
+            table.lay(seat, slot, again[name][slot - 1])
+    assert table.game.state.adventure == 2
+    assert [s.card.code for s in table.game.state.operators["Bo"].slots if s.card] == again["Bo"]
+    assert table.alerts == {}

@@ -1,0 +1,314 @@
+"""The simulated table: every program of a real table, with simulated devices and people.
+
+An embedded broker on a free port, the rules daemon reading the table, the bridge with the
+simulated mat (real firmware behind a pty), simulated Strike LEDs and the dice tray, and
+simulated people who play whole games physically. The people see what players see: the
+retained game state, the alerts and the LEDs.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import socket
+import statistics
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from bridge.bridge import Bridge
+from hardware.leds import LedConfig, SimulatedLeds
+from hardware.mat import open_mat
+from hardware.mat.sim import SimulatedMat
+from rules.daemon.client import TableClient
+from rules.daemon.service import RulesDaemon
+from tabletop.broker import EmbeddedBroker
+
+from .dice import DiceTray
+from .people import SimulatedPeople
+
+NAMES = ("Ana", "Bo", "Cy", "Dee", "Eli", "Fay")
+PATIENCE_S = 2.0  # how long people wait for the table to answer a move before the next
+
+
+def free_port() -> int:
+    """A TCP port nothing listens on now (port 1883 is often taken, on a Pi too)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+class MatHands:
+    """People's hands on the simulated mat (seats from 0, slots from 1) and the dice tray."""
+
+    def __init__(self, mat: SimulatedMat, dice: DiceTray, moved: Callable[[str], None]) -> None:
+        self.mat = mat
+        self.dice = dice
+        self.moved = moved
+
+    def lay(self, seat: int, slot: int, card: str, face_up: bool) -> None:
+        self.mat.place(f"s{seat + 1}.{slot}", card, "up" if face_up else "down")
+        self.moved("card")
+
+    def lift(self, seat: int, slot: int) -> None:
+        self.mat.remove(f"s{seat + 1}.{slot}")
+        self.moved("card")
+
+    def flip(self, seat: int, slot: int) -> None:
+        self.mat.flip(f"s{seat + 1}.{slot}")
+        self.moved("card")
+
+    def lay_on_pad(self, card: str) -> None:
+        self.mat.place("pad", card, "up")
+        time.sleep(0.3)  # long enough for the mat to read it before it goes to the discard pile
+        self.mat.remove("pad")
+        time.sleep(0.2)
+
+    def throw(self, value: int) -> None:
+        self.dice.throw(value)
+        self.moved("die")
+
+
+@dataclass(slots=True)
+class Summary:
+    """What `tabletop sim --headless` prints at the end."""
+
+    games_requested: int
+    games_finished: int = 0
+    commands_applied: int = 0
+    commands_refused: int = 0
+    refusals: list[str] = field(default_factory=list)
+    alerts_raised: int = 0
+    alerts_resolved: int = 0
+    mistakes_made: int = 0
+    card_to_state_ms: list[float] = field(default_factory=list)
+    die_to_state_ms: list[float] = field(default_factory=list)
+    strike_to_led_ms: list[float] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "games_requested": self.games_requested,
+            "games_finished": self.games_finished,
+            "commands_applied": self.commands_applied,
+            "commands_refused": self.commands_refused,
+            "refusals": self.refusals[:10],
+            "alerts_raised": self.alerts_raised,
+            "alerts_resolved": self.alerts_resolved,
+            "mistakes_made": self.mistakes_made,
+            "latency_ms": {
+                "card_laid_to_state": _percentiles(self.card_to_state_ms),
+                "die_at_rest_to_state": _percentiles(self.die_to_state_ms),
+                "strike_to_led": _percentiles(self.strike_to_led_ms),
+            },
+            "seconds": round(self.seconds, 1),
+        }
+
+
+def _percentiles(values: list[float]) -> dict[str, Any]:
+    if not values:
+        return {"count": 0, "p50": None, "p99": None}
+    ordered = sorted(values)
+    p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
+    return {
+        "count": len(ordered),
+        "p50": round(statistics.median(ordered), 1),
+        "p99": round(p99, 1),
+    }
+
+
+class SimulatedTable:
+    """Runs the whole simulated table: `run()` plays the games and returns the summary."""
+
+    def __init__(
+        self,
+        *,
+        seats: int = 4,
+        games: int = 1,
+        seed: int = 1,
+        mistake_rate: float = 0.03,
+        view: TextIO | None = None,
+        challenges_per_adventure: int = 10,
+    ) -> None:
+        self.names = list(NAMES[:seats])
+        self.games = games
+        self.seed = seed
+        self.mistake_rate = mistake_rate
+        self.view = view
+        self.challenges_per_adventure = challenges_per_adventure
+        self.table = "sim"
+        self.summary = Summary(games)
+        self._moved_at: tuple[str, float] | None = None
+        self._alert_keys: set[str] = set()
+
+    def run(self) -> Summary:
+        started = time.monotonic()
+        with tempfile.TemporaryDirectory(prefix="tabletop-sim-") as folder:
+            broker = EmbeddedBroker("127.0.0.1", free_port())
+            broker.start()
+            try:
+                self._run(broker, Path(folder))
+            finally:
+                broker.stop()
+        self.summary.seconds = time.monotonic() - started
+        return self.summary
+
+    def _run(self, broker: EmbeddedBroker, folder: Path) -> None:
+        url = broker.url
+        daemon = RulesDaemon(url, self.table, folder / "games.sqlite3", seats=self.names, grace=0.6)
+        daemon.start(timeout=10)
+        stop = threading.Event()
+        daemon_thread = threading.Thread(target=daemon.run, args=(stop,), name="sim-rules")
+        daemon_thread.start()
+        leds = SimulatedLeds(LedConfig(seats=len(self.names), test_pattern_seconds=0.3))
+        mat = open_mat(f"sim:?seats={len(self.names)}&slots=6&pad=1")
+        dice = DiceTray()
+        bridge = Bridge(url, self.table, mat, leds, dice=dice.events)
+        bridge.start(timeout=10)
+        bridge_thread = threading.Thread(target=bridge.run, args=(stop,), name="sim-bridge")
+        bridge_thread.start()
+        client = TableClient(url, self.table, follow_events=True)
+        client.start(timeout=10)
+        for topic in (f"{client.topics.root}/table/alert",):
+            client.link.subscribe(topic)
+        simulator = mat.simulator
+        assert simulator is not None
+        try:
+            self._play(client, simulator, dice, leds)
+        finally:
+            client.close()
+            stop.set()
+            bridge_thread.join(10)
+            bridge.close()
+            daemon_thread.join(10)
+            daemon.close()
+        self.summary.commands_applied = daemon.referee.last_seq - len(daemon.referee.rejected)
+        self.summary.commands_refused = len(daemon.referee.rejected)
+        self.summary.refusals = [entry["error"] for entry in daemon.referee.rejected]
+
+    def _play(
+        self, client: TableClient, mat: SimulatedMat, dice: DiceTray, leds: SimulatedLeds
+    ) -> None:
+        rng = random.Random(self.seed)
+
+        def send(command: dict[str, Any]) -> None:
+            reply = client.send(command)
+            people.replied(bool(reply.get("ok")))
+
+        def moved(kind: str) -> None:
+            self._moved_at = (kind, time.monotonic())
+
+        people = SimulatedPeople(
+            self.names,
+            MatHands(mat, dice, moved),
+            rng,
+            send,
+            mistake_rate=self.mistake_rate,
+            challenges_per_adventure=self.challenges_per_adventure,
+        )
+        alert_topic = f"{client.topics.root}/table/alert"
+        games = 0
+        people.start_game(seed=self.seed)
+        last_state: Any = None
+        waiting_since: float | None = None
+        strikes: dict[str, int] = {}
+        deadline = time.monotonic() + 600 * self.games
+        while games < self.games and time.monotonic() < deadline:
+            client.pump(0.01)
+            state = client.retained.get(client.topics.state)
+            alerts = _json(client.retained.get(alert_topic)) or {"alerts": [], "instructions": []}
+            self._count_alerts(alerts)
+            if state != last_state:
+                self._state_changed(state)
+                self._watch_strikes(state, strikes, leds)
+                last_state = state
+                waiting_since = None
+                self._show(state, alerts, leds, client)
+                if isinstance(state, dict) and state.get("phase") == "finished":
+                    games += 1
+                    self.summary.games_finished = games
+                    if games < self.games:
+                        people.start_game(seed=self.seed + games)
+                    continue
+            if waiting_since is not None and time.monotonic() - waiting_since < PATIENCE_S:
+                continue
+            fixes = {a["key"]: a["message"] for a in alerts["alerts"] if a["key"].startswith("s")}
+            # A move that changed nothing (a mistake, a card the rules had already moved) has
+            # no latency to measure.
+            self._moved_at = None
+            if people.step(state if isinstance(state, dict) else None, fixes):
+                waiting_since = time.monotonic()
+        self.summary.mistakes_made = people.mistakes_made
+
+    def _state_changed(self, state: Any) -> None:
+        if self._moved_at is None:
+            return
+        kind, at = self._moved_at
+        elapsed = (time.monotonic() - at) * 1000
+        (self.summary.card_to_state_ms if kind == "card" else self.summary.die_to_state_ms).append(
+            elapsed
+        )
+        self._moved_at = None
+
+    def _watch_strikes(self, state: Any, strikes: dict[str, int], leds: SimulatedLeds) -> None:
+        if not isinstance(state, dict):
+            return
+        for index, player in enumerate(state.get("players", [])):
+            before = strikes.get(player["name"], 0)
+            now = player["strikes"]
+            strikes[player["name"]] = now
+            if now > before and index < len(self.names):
+                published = time.monotonic()
+                threading.Thread(
+                    target=self._time_led, args=(leds, index, published), daemon=True
+                ).start()
+
+    def _time_led(self, leds: SimulatedLeds, seat: int, since: float) -> None:
+        # The LED change is recorded by the simulated LEDs with the monotonic clock.
+        end = since + 2.0
+        while time.monotonic() < end:
+            changes = [c for c in list(leds.changes) if c.seat == seat and c.at >= since - 0.5]
+            if changes:
+                self.summary.strike_to_led_ms.append(max(0.0, (changes[0].at - since) * 1000))
+                return
+            time.sleep(0.005)
+
+    def _count_alerts(self, alerts: dict[str, Any]) -> None:
+        keys = {a["key"] for a in alerts.get("alerts", [])}
+        self.summary.alerts_raised += len(keys - self._alert_keys)
+        self.summary.alerts_resolved += len(self._alert_keys - keys)
+        self._alert_keys = keys
+
+    def _show(
+        self, state: Any, alerts: dict[str, Any], leds: SimulatedLeds, client: TableClient
+    ) -> None:
+        if self.view is None or not isinstance(state, dict):
+            return
+        from rules.daemon.cli import render_state
+
+        prompt = client.retained.get(client.topics.prompt)
+        lines = ["\x1b[2J\x1b[H" + render_state(state, prompt), "", "Strike LEDs:"]
+        lines.append(leds.render(self.names))
+        for alert in alerts.get("alerts", []):
+            lines.append(f"ALERT: {alert['message']}")
+        for step in alerts.get("instructions", []):
+            lines.append(f"to do: {step}")
+        if client.events:
+            lines.append("")
+            lines += [f"  {event.get('text')}" for event in client.events[-8:]]
+        self.view.write("\n".join(lines) + "\n")
+        self.view.flush()
+
+
+def _json(raw: Any) -> Any:
+    if isinstance(raw, str):
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return None
+    return raw
