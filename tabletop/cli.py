@@ -14,7 +14,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-COMMAND_MODULES: tuple[str, ...] = ("rules.cli",)
+COMMAND_MODULES: tuple[str, ...] = ("rules.cli", "vision.cli")
 
 
 class UserError(Exception):

@@ -1,0 +1,90 @@
+"""Speed of the dice camera on one CPU thread: rest detection per frame, reading a frame.
+
+    .venv/bin/python bench/vision_speed.py
+
+Frames are rendered by the simulated camera (640x480, 5 dice) and the real photos are read from
+tests/data/dice-tray (640x640). Prints a table of median and 95th-percentile times.
+"""
+
+from __future__ import annotations
+
+import platform
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from hardware.camera.render import random_scene, render
+from vision.calibration import calibrate
+from vision.reader import DiceReader
+from vision.rest import RestDetector
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def timed(run: Callable[[], object], repeat: int) -> tuple[float, float]:
+    """Median and 95th percentile of `repeat` runs, in milliseconds."""
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        run()
+        times.append((time.perf_counter() - started) * 1000.0)
+    times.sort()
+    return statistics.median(times), times[int(0.95 * (len(times) - 1))]
+
+
+def main() -> None:
+    cv2.setNumThreads(1)
+    rng = np.random.default_rng(2026)
+    scenes = [random_scene(rng, 5, die_size=36) for _ in range(8)]
+    frames = [render(s, seed=k) for k, s in enumerate(scenes)]
+    cpu = platform.processor() or platform.machine()
+    print(f"python {platform.python_version()}, OpenCV {cv2.__version__}, {cpu}, 1 thread")
+    print(f"{'what':58} {'median ms':>10} {'p95 ms':>8}")
+
+    detector = RestDetector()
+    cycle = iter(range(10**9))
+
+    def observe() -> None:
+        detector.observe(frames[next(cycle) % len(frames)])
+
+    for _ in range(20):
+        observe()
+    median, p95 = timed(observe, 500)
+    print(f"{'rest detection, 640x480 frame':58} {median:10.2f} {p95:8.2f}")
+
+    reader = DiceReader()
+    reader.read(frames[0])  # load the model
+    median, p95 = timed(lambda: reader.read(frames[next(cycle) % len(frames)]), 80)
+    print(f"{'read 640x480 frame with 5 dice, no calibration':58} {median:10.2f} {p95:8.2f}")
+
+    calibrated_frames = []
+    calibrations = []
+    for k, scene in enumerate(scenes):
+        calibrations.append(calibrate([render(replace(scene, dice=()), seed=k)], die_size=36))
+        calibrated_frames.append(frames[k])
+    readers = [DiceReader(calibration=c) for c in calibrations]
+
+    def read_calibrated() -> None:
+        i = next(cycle) % len(frames)
+        readers[i].read(calibrated_frames[i])
+
+    median, p95 = timed(read_calibrated, 80)
+    print(
+        f"{'read 640x480 frame with 5 dice, calibrated (die size known)':58} {median:10.2f} {p95:8.2f}"
+    )
+
+    photos = sorted((ROOT / "tests" / "data" / "dice-tray" / "images").glob("*.jpg"))[:60]
+    images = [cv2.imread(str(p)) for p in photos]
+    median, p95 = timed(lambda: reader.read(images[next(cycle) % len(images)]), 120)
+    print(
+        f"{'read real 640x640 photo (1-25 dice, mean 7.4), no calibration':58} {median:10.2f} {p95:8.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
