@@ -46,6 +46,9 @@ def main() -> None:
     print(f"python {platform.python_version()}, OpenCV {cv2.__version__}, {cpu}, 1 thread")
     print(f"{'what':58} {'median ms':>10} {'p95 ms':>8}")
 
+    def row(what: str, median: float, p95: float) -> None:
+        print(f"{what:58} {median:10.2f} {p95:8.2f}")
+
     detector = RestDetector()
     cycle = iter(range(10**9))
 
@@ -55,12 +58,12 @@ def main() -> None:
     for _ in range(20):
         observe()
     median, p95 = timed(observe, 500)
-    print(f"{'rest detection, 640x480 frame':58} {median:10.2f} {p95:8.2f}")
+    row("rest detection, 640x480 frame", median, p95)
 
     reader = DiceReader()
     reader.read(frames[0])  # load the model
     median, p95 = timed(lambda: reader.read(frames[next(cycle) % len(frames)]), 80)
-    print(f"{'read 640x480 frame with 5 dice, no calibration':58} {median:10.2f} {p95:8.2f}")
+    row("read 640x480 frame with 5 dice, no calibration", median, p95)
 
     calibrated_frames = []
     calibrations = []
@@ -74,16 +77,12 @@ def main() -> None:
         readers[i].read(calibrated_frames[i])
 
     median, p95 = timed(read_calibrated, 80)
-    print(
-        f"{'read 640x480 frame with 5 dice, calibrated (die size known)':58} {median:10.2f} {p95:8.2f}"
-    )
+    row("read 640x480 frame with 5 dice, calibrated (die size known)", median, p95)
 
     photos = sorted((ROOT / "tests" / "data" / "dice-tray" / "images").glob("*.jpg"))[:60]
     images = [cv2.imread(str(p)) for p in photos]
     median, p95 = timed(lambda: reader.read(images[next(cycle) % len(images)]), 120)
-    print(
-        f"{'read real 640x640 photo (1-25 dice, mean 7.4), no calibration':58} {median:10.2f} {p95:8.2f}"
-    )
+    row("read real 640x640 photo (1-25 dice, mean 7.4), no calibration", median, p95)
 
 
 if __name__ == "__main__":

@@ -119,7 +119,9 @@ def calibrate(frames: Sequence[Image], die_size: float | None = None) -> Calibra
         raise CalibrationError("calibration frames differ in size")
     median = np.median(np.stack(frames), axis=0).astype(np.uint8)
     small_h = max(1, round(h * _STORED_WIDTH / w))
-    background = np.asarray(cv2.resize(median, (_STORED_WIDTH, small_h), cv2.INTER_AREA), np.uint8)
+    background = np.asarray(
+        cv2.resize(median, (_STORED_WIDTH, small_h), interpolation=cv2.INTER_AREA), np.uint8
+    )
     return Calibration(w, h, find_tray(median), background, die_size)
 
 

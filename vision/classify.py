@@ -27,6 +27,12 @@ COCKED = 7
 CLASS_COUNT = 8  # 0 no die, 1-6 the value on top, 7 cocked
 MODEL_FILE = "dice_cnn.onnx"
 
+# The value reader: a second, larger look at each die the detector kept.
+VALUE_CROP = 40
+VALUE_SCALE = 1.25
+VALUE_CLASSES = 7  # 1-6, then cocked
+VALUE_MODEL_FILE = "dice_values.onnx"
+
 
 def crop(
     image: Image,
@@ -36,12 +42,13 @@ def crop(
     *,
     angle: float = 0.0,
     scale: float = CROP_SCALE,
+    side: int = CROP,
 ) -> Image:
-    """The CROP x CROP patch centred on (x, y) spanning scale * size pixels, optionally turned."""
-    zoom = CROP / (scale * size)
+    """The side x side patch centred on (x, y) spanning scale * size pixels, optionally turned."""
+    zoom = side / (scale * size)
     matrix = cv2.getRotationMatrix2D((float(x), float(y)), angle, zoom)
-    matrix[0, 2] += CROP / 2 - x
-    matrix[1, 2] += CROP / 2 - y
+    matrix[0, 2] += side / 2 - x
+    matrix[1, 2] += side / 2 - y
     # Shrinking by more than 2x aliases pips away; pre-blur instead of INTER_AREA (no rotation).
     source = image
     if zoom < 0.5:
@@ -55,7 +62,7 @@ def crop(
         matrix[1, 2] += matrix[1, 0] * x0 + matrix[1, 1] * y0
         source = patch
     out = cv2.warpAffine(
-        source, matrix, (CROP, CROP), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        source, matrix, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
     return np.asarray(out, np.uint8)
 
@@ -75,6 +82,9 @@ def softmax(logits: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
 class DieClassifier:
     """Scores candidates with the committed CNN: one probability per class per candidate."""
 
+    default_file = MODEL_FILE
+    classes = CLASS_COUNT
+
     def __init__(self, model_path: str | Path | None = None) -> None:
         self.model_path = model_path
         self._net: cv2.dnn.Net | None = None
@@ -83,7 +93,8 @@ class DieClassifier:
         if self._net is None:
             try:
                 if self.model_path is None:
-                    data = resources.files("vision.model").joinpath(MODEL_FILE).read_bytes()
+                    model = resources.files("vision.model").joinpath(self.default_file)
+                    data = model.read_bytes()
                     net = cv2.dnn.readNetFromONNX(np.frombuffer(data, np.uint8))
                 else:
                     net = cv2.dnn.readNetFromONNX(str(self.model_path))
@@ -97,12 +108,30 @@ class DieClassifier:
     def probabilities(self, crops: Sequence[Image]) -> npt.NDArray[np.float32]:
         """Class probabilities, one row per crop (classes: 0 no die, 1-6, 7 cocked)."""
         if len(crops) == 0:
-            return np.zeros((0, CLASS_COUNT), np.float32)
+            return np.zeros((0, self.classes), np.float32)
         net = self._load()
         net.setInput(to_blob(crops))
-        logits = np.asarray(net.forward(), np.float32).reshape(len(crops), CLASS_COUNT)
+        logits = np.asarray(net.forward(), np.float32).reshape(len(crops), self.classes)
         return softmax(logits)
 
     def score(self, image: Image, candidates: Sequence[Candidate]) -> npt.NDArray[np.float32]:
         """Class probabilities for each candidate in an image."""
         return self.probabilities([crop(image, c.x, c.y, c.size) for c in candidates])
+
+
+class ValueClassifier(DieClassifier):
+    """Reads the value of a die already found: 1-6, or cocked (class index 6)."""
+
+    default_file = VALUE_MODEL_FILE
+    classes = VALUE_CLASSES
+
+    def looks(
+        self,
+        image: Image,
+        x: float,
+        y: float,
+        size: float,
+        turns: tuple[float, ...] = (0.0, 90.0, 180.0, 270.0),
+    ) -> list[Image]:
+        """The crops the value reader takes of one die, one per turn."""
+        return [crop(image, x, y, size, angle=a, scale=VALUE_SCALE, side=VALUE_CROP) for a in turns]

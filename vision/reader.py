@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .calibration import Calibration
-from .classify import COCKED, NO_DIE, DieClassifier, crop
+from .classify import COCKED, NO_DIE, DieClassifier, ValueClassifier
 from .locate import DEFAULT_SIZES, Candidate, find_candidates
 from .reading import DieReading, DieStatus, FrameReading
 
@@ -20,10 +20,11 @@ Image = npt.NDArray[np.uint8]
 class ReaderSettings:
     """Thresholds of the reader; the defaults are the ones measured in docs/vision.md."""
 
-    min_die: float = 0.5  # probability that a candidate is a die at all
+    min_die: float = 0.2  # probability that a candidate is a die at all
     min_confidence: float = 0.8  # below this a die is UNREADABLE rather than guessed
     overlap: float = 0.6  # two dice are never closer than this many sides
-    turns: tuple[float, ...] = (90.0, 180.0, 270.0)  # extra looks at each die, turned
+    value_scales: tuple[float, ...] = (0.85, 1.0, 1.2)  # sizes (times the detector's) tried
+    turns: tuple[float, ...] = (0.0, 90.0, 180.0, 270.0)  # looks at each size, turned
 
 
 class DiceReader:
@@ -34,8 +35,10 @@ class DiceReader:
         classifier: DieClassifier | None = None,
         calibration: Calibration | None = None,
         settings: ReaderSettings | None = None,
+        values: ValueClassifier | None = None,
     ) -> None:
         self.classifier = classifier if classifier is not None else DieClassifier()
+        self.values = values if values is not None else ValueClassifier()
         self.calibration = calibration
         self.settings = settings if settings is not None else ReaderSettings()
 
@@ -61,19 +64,30 @@ class DiceReader:
         candidates = self.candidates(image)
         probs = self.classifier.score(image, candidates)
         kept = self.keep(candidates, probs)
-        # A second look at each die, turned by quarter turns: a value does not change when a
-        # die is turned, so the looks are pooled and one unlucky crop cannot decide alone.
-        turned = [
-            crop(image, c.x, c.y, c.size, angle=angle)
+        # The value reader takes a closer look at each kept die, at four quarter turns: a value
+        # does not change when a die is turned, so the looks are pooled and one unlucky crop
+        # cannot decide alone.
+        # The detector's sizes are coarse steps, so the reader looks at a few sizes too and
+        # believes the size at which it is surest.
+        scales = self.settings.value_scales
+        looks = [
+            self.values.looks(image, c.x, c.y, c.size * scale, self.settings.turns)
             for c, _ in kept
-            for angle in self.settings.turns
+            for scale in scales
         ]
-        more = self.classifier.probabilities(turned)
-        looks = len(self.settings.turns)
-        pooled = [
-            (c, np.vstack([support, more[i * looks : (i + 1) * looks]]))
-            for i, (c, support) in enumerate(kept)
-        ]
+        flat = [cut for group in looks for cut in group]
+        probs_values = self.values.probabilities(flat)
+        per_look = len(looks[0]) if looks else 0
+        pooled = []
+        for i, (c, _) in enumerate(kept):
+            best_view = None
+            for j in range(len(scales)):
+                start = (i * len(scales) + j) * per_look
+                view = probs_values[start : start + per_look]
+                if best_view is None or view.mean(axis=0).max() > best_view.mean(axis=0).max():
+                    best_view = view
+            assert best_view is not None
+            pooled.append((c, best_view))
         return self.decide(image.shape[1], image.shape[0], pooled)
 
     def keep(
@@ -112,9 +126,8 @@ class DiceReader:
         settings = self.settings
         dice: list[DieReading] = []
         for c, looks in pooled:
-            faces = looks[:, 1:]
-            faces = faces / np.maximum(faces.sum(axis=1, keepdims=True), 1e-6)
-            p = faces.mean(axis=0)
+            # Columns: values 1-6, then cocked.
+            p = looks.mean(axis=0)
             best = int(np.argmax(p)) + 1
             confidence = float(p[best - 1])
             half = c.size / 2.0
@@ -124,7 +137,7 @@ class DiceReader:
                 min(width, round(c.x + half)),
                 min(height, round(c.y + half)),
             )
-            if best == COCKED:
+            if best == COCKED:  # the value reader's class 7 is "cocked", as the detector's
                 dice.append(DieReading(None, confidence, box, DieStatus.COCKED))
             elif confidence < settings.min_confidence:
                 dice.append(DieReading(None, confidence, box, DieStatus.UNREADABLE))

@@ -39,6 +39,9 @@ DIE_STYLES: tuple[tuple[BGR, BGR], ...] = (
     ((30, 110, 190), (20, 20, 20)),  # orange, black pips
     ((40, 50, 110), (30, 200, 240)),  # brown/marbled, yellow pips
     ((200, 200, 200), (40, 40, 200)),  # white, red pips
+    ((55, 55, 60), (50, 50, 190)),  # smoky black, red pips
+    ((150, 90, 40), (60, 60, 200)),  # marbled blue, red pips
+    ((40, 40, 170), (220, 220, 220)),  # translucent red, white pips
 )
 
 
@@ -60,6 +63,9 @@ class RenderedDie:
     blur: tuple[float, float] = (0.0, 0.0)  # motion in pixels during the exposure
     side_value: int = 2  # the face that shows on the side when cocked
     pip_radius: float = 0.17  # pip radius as a fraction of the half-side
+    # Seen a little from the side (a camera not straight above): how much of the side faces
+    # along the die's own x and y shows, as a signed fraction of the half-side.
+    lean: tuple[float, float] = (0.0, 0.0)
 
 
 @dataclass(frozen=True)
@@ -189,6 +195,23 @@ def _draw_die_patch(canvas: npt.NDArray[np.float32], die: RenderedDie, scene: Sc
         _fill(layer, side_pts, tuple(int(c * 0.75) for c in body))
         _fill(alpha, side_pts, 255)
         _draw_pips(layer, scx, scy, half, side_h, angle=die.angle, value=die.side_value, die=die)
+    elif die.lean != (0.0, 0.0):
+        c, s = math.cos(rad), math.sin(rad)
+        for k, (lean, ux, uy) in enumerate(((die.lean[0], c, s), (die.lean[1], -s, c))):
+            thick = abs(lean) * half
+            if thick < 1.0:
+                continue
+            sign = 1.0 if lean > 0 else -1.0
+            off = (half + thick / 2.0) * sign
+            scx, scy = die.x + ux * off, die.y + uy * off
+            half_x, half_y = (thick / 2.0, half) if k == 0 else (half, thick / 2.0)
+            side_pts = _rounded_square(
+                scx, scy, half_x, half_y, angle=die.angle, corner=min(half_x, half_y) * 0.5
+            )
+            _fill(layer, side_pts, tuple(int(v * (0.7 + 0.1 * k)) for v in body))
+            _fill(alpha, side_pts, 255)
+            side_value = (die.side_value + k) % 6 + 1
+            _draw_pips(layer, scx, scy, half_x, half_y, angle=die.angle, value=side_value, die=die)
     outline = _rounded_square(die.x, die.y, half, top_half_h, angle=die.angle, corner=corner)
     _fill(layer, outline, edge)
     _fill(alpha, outline, 255)
@@ -224,12 +247,13 @@ def _draw_pips(
 ) -> None:
     rad = math.radians(angle)
     c, s = math.cos(rad), math.sin(rad)
-    radius = half_w * die.pip_radius
+    radius = min(half_w, half_h) * die.pip_radius
     for px, py in PIP_LAYOUT[value]:
         ux, uy = px * half_w * 1.1, py * half_h * 1.1
         x = cx + ux * c - uy * s
         y = cy + ux * s + uy * c
-        axes = (round(radius * 16), max(1, round(radius * 16 * half_h / half_w)))
+        scale_x, scale_y = half_w / min(half_w, half_h), half_h / min(half_w, half_h)
+        axes = (round(radius * 16 * scale_x), max(1, round(radius * 16 * scale_y)))
         center = (round(x * 16), round(y * 16))
         cv2.ellipse(layer, center, axes, angle, 0, 360, die.pips, -1, cv2.LINE_AA, 4)
 
@@ -322,6 +346,9 @@ def random_die(
         tilt=float(rng.uniform(25, 50)) if cocked else 0.0,
         side_value=int(rng.integers(1, 7)),
         pip_radius=float(rng.uniform(0.14, 0.24)),
+        lean=(float(rng.uniform(-0.4, 0.4)), float(rng.uniform(-0.4, 0.4)))
+        if rng.random() < 0.6
+        else (0.0, 0.0),
     )
 
 

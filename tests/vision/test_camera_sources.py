@@ -11,8 +11,8 @@ import pytest
 from hardware.camera import (
     BadSourceURL,
     CameraNotFound,
-    SimulatedCamera,
     SimTruth,
+    SimulatedCamera,
     ThrowPlan,
     open_source,
 )

@@ -7,11 +7,14 @@ in docs/vision.md and come from `vision/training/train_classifier.py --folds 5`.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from tests.vision.conftest import PHOTOS
 from vision.evaluate import LabelledDie, Score, score_photos
 from vision.reader import DiceReader
+
+PHOTOS = Path(__file__).resolve().parents[1] / "data" / "dice-tray"
 
 # Measured: see docs/vision.md; the floors sit a little below.
 MIN_RECALL = 0.0

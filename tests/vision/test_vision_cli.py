@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from tabletop.cli import main
-from tests.vision.conftest import PHOTOS
 from vision.calibration import Calibration
+
+PHOTOS = Path(__file__).resolve().parents[1] / "data" / "dice-tray"
 
 PHOTO = str(PHOTOS / "images" / "IMG_20191208_111228.jpg")
 

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
 from hardware.camera.render import DIE_STYLES, random_die, random_scene, render
-from tests.vision.conftest import PHOTOS
 from vision.calibration import calibrate
 from vision.reader import DiceReader
 from vision.reading import DieStatus
 
-import cv2
+PHOTOS = Path(__file__).resolve().parents[1] / "data" / "dice-tray"
 
 
 @pytest.mark.parametrize("style", range(len(DIE_STYLES)))
@@ -28,6 +29,7 @@ def test_every_die_colour_is_read(reader: DiceReader, style: int) -> None:
             pips=pips,
             translucent=0.0,
             marbled=False,
+            lean=(0.1, -0.1),  # a camera nearly straight above
         )
         for k, v in enumerate((1, 3, 6))
     )
@@ -38,8 +40,8 @@ def test_every_die_colour_is_read(reader: DiceReader, style: int) -> None:
 def test_touching_dice_are_told_apart(reader: DiceReader) -> None:
     rng = np.random.default_rng(7)
     scene = random_scene(rng, 0, die_size=40)
-    a = replace(random_die(rng, 300, 240, 40, value=2), angle=0.0, translucent=0.0)
-    b = replace(random_die(rng, 342, 240, 40, value=5), angle=0.0, translucent=0.0)
+    a = replace(random_die(rng, 300, 240, 40, value=2), angle=0.0, translucent=0.0, lean=(0, 0))
+    b = replace(random_die(rng, 342, 240, 40, value=5), angle=0.0, translucent=0.0, lean=(0, 0))
     reading = reader.read(render(replace(scene, dice=(a, b), noise=2.0, focus_blur=0.0)))
     assert reading.values == (2, 5)
 

@@ -74,8 +74,15 @@ def augment(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int, log: str) -> nn.Sequential:
     torch.manual_seed(seed)
+    return train_model(network(), x, y, epochs=epochs, seed=seed, log=log)
+
+
+def train_model(
+    model: nn.Sequential, x: np.ndarray, y: np.ndarray, *, epochs: int, seed: int, log: str
+) -> nn.Sequential:
+    """Adam with a one-cycle schedule, batches of 128, augmented as `augment` says."""
+    torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    model = network()
     steps = epochs * ((len(x) + 127) // 128)
     optimiser = torch.optim.Adam(model.parameters(), 1e-3, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, 1e-2, total_steps=steps)
