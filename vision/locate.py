@@ -32,19 +32,33 @@ class Candidate:
     strength: float
 
 
-def tray_difference(image: Image, background: Image | None = None) -> npt.NDArray[np.float32]:
-    """Half-resolution map of how much each pixel differs from the empty tray (0..60)."""
+def tray_lab(background: Image, width: int, height: int) -> Image:
+    """The empty tray as `tray_difference` compares with it: Lab at half resolution."""
+    tray = cv2.resize(background, (width // 2, height // 2), interpolation=cv2.INTER_AREA)
+    return np.asarray(cv2.cvtColor(tray, cv2.COLOR_BGR2Lab), np.uint8)
+
+
+def tray_difference(
+    image: Image, background: Image | None = None, background_lab: Image | None = None
+) -> npt.NDArray[np.float32]:
+    """Half-resolution map of how much each pixel differs from the empty tray (0..60).
+
+    The tray is `background_lab` (from `tray_lab`, cached by the caller), else `background`,
+    else estimated from the picture itself.
+    """
     h, w = image.shape[:2]
     half = cv2.resize(image, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
-    if background is None:
+    lab = cv2.cvtColor(half, cv2.COLOR_BGR2Lab)
+    if background_lab is not None:
+        lab_tray = background_lab
+    elif background is None:
         small = cv2.resize(half, (max(1, w // 8), max(1, h // 8)), interpolation=cv2.INTER_AREA)
         # 21 cells of 8 px: wider than two dice, so a die never becomes "tray".
         tray = cv2.medianBlur(small, 21)
         tray = cv2.resize(tray, (w // 2, h // 2), interpolation=cv2.INTER_LINEAR)
+        lab_tray = cv2.cvtColor(tray, cv2.COLOR_BGR2Lab)
     else:
-        tray = cv2.resize(background, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
-    lab = cv2.cvtColor(half, cv2.COLOR_BGR2Lab)
-    lab_tray = cv2.cvtColor(tray, cv2.COLOR_BGR2Lab)
+        lab_tray = tray_lab(background, w, h)
     lightness, a, b = cv2.split(cv2.absdiff(lab, lab_tray))
     # Colour (a, b) counts double: shadows change lightness only, dice rarely do.
     diff = cv2.addWeighted(lightness, 0.5, cv2.add(a, b), 1.0, 0)
@@ -59,6 +73,7 @@ def find_candidates(
     background: Image | None = None,
     min_strength: float = 6.0,
     *,
+    background_lab: Image | None = None,
     best_scale_only: bool = False,
     quiet_sides: int = 0,
 ) -> list[Candidate]:
@@ -69,7 +84,7 @@ def find_candidates(
     with fewer than that many quiet neighbouring windows (a wall's edge has busy neighbours
     along it; a die in a row of dice still has two quiet sides).
     """
-    diff = tray_difference(image, background)
+    diff = tray_difference(image, background, background_lab)
     h, w = diff.shape
     found: list[Candidate] = []
     for size in sizes:

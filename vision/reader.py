@@ -10,7 +10,7 @@ import numpy.typing as npt
 
 from .calibration import Calibration
 from .classify import COCKED, NO_DIE, DieClassifier, ValueClassifier
-from .locate import DEFAULT_SIZES, Candidate, find_candidates
+from .locate import DEFAULT_SIZES, Candidate, find_candidates, tray_lab
 from .reading import DieReading, DieStatus, FrameReading
 
 Image = npt.NDArray[np.uint8]
@@ -41,6 +41,7 @@ class DiceReader:
         self.values = values if values is not None else ValueClassifier()
         self.calibration = calibration
         self.settings = settings if settings is not None else ReaderSettings()
+        self._tray_lab: Image | None = None
 
     def _sizes(self) -> tuple[int, ...]:
         if self.calibration is not None and self.calibration.die_size is not None:
@@ -49,15 +50,15 @@ class DiceReader:
         return DEFAULT_SIZES
 
     def candidates(self, image: Image) -> list[Candidate]:
-        background = None
-        found: list[Candidate]
-        if self.calibration is not None:
+        """Where dice may lie: the whole picture, or only the tray when calibrated."""
+        if self.calibration is None:
+            return find_candidates(image, self._sizes())
+        h, w = image.shape[:2]
+        if self._tray_lab is None or self._tray_lab.shape[:2] != (h // 2, w // 2):
             background = self.calibration.background_for(image)
-            found = find_candidates(image, self._sizes(), background)
-            found = [c for c in found if self.calibration.inside(c.x, c.y)]
-        else:
-            found = find_candidates(image, self._sizes(), background)
-        return found
+            self._tray_lab = tray_lab(background, w, h)
+        found = find_candidates(image, self._sizes(), background_lab=self._tray_lab)
+        return [c for c in found if self.calibration.inside(c.x, c.y)]
 
     def read(self, image: Image) -> FrameReading:
         """Every die in the picture with its value, or COCKED / UNREADABLE when not sure."""

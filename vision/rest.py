@@ -94,6 +94,30 @@ class RestDetector:
                 cv2.absdiff(grey, self._previous), settings.change_level, 255, cv2.THRESH_BINARY
             )[1]
         self._previous = grey
+        arrived = self._unlike(ycc, self._reference)
+        moving = cv2.countNonZero(changed) / area
+        changed_blob, changed_edge = _largest_blob(changed)
+        arrived_blob, arrived_edge = _largest_blob(arrived)
+        largest = max(changed_blob, arrived_blob) / area
+        at_edge = max(changed_edge, arrived_edge) / area
+        present_share = 0.0
+        if largest > settings.hand_fraction or at_edge > settings.edge_hand_fraction:
+            state = TrayState.HAND
+        elif moving > settings.moving_fraction:
+            state = TrayState.MOVING
+        else:
+            # Only a calm tray needs telling apart still from empty.
+            present_share = self._present(ycc, size) / area
+            state = TrayState.STILL if present_share > 0 else TrayState.EMPTY
+        calm = state in (TrayState.STILL, TrayState.EMPTY)
+        self.still_frames = self.still_frames + 1 if calm else 0
+        if self.still_frames >= settings.reference_after:
+            # The settled tray (dice and all) is what a hand or a new throw is measured against.
+            self._reference = ycc
+        return RestObservation(state, moving, present_share, largest)
+
+    def _present(self, ycc: npt.NDArray[np.uint8], size: tuple[int, int]) -> int:
+        """Area of the die-sized (or larger) blobs unlike the empty tray."""
         present = self._unlike(ycc, self._tray(ycc))
         if self.background is None:
             # Uncalibrated, the tray's walls are unknown; they hug the frame's edge, so the
@@ -103,28 +127,7 @@ class RestDetector:
             present[-my:] = 0
             present[:, :mx] = 0
             present[:, -mx:] = 0
-        arrived = self._unlike(ycc, self._reference)
-
-        moving = cv2.countNonZero(changed) / area
-        present_share = _blob_area(present, settings.min_blob * area) / area
-        changed_blob, changed_edge = _largest_blob(changed)
-        arrived_blob, arrived_edge = _largest_blob(arrived)
-        largest = max(changed_blob, arrived_blob) / area
-        at_edge = max(changed_edge, arrived_edge) / area
-        if largest > settings.hand_fraction or at_edge > settings.edge_hand_fraction:
-            state = TrayState.HAND
-        elif moving > settings.moving_fraction:
-            state = TrayState.MOVING
-        elif present_share > 0:
-            state = TrayState.STILL
-        else:
-            state = TrayState.EMPTY
-        calm = state in (TrayState.STILL, TrayState.EMPTY)
-        self.still_frames = self.still_frames + 1 if calm else 0
-        if self.still_frames >= settings.reference_after:
-            # The settled tray (dice and all) is what a hand or a new throw is measured against.
-            self._reference = ycc
-        return RestObservation(state, moving, present_share, largest)
+        return _blob_area(present, self.settings.min_blob * size[0] * size[1])
 
     def _tray(self, ycc: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
         h, w = ycc.shape[:2]
