@@ -89,6 +89,10 @@ class DieClassifier:
         self.model_path = model_path
         self._net: cv2.dnn.Net | None = None
 
+    def load(self) -> None:
+        """Reads the model now (it is otherwise read on first use); raises ModelError."""
+        self._load()
+
     def _load(self) -> cv2.dnn.Net:
         if self._net is None:
             try:

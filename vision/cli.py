@@ -97,6 +97,10 @@ def run_read(args: argparse.Namespace) -> int:
     cv2.setNumThreads(1)
     calibration = _load_calibration(args.calibration, required=True) if args.calibration else None
     reader = DiceReader(calibration=calibration)
+    try:
+        reader.load()
+    except VisionError as error:
+        raise UserError(str(error)) from error
     status = 0
     for name in args.images:
         image = cv2.imread(name, cv2.IMREAD_COLOR)

@@ -43,6 +43,11 @@ class DiceReader:
         self.settings = settings if settings is not None else ReaderSettings()
         self._tray_lab: Image | None = None
 
+    def load(self) -> None:
+        """Reads both models now, so the first picture's time is the reading alone."""
+        self.classifier.load()
+        self.values.load()
+
     def _sizes(self) -> tuple[int, ...]:
         if self.calibration is not None and self.calibration.die_size is not None:
             side = self.calibration.die_size

@@ -1,4 +1,4 @@
-"""Trains the die classifier and writes `vision/model/dice_cnn.onnx`; cross-validates first.
+"""Trains the die detector and writes `vision/model/dice_cnn.onnx`; cross-validates first.
 
     /tmp/torchenv/bin/python -m vision.training.train_classifier --folds 5
 
@@ -160,7 +160,10 @@ def main() -> int:
     parser.add_argument("--rendered", type=int, default=300, help="rendered trays to add")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=MODEL)
-    parser.add_argument("--report", type=Path, default=ROOT / "vision" / "training" / "cv.json")
+    # The whole reader's cross-validation (detector and value reader together) is
+    # vision.training.cross_validate, which writes vision/training/cv.json; this report is the
+    # detector with the reader's other parts as they were when it ran.
+    parser.add_argument("--report", type=Path, default=ROOT / "out" / "detector-cv.json")
     parser.add_argument("--no-final", action="store_true", help="only cross-validate")
     parser.add_argument(
         "--fold-models",
