@@ -99,3 +99,11 @@ def test_the_pi_camera_is_imported_only_when_opened() -> None:
             source.open()
     else:
         pytest.skip("picamera2 is installed here: the real camera would be opened")
+
+
+@pytest.mark.skipif(not Path("/dev/video0").exists(), reason="no USB webcam at /dev/video0")
+def test_a_usb_webcam_gives_frames() -> None:
+    with open_source("usb:0?width=640&height=480") as source:
+        frame = source.read()
+    assert frame is not None
+    assert frame.image.ndim == 3 and frame.image.shape[2] == 3
