@@ -19,6 +19,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "rules.daemon.cli",
     "tabletop.broker",
     "hardware.mat.cli",
+    "vision.cli",
     "bridge.cli",
     "tabletop.sim.cli",
 )

@@ -1,0 +1,102 @@
+"""Speed of the dice camera on one CPU thread: rest detection per frame, reading a frame.
+
+    .venv/bin/python bench/vision_speed.py
+
+Frames are rendered by the simulated camera (640x480, 5 dice) and the real photos are read from
+tests/data/dice-tray (640x640). Prints a table of median and 95th-percentile times.
+"""
+
+from __future__ import annotations
+
+import platform
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from hardware.camera.render import random_scene, render
+from hardware.camera.sim import SimulatedCamera, ThrowPlan
+from vision.calibration import calibrate
+from vision.reader import DiceReader, ReaderSettings
+from vision.rest import RestDetector
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def timed(run: Callable[[], object], repeat: int) -> tuple[float, float]:
+    """Median and 95th percentile of `repeat` runs, in milliseconds."""
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        run()
+        times.append((time.perf_counter() - started) * 1000.0)
+    times.sort()
+    return statistics.median(times), times[int(0.95 * (len(times) - 1))]
+
+
+def main() -> None:
+    cv2.setNumThreads(1)
+    rng = np.random.default_rng(2026)
+    scenes = [random_scene(rng, 5, die_size=36) for _ in range(8)]
+    frames = [render(s, seed=k) for k, s in enumerate(scenes)]
+    cpu = platform.processor() or platform.machine()
+    print(f"python {platform.python_version()}, OpenCV {cv2.__version__}, {cpu}, 1 thread")
+    print(f"{'what':58} {'median ms':>10} {'p95 ms':>8}")
+
+    def row(what: str, median: float, p95: float) -> None:
+        print(f"{what:58} {median:10.2f} {p95:8.2f}")
+
+    cycle = iter(range(10**9))
+    # A whole film: empty tray, hand, dice rolling, dice at rest (every path of the detector).
+    plans = [ThrowPlan(dice=5), ThrowPlan(dice=3, cocked=1), ThrowPlan(dice=2, placed=True)]
+    with SimulatedCamera(plans, seed=7) as camera:
+        film = [frame.image for frame in camera]
+    detector = RestDetector()
+
+    def observe() -> None:
+        detector.observe(film[next(cycle) % len(film)])
+
+    for _ in range(len(film)):
+        observe()
+    median, p95 = timed(observe, 10 * len(film))
+    row(f"rest detection, 640x480, a film of {len(film)} frames", median, p95)
+    still = [frames[0]] * 2
+    detector.reset()
+    median, p95 = timed(lambda: detector.observe(still[next(cycle) % 2]), 500)
+    row("rest detection, 640x480, dice at rest", median, p95)
+
+    reader = DiceReader()
+    reader.read(frames[0])  # load the model
+    median, p95 = timed(lambda: reader.read(frames[next(cycle) % len(frames)]), 80)
+    row("read 640x480 frame with 5 dice, no calibration", median, p95)
+
+    calibrated_frames = []
+    calibrations = []
+    for k, scene in enumerate(scenes):
+        calibrations.append(calibrate([render(replace(scene, dice=()), seed=k)], die_size=36))
+        calibrated_frames.append(frames[k])
+    readers = [DiceReader(calibration=c) for c in calibrations]
+
+    def read_calibrated() -> None:
+        i = next(cycle) % len(frames)
+        readers[i].read(calibrated_frames[i])
+
+    median, p95 = timed(read_calibrated, 80)
+    row("read 640x480 frame with 5 dice, calibrated (die size known)", median, p95)
+    fast = ReaderSettings(value_scales=(1.0,), turns=(0.0, 90.0))
+    readers = [DiceReader(calibration=c, settings=fast) for c in calibrations]
+    median, p95 = timed(read_calibrated, 80)
+    row("  the same, fast settings (1 size, 2 turns)", median, p95)
+
+    photos = sorted((ROOT / "tests" / "data" / "dice-tray" / "images").glob("*.jpg"))[:60]
+    images = [cv2.imread(str(p)) for p in photos]
+    median, p95 = timed(lambda: reader.read(images[next(cycle) % len(images)]), 120)
+    row("read real 640x640 photo (1-25 dice, mean 7.4), no calibration", median, p95)
+
+
+if __name__ == "__main__":
+    main()

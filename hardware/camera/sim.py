@@ -1,0 +1,194 @@
+"""The simulated camera: a tray seen from above where dice are thrown, roll, settle and are taken.
+
+Each throw follows a plan (how many dice, which values, cocked or not, whether a hand reaches in
+first, whether the light drifts while they lie still). Frames come from hardware.camera.render
+with the truth attached (`Frame.truth` is a SimTruth), so tests and the simulated table know
+what the camera "saw". Everything follows from the seed: the same seed, the same film.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .base import Frame, FrameSource
+from .render import Hand, RenderedDie, Scene, random_die, random_scene, render
+
+
+@dataclass(frozen=True)
+class ThrowPlan:
+    """What happens in one throw. `values` fixes the faces (random when None)."""
+
+    dice: int = 1
+    values: tuple[int, ...] | None = None
+    cocked: int = 0  # how many of the dice end up cocked
+    hand_first: bool = True  # a hand reaches in (and takes the last throw's dice) before it
+    light_drift: float = 0.0  # change of brightness over the still frames (0.3: 30 % darker)
+    still_frames: int = 12
+    rolling_frames: int = 10
+    placed: bool = False  # set down by a hand instead of thrown: not a throw at all
+
+
+@dataclass(frozen=True)
+class SimTruth:
+    """What a simulated frame shows: the phase, the throw number, and the dice at rest."""
+
+    phase: str  # "empty", "hand", "rolling" or "rest"
+    throw: int
+    values: tuple[int | None, ...]  # final faces (None for a cocked die), in throw order
+    dice: tuple[RenderedDie, ...]
+
+
+class SimulatedCamera(FrameSource):
+    """Plays throws into a rendered tray; a first-class source, used by tests and the sim table."""
+
+    def __init__(
+        self,
+        plans: Sequence[ThrowPlan] = (ThrowPlan(),),
+        *,
+        seed: int = 0,
+        width: int = 640,
+        height: int = 480,
+        fps: float = 30.0,
+        empty_frames: int = 6,
+        url: str = "sim:",
+        die_size: float | None = None,
+    ) -> None:
+        self.plans = tuple(plans)
+        self.seed = seed
+        self.width = width
+        self.height = height
+        self.fps = fps
+        self.empty_frames = empty_frames
+        self.url = url
+        self.die_size = die_size
+        self.rendered: list[SimTruth] = []  # every frame's truth, for tests to look back on
+        self._frames: Iterator[tuple[Scene, SimTruth]] | None = None
+        self._index = 0
+
+    def open(self) -> None:
+        self._frames = self._film()
+        self._index = 0
+        self.rendered = []
+
+    def read(self) -> Frame | None:
+        if self._frames is None:
+            self.open()
+        assert self._frames is not None
+        step = next(self._frames, None)
+        if step is None:
+            return None
+        scene, truth = step
+        image = render(scene, self.seed * 7919 + self._index)
+        frame = Frame(image, self._index, self._index / self.fps, truth)
+        self.rendered.append(truth)
+        self._index += 1
+        return frame
+
+    def close(self) -> None:
+        self._frames = None
+
+    def _film(self) -> Iterator[tuple[Scene, SimTruth]]:
+        rng = np.random.default_rng(self.seed)
+        look = random_scene(rng, 0, width=self.width, height=self.height)
+        # The simulated tray is calm: noise and blur as a fair webcam gives them.
+        look = replace(look, noise=min(look.noise, 3.0), focus_blur=0.0)
+        size = self.die_size if self.die_size is not None else float(rng.uniform(30, 44))
+        lying: tuple[RenderedDie, ...] = ()
+        for _ in range(self.empty_frames):
+            yield look, SimTruth("empty", -1, (), ())
+        for number, plan in enumerate(self.plans):
+            if plan.hand_first:
+                yield from self._hand(rng, look, lying, number)
+                lying = ()
+                for _ in range(3):
+                    yield look, SimTruth("empty", number, (), ())
+            final = self._place(rng, look, plan, size)
+            values = tuple(None if d.cocked else d.value for d in final)
+            if plan.placed:
+                yield from self._hand(rng, look, final, number, appear=True)
+            else:
+                yield from self._roll(rng, look, final, plan, number=number, values=values)
+            for k in range(plan.still_frames):
+                light = look.light * (1.0 - plan.light_drift * k / max(1, plan.still_frames - 1))
+                scene = replace(look, dice=final, light=light)
+                yield scene, SimTruth("rest", number, values, final)
+            lying = final
+
+    def _place(
+        self, rng: np.random.Generator, look: Scene, plan: ThrowPlan, size: float
+    ) -> tuple[RenderedDie, ...]:
+        margin = look.wall_width + size
+        placed: list[RenderedDie] = []
+        while len(placed) < plan.dice:
+            x = float(rng.uniform(margin, look.width - margin))
+            y = float(rng.uniform(margin, look.height - margin))
+            if any(math.hypot(x - d.x, y - d.y) < 1.6 * size for d in placed):
+                continue
+            index = len(placed)
+            value = plan.values[index] if plan.values and index < len(plan.values) else None
+            die = random_die(rng, x, y, size * float(rng.uniform(0.95, 1.05)), value=value)
+            die = replace(die, cocked=index < plan.cocked, tilt=35.0 if index < plan.cocked else 0)
+            placed.append(die)
+        return tuple(placed)
+
+    def _roll(
+        self,
+        rng: np.random.Generator,
+        look: Scene,
+        final: tuple[RenderedDie, ...],
+        plan: ThrowPlan,
+        *,
+        number: int,
+        values: tuple[int | None, ...],
+    ) -> Iterator[tuple[Scene, SimTruth]]:
+        """Dice come in from the left edge, tumbling and slowing, and stop at their places."""
+        n = plan.rolling_frames
+        starts = [
+            (-d.size * (1 + i), d.y + float(rng.uniform(-60, 60))) for i, d in enumerate(final)
+        ]
+        for k in range(n):
+            # Eased: fast at first, slow at the end.
+            t = 1.0 - (1.0 - (k + 1) / (n + 1)) ** 2
+            t_prev = 1.0 - (1.0 - k / (n + 1)) ** 2
+            moving = []
+            for die, (sx, sy) in zip(final, starts, strict=True):
+                x = sx + (die.x - sx) * t
+                y = sy + (die.y - sy) * t
+                px = sx + (die.x - sx) * t_prev
+                py = sy + (die.y - sy) * t_prev
+                moving.append(
+                    replace(
+                        die,
+                        x=x,
+                        y=y,
+                        angle=die.angle + 200.0 * (1 - t),
+                        value=int(rng.integers(1, 7)),
+                        cocked=False,
+                        blur=(0.6 * (x - px), 0.6 * (y - py)),
+                    )
+                )
+            scene = replace(look, dice=tuple(moving))
+            yield scene, SimTruth("rolling", number, values, final)
+
+    def _hand(
+        self,
+        rng: np.random.Generator,
+        look: Scene,
+        lying: tuple[RenderedDie, ...],
+        number: int,
+        appear: bool = False,
+    ) -> Iterator[tuple[Scene, SimTruth]]:
+        """A hand reaches in from the bottom edge, takes the dice (or sets them down), withdraws."""
+        target_x = float(np.mean([d.x for d in lying])) if lying else look.width / 2
+        target_y = float(np.mean([d.y for d in lying])) if lying else look.height / 2
+        size = look.height * 0.3
+        path = (1.25, 0.9, 0.6, 0.35, 0.35, 0.6, 0.9, 1.25)
+        for step, reach in enumerate(path):
+            y = target_y + reach * (look.height - target_y + size)
+            dice = lying if (step < 4) != appear else ()
+            hand = Hand(target_x, y, size, -90.0)
+            yield replace(look, dice=dice, hand=hand), SimTruth("hand", number, (), dice)

@@ -1,0 +1,85 @@
+"""The reader on single pictures: rendered dice of every look, nothing, and real photos."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from hardware.camera.render import DIE_STYLES, random_die, random_scene, render
+from vision.calibration import calibrate
+from vision.reader import DiceReader
+from vision.reading import DieStatus
+
+PHOTOS = Path(__file__).resolve().parents[1] / "data" / "dice-tray"
+
+
+@pytest.mark.parametrize("style", range(len(DIE_STYLES)))
+def test_every_die_colour_is_read(reader: DiceReader, style: int) -> None:
+    rng = np.random.default_rng(100 + style)
+    scene = random_scene(rng, 0, die_size=40)
+    body, pips = DIE_STYLES[style]
+    dice = tuple(
+        replace(
+            random_die(rng, 140 + 120 * k, 240, 40, value=v),
+            body=body,
+            pips=pips,
+            translucent=0.0,
+            marbled=False,
+            lean=(0.1, -0.1),  # a camera nearly straight above
+        )
+        for k, v in enumerate((1, 3, 6))
+    )
+    reading = reader.read(render(replace(scene, dice=dice, noise=2.0, focus_blur=0.0)))
+    assert reading.values == (1, 3, 6), reading
+
+
+def test_touching_dice_are_told_apart(reader: DiceReader) -> None:
+    rng = np.random.default_rng(7)
+    scene = random_scene(rng, 0, die_size=40)
+    a = replace(random_die(rng, 300, 240, 40, value=2), angle=0.0, translucent=0.0, lean=(0, 0))
+    b = replace(random_die(rng, 342, 240, 40, value=5), angle=0.0, translucent=0.0, lean=(0, 0))
+    reading = reader.read(render(replace(scene, dice=(a, b), noise=2.0, focus_blur=0.0)))
+    assert reading.values == (2, 5)
+
+
+def test_an_empty_tray_has_no_dice(reader: DiceReader) -> None:
+    scene = random_scene(np.random.default_rng(9), 0)
+    assert reader.read(render(scene)).dice == ()
+
+
+def test_a_cocked_die_gets_no_value(reader: DiceReader) -> None:
+    rng = np.random.default_rng(12)
+    scene = random_scene(rng, 0, die_size=44)
+    die = replace(random_die(rng, 320, 240, 44, cocked=True), translucent=0.0)
+    reading = reader.read(render(replace(scene, dice=(die,))))
+    assert reading.values == ()
+    assert all(d.status is not DieStatus.READ for d in reading.dice)
+
+
+def test_readings_are_json_ready(reader: DiceReader) -> None:
+    image = cv2.imread(str(PHOTOS / "images" / "IMG_20191208_111228.jpg"))
+    reading = reader.read(image)
+    assert len(reading.dice) >= 15
+    for die in reading.to_json():
+        assert set(die) == {"value", "confidence", "box", "status"}
+        x0, y0, x1, y1 = die["box"]
+        assert 0 <= x0 < x1 <= 640 and 0 <= y0 < y1 <= 640
+        assert 0.0 <= die["confidence"] <= 1.0
+        assert (die["value"] is None) == (die["status"] != "read")
+
+
+def test_a_calibration_keeps_the_values_and_ignores_outside_the_tray() -> None:
+    rng = np.random.default_rng(13)
+    scene = random_scene(rng, 3, die_size=36)
+    empty = replace(scene, dice=())
+    calibration = calibrate([render(empty, seed=k) for k in range(3)], die_size=36)
+    image = render(scene, seed=9)
+    plain = DiceReader().read(image)
+    calibrated = DiceReader(calibration=calibration).read(image)
+    expected = tuple(sorted(d.value for d in scene.dice))
+    assert calibrated.values == expected
+    assert plain.values == expected

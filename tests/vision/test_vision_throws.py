@@ -1,0 +1,81 @@
+"""Whole throws on the simulated camera: frames in, exactly the right events out."""
+
+from __future__ import annotations
+
+from hardware.camera import SimulatedCamera, ThrowPlan
+from vision.reader import DiceReader
+from vision.watch import ThrowEvent, ThrowEventKind, ThrowWatcher, values_of
+
+
+def watch(camera: SimulatedCamera, reader: DiceReader) -> list[ThrowEvent]:
+    watcher = ThrowWatcher(reader)
+    events: list[ThrowEvent] = []
+    with camera:
+        for frame in camera:
+            events.extend(watcher.feed(frame.image, frame.timestamp))
+    return events
+
+
+def kinds(events: list[ThrowEvent]) -> list[ThrowEventKind]:
+    return [e.kind for e in events]
+
+
+def test_one_die_rolls_settles_and_is_read_once(reader: DiceReader) -> None:
+    camera = SimulatedCamera([ThrowPlan(dice=1, values=(4,))], seed=11)
+    events = watch(camera, reader)
+    assert values_of(events) == [(4,)]
+    assert kinds(events).count(ThrowEventKind.ROLLING) == 1
+    rolled = next(e for e in events if e.kind is ThrowEventKind.ROLLED)
+    # Announced only once the dice were at rest, not while they rolled.
+    assert camera.rendered[rolled.frame].phase == "rest"
+
+
+def test_each_throw_of_a_session_is_announced_with_its_values(reader: DiceReader) -> None:
+    plans = [
+        ThrowPlan(dice=1, values=(6,)),
+        ThrowPlan(dice=2, values=(1, 3)),
+        ThrowPlan(dice=3, values=(2, 5, 5)),
+    ]
+    events = watch(SimulatedCamera(plans, seed=5), reader)
+    assert values_of(events) == [(6,), (1, 3), (2, 5, 5)]
+    assert ThrowEventKind.HAND in kinds(events)
+
+
+def test_dice_set_down_by_hand_are_not_a_throw(reader: DiceReader) -> None:
+    camera = SimulatedCamera([ThrowPlan(dice=2, values=(6, 6), placed=True)], seed=3)
+    events = watch(camera, reader)
+    assert ThrowEventKind.HAND in kinds(events)
+    assert values_of(events) == []
+    assert ThrowEventKind.ROLLING not in kinds(events)
+
+
+def test_a_cocked_die_is_reported_and_never_given_a_value(reader: DiceReader) -> None:
+    camera = SimulatedCamera([ThrowPlan(dice=1, cocked=1)], seed=21, die_size=44)
+    events = watch(camera, reader)
+    quiet = (ThrowEventKind.ROLLING, ThrowEventKind.HAND, ThrowEventKind.CLEARED)
+    settled = [e for e in events if e.kind not in quiet]
+    assert settled, "the throw came to rest and must be announced"
+    assert settled[0].kind in (ThrowEventKind.COCKED, ThrowEventKind.UNREADABLE)
+    assert values_of(events) == []
+
+
+def test_an_empty_still_tray_says_nothing(reader: DiceReader) -> None:
+    camera = SimulatedCamera([], seed=2, empty_frames=40)
+    assert watch(camera, reader) == []
+
+
+def test_light_dimming_while_dice_lie_still_is_not_a_new_throw(reader: DiceReader) -> None:
+    plan = ThrowPlan(dice=2, values=(3, 4), light_drift=0.35, still_frames=30)
+    events = watch(SimulatedCamera([plan], seed=8), reader)
+    assert values_of(events) == [(3, 4)]
+    assert kinds(events).count(ThrowEventKind.ROLLING) == 1
+
+
+def test_events_are_versioned_json(reader: DiceReader) -> None:
+    events = watch(SimulatedCamera([ThrowPlan(dice=1, values=(2,))], seed=4), reader)
+    rolled = next(e for e in events if e.kind is ThrowEventKind.ROLLED).to_json()
+    assert rolled["v"] == 1
+    assert rolled["event"] == "rolled"
+    assert rolled["values"] == [2]
+    assert rolled["dice"][0]["value"] == 2
+    assert len(rolled["dice"][0]["box"]) == 4

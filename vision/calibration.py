@@ -1,0 +1,144 @@
+"""What the camera sees of the empty tray: its region, its look, and the usual die size.
+
+Learned from a few frames of the empty tray (`tabletop dice calibrate`) and stored as one JSON
+file (version 1) with the background picture embedded as PNG, so a table's configuration
+folder holds everything. Reading works without one; with one it is faster and surer, because
+the tray need not be guessed and nothing outside it is looked at.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from .errors import CalibrationError
+
+Image = npt.NDArray[np.uint8]
+VERSION = 1
+_STORED_WIDTH = 320  # the background is kept at this width: enough for half-resolution work
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The empty tray as the camera sees it."""
+
+    width: int
+    height: int
+    tray: tuple[int, int, int, int]  # x0, y0, x1, y1: the floor of the tray, in frame pixels
+    background: Image  # the empty tray, BGR, stored small
+    die_size: float | None = None  # side of a die in pixels, when known
+
+    def background_for(self, image: Image) -> Image:
+        """The background scaled to the size of a frame."""
+        h, w = image.shape[:2]
+        if (w, h) != (self.width, self.height):
+            raise CalibrationError(
+                f"calibration is for {self.width}x{self.height} frames, this frame is {w}x{h}"
+            )
+        return np.asarray(cv2.resize(self.background, (w, h)), np.uint8)
+
+    def inside(self, x: float, y: float) -> bool:
+        """Whether a point lies on the tray floor (with a little slack for dice at the wall)."""
+        x0, y0, x1, y1 = self.tray
+        slack = (self.die_size or 0.0) * 0.25
+        return x0 - slack <= x <= x1 + slack and y0 - slack <= y <= y1 + slack
+
+    def to_json(self) -> dict[str, Any]:
+        ok, png = cv2.imencode(".png", self.background)
+        if not ok:
+            raise CalibrationError("cannot encode the background picture")
+        return {
+            "version": VERSION,
+            "width": self.width,
+            "height": self.height,
+            "tray": list(self.tray),
+            "die_size": self.die_size,
+            "background_png": base64.b64encode(png.tobytes()).decode("ascii"),
+        }
+
+    @classmethod
+    def from_json(cls, data: Any, where: str = "calibration") -> Calibration:
+        """Reads a calibration dict; every problem names the key."""
+        if not isinstance(data, dict):
+            raise CalibrationError(f"{where}: expected a JSON object")
+        if data.get("version") != VERSION:
+            raise CalibrationError(
+                f"{where}: version must be {VERSION}, not {data.get('version')!r}"
+            )
+        try:
+            width, height = int(data["width"]), int(data["height"])
+            tray_raw = data["tray"]
+            if not (isinstance(tray_raw, list) and len(tray_raw) == 4):
+                raise CalibrationError(f"{where}: key 'tray' must be [x0, y0, x1, y1]")
+            tray = (int(tray_raw[0]), int(tray_raw[1]), int(tray_raw[2]), int(tray_raw[3]))
+            die_size = None if data.get("die_size") is None else float(data["die_size"])
+            png = base64.b64decode(data["background_png"], validate=True)
+        except KeyError as error:
+            raise CalibrationError(f"{where}: missing key {error.args[0]!r}") from error
+        except (TypeError, ValueError) as error:
+            raise CalibrationError(f"{where}: bad value: {error}") from error
+        background = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR)
+        if background is None:
+            raise CalibrationError(f"{where}: key 'background_png' is not a PNG picture")
+        return cls(width, height, tray, np.asarray(background, np.uint8), die_size)
+
+    def save(self, path: str | Path) -> None:
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> Calibration:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as error:
+            raise CalibrationError(f"cannot read {path}: {error.strerror}") from error
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise CalibrationError(
+                f"{path}: not JSON ({error.msg}, line {error.lineno})"
+            ) from error
+        return cls.from_json(data, str(path))
+
+
+def calibrate(frames: Sequence[Image], die_size: float | None = None) -> Calibration:
+    """Learns the tray from frames of it standing empty (the median hides passing noise)."""
+    if not frames:
+        raise CalibrationError("no frames to calibrate from")
+    h, w = frames[0].shape[:2]
+    if any(f.shape[:2] != (h, w) for f in frames):
+        raise CalibrationError("calibration frames differ in size")
+    median = np.median(np.stack(frames), axis=0).astype(np.uint8)
+    small_h = max(1, round(h * _STORED_WIDTH / w))
+    background = np.asarray(
+        cv2.resize(median, (_STORED_WIDTH, small_h), interpolation=cv2.INTER_AREA), np.uint8
+    )
+    return Calibration(w, h, find_tray(median), background, die_size)
+
+
+def find_tray(image: Image) -> tuple[int, int, int, int]:
+    """The floor of the tray: the large even region around the middle of the picture."""
+    h, w = image.shape[:2]
+    lab = cv2.cvtColor(cv2.GaussianBlur(image, (0, 0), 2.0), cv2.COLOR_BGR2Lab).astype(np.int16)
+    middle = lab[h // 4 : 3 * h // 4, w // 4 : 3 * w // 4].reshape(-1, 3)
+    floor = np.median(middle, axis=0)
+    distance = np.abs(lab - floor).sum(axis=2)
+    mask = (distance < 30).astype(np.uint8)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    count, _, stats, _ = cv2.connectedComponentsWithStats(mask)
+    if count <= 1:
+        return (0, 0, w, h)
+    best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    x, y, bw, bh = (int(v) for v in stats[best, :4])
+    if bw * bh < 0.1 * w * h:
+        return (0, 0, w, h)
+    return (x, y, x + bw, y + bh)

@@ -1,0 +1,243 @@
+"""`tabletop dice read | watch | calibrate`: the dice camera from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+
+def default_calibration_path() -> Path:
+    """Where `calibrate` stores the tray and `read`/`watch` look for it by default."""
+    base = os.environ.get("TABLETOP_CONFIG_DIR") or os.path.join(
+        os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config"), "tabletop"
+    )
+    return Path(base) / "dice-calibration.json"
+
+
+def register(subparsers: Any) -> None:
+    """Adds the `dice` subcommand with read, watch and calibrate."""
+    dice = subparsers.add_parser(
+        "dice", help="read dice from pictures or a camera", description="The dice camera."
+    )
+    actions = dice.add_subparsers(dest="dice_command", metavar="ACTION", required=True)
+
+    read = actions.add_parser(
+        "read",
+        help="find and read every die in pictures",
+        description="Prints the dice found in each picture: value (null when a die is cocked "
+        "or not readable for sure), confidence and box in pixels.",
+    )
+    read.add_argument("images", nargs="+", metavar="IMAGE")
+    read.add_argument("--json", action="store_true", help="one JSON object per picture")
+    read.add_argument("--calibration", type=Path, help="a calibration file (optional)")
+    read.add_argument("--annotate", type=Path, metavar="DIR", help="write annotated pictures")
+    read.set_defaults(handler=run_read)
+
+    watch = actions.add_parser(
+        "watch",
+        help="print throws from a camera, video, folder or the simulator",
+        description="Prints one JSON line per event: rolling, rolled (with values), cocked, "
+        "unreadable, hand, cleared.",
+    )
+    watch.add_argument("--source", default="sim:", help="frame source URL (default: sim:)")
+    watch.add_argument(
+        "--calibration", type=Path, help="calibration file (default: the stored one)"
+    )
+    watch.add_argument("--no-calibration", action="store_true", help="ignore a stored calibration")
+    watch.add_argument("--annotate", type=Path, metavar="DIR", help="write annotated frames")
+    watch.add_argument("--preview", action="store_true", help="show an annotated window")
+    watch.add_argument("--states", action="store_true", help="also print every state change")
+    watch.add_argument("--frames", type=int, default=0, help="stop after N frames (0: never)")
+    watch.set_defaults(handler=run_watch)
+
+    calibrate = actions.add_parser(
+        "calibrate",
+        help="learn the empty tray from a camera",
+        description="Takes frames of the empty tray, finds its floor and stores the background "
+        "in the table's configuration.",
+    )
+    calibrate.add_argument("--source", default="usb:0", help="frame source URL (default: usb:0)")
+    calibrate.add_argument("--frames", type=int, default=15, help="frames to learn from")
+    calibrate.add_argument("--die-size", type=float, help="side of a die in pixels, if known")
+    calibrate.add_argument("--out", type=Path, help="file to write (default: the table's config)")
+    calibrate.set_defaults(handler=run_calibrate)
+
+
+def _load_calibration(path: Path | None, required: bool) -> Any:
+    from tabletop.cli import UserError
+    from vision.calibration import Calibration
+    from vision.errors import CalibrationError
+
+    target = path or default_calibration_path()
+    if path is None and not target.exists():
+        return None
+    try:
+        return Calibration.load(target)
+    except CalibrationError as error:
+        if required or path is not None:
+            raise UserError(str(error)) from error
+        return None
+
+
+def run_read(args: argparse.Namespace) -> int:
+    """Reads each picture; a picture that cannot be read is reported and the rest go on."""
+    from tabletop.cli import UserError
+    from vision.annotate import annotate
+    from vision.errors import VisionError
+    from vision.reader import DiceReader
+
+    cv2.setNumThreads(1)
+    calibration = _load_calibration(args.calibration, required=True) if args.calibration else None
+    reader = DiceReader(calibration=calibration)
+    try:
+        reader.load()
+    except VisionError as error:
+        raise UserError(str(error)) from error
+    status = 0
+    for name in args.images:
+        image = cv2.imread(name, cv2.IMREAD_COLOR)
+        if image is None:
+            status = 1
+            message = f"cannot read {name}: not a picture OpenCV can open"
+            if args.json:
+                print(json.dumps({"image": name, "error": message}))
+            else:
+                print(f"{name}: {message}", file=sys.stderr)
+            continue
+        started = time.perf_counter()
+        try:
+            reading = reader.read(np.asarray(image, np.uint8))
+        except VisionError as error:
+            raise UserError(str(error)) from error
+        ms = (time.perf_counter() - started) * 1000.0
+        if args.annotate:
+            args.annotate.mkdir(parents=True, exist_ok=True)
+            cv2.imwrite(str(args.annotate / (Path(name).stem + ".png")), annotate(image, reading))
+        if args.json:
+            dice = [
+                {
+                    "value": d.value,
+                    "confidence": round(d.confidence, 3),
+                    "box": list(d.box),
+                    "status": d.status.value,
+                }
+                for d in reading.dice
+            ]
+            print(json.dumps({"image": name, "dice": dice, "ms": round(ms, 1)}))
+        else:
+            shown = ", ".join(
+                f"{d.value} ({d.confidence:.2f})" if d.value is not None else d.status.value
+                for d in reading.dice
+            )
+            print(f"{name}: {len(reading.dice)} dice: {shown or 'none'}  [{ms:.1f} ms]")
+    return status
+
+
+def run_watch(args: argparse.Namespace) -> int:
+    """Watches a source until it ends (or Ctrl-C), printing events as JSON lines."""
+    from hardware.camera import CameraError, open_source
+    from tabletop.cli import UserError
+    from vision.annotate import annotate
+    from vision.reader import DiceReader
+    from vision.rest import RestDetector
+    from vision.watch import ThrowWatcher
+
+    cv2.setNumThreads(1)
+    calibration = None if args.no_calibration else _load_calibration(args.calibration, False)
+    reader = DiceReader(calibration=calibration)
+    detector = RestDetector(background=None)
+    watcher = ThrowWatcher(reader, detector)
+    if args.preview and not _has_gui():
+        raise UserError(
+            "--preview needs an OpenCV with windows; this one is headless "
+            "(use --annotate DIR to write annotated frames instead)"
+        )
+    try:
+        source = open_source(args.source)
+        source.open()
+    except CameraError as error:
+        raise UserError(str(error)) from error
+    if calibration is not None:
+        detector.background = calibration.background
+    try:
+        last_state = None
+        for frame in source:
+            if calibration is not None and (frame.image.shape[1], frame.image.shape[0]) != (
+                calibration.width,
+                calibration.height,
+            ):
+                raise UserError(
+                    f"the calibration is for {calibration.width}x{calibration.height} frames; "
+                    f"{args.source} gives {frame.image.shape[1]}x{frame.image.shape[0]} "
+                    "(calibrate again, or pass --no-calibration)"
+                )
+            events = watcher.feed(frame.image, frame.timestamp)
+            if args.states and watcher.state is not last_state:
+                print(json.dumps({"v": 1, "state": watcher.state.value, "frame": frame.index}))
+            last_state = watcher.state
+            for event in events:
+                print(json.dumps(event.to_json()), flush=True)
+            if args.annotate or args.preview:
+                caption = f"{frame.index} {watcher.state.value}"
+                reading = watcher.last_reading if watcher.state.value == "still" else None
+                picture = annotate(frame.image, reading, caption)
+                if args.annotate:
+                    args.annotate.mkdir(parents=True, exist_ok=True)
+                    cv2.imwrite(str(args.annotate / f"frame-{frame.index:06d}.jpg"), picture)
+                if args.preview:
+                    cv2.imshow("tabletop dice", picture)
+                    if cv2.waitKey(1) & 0xFF in (27, ord("q")):
+                        break
+            if args.frames and frame.index + 1 >= args.frames:
+                break
+    except CameraError as error:
+        raise UserError(str(error)) from error
+    finally:
+        source.close()
+    return 0
+
+
+def run_calibrate(args: argparse.Namespace) -> int:
+    """Learns the empty tray and writes the calibration file."""
+    from hardware.camera import CameraError, open_source
+    from tabletop.cli import UserError
+    from vision.calibration import calibrate
+    from vision.errors import CalibrationError
+
+    frames = []
+    try:
+        with open_source(args.source) as source:
+            for frame in source:
+                frames.append(frame.image)
+                if len(frames) >= args.frames:
+                    break
+    except CameraError as error:
+        raise UserError(str(error)) from error
+    if not frames:
+        raise UserError(f"{args.source} gave no frames")
+    try:
+        result = calibrate(frames, args.die_size)
+    except CalibrationError as error:
+        raise UserError(str(error)) from error
+    out = args.out or default_calibration_path()
+    result.save(out)
+    x0, y0, x1, y1 = result.tray
+    print(
+        f"calibrated from {len(frames)} frames of {result.width}x{result.height}: "
+        f"tray floor at ({x0},{y0})-({x1},{y1}); written to {out}"
+    )
+    return 0
+
+
+def _has_gui() -> bool:
+    info = cv2.getBuildInformation()
+    gui = next((line for line in info.splitlines() if line.strip().startswith("GUI:")), "")
+    return bool(gui) and "NONE" not in gui.upper()

@@ -1,0 +1,126 @@
+"""Where the dice might be: cheap candidate centres for the classifier to accept or reject.
+
+A die is a compact square patch that differs from the tray around it, whatever its colours. The
+tray is estimated by a median filter much wider than a die (or taken from a calibration), the
+per-pixel colour difference is closed so that pips do not punch holes, and centre-minus-
+surround box filters at a few die sizes peak at die centres, touching dice included. The
+stage is tuned to miss almost nothing; the classifier then throws away what is not a die.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+Image = npt.NDArray[np.uint8]
+
+# Die sides (pixels at full resolution) the search looks for when no calibration says better.
+DEFAULT_SIZES: tuple[int, ...] = (16, 24, 34, 48, 68, 96)
+_CLOSE = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A place that may hold a die: centre and side in full-resolution pixels, and its strength."""
+
+    x: float
+    y: float
+    size: float
+    strength: float
+
+
+def tray_lab(background: Image, width: int, height: int) -> Image:
+    """The empty tray as `tray_difference` compares with it: Lab at half resolution."""
+    tray = cv2.resize(background, (width // 2, height // 2), interpolation=cv2.INTER_AREA)
+    return np.asarray(cv2.cvtColor(tray, cv2.COLOR_BGR2Lab), np.uint8)
+
+
+def tray_difference(
+    image: Image, background: Image | None = None, background_lab: Image | None = None
+) -> npt.NDArray[np.float32]:
+    """Half-resolution map of how much each pixel differs from the empty tray (0..60).
+
+    The tray is `background_lab` (from `tray_lab`, cached by the caller), else `background`,
+    else estimated from the picture itself.
+    """
+    h, w = image.shape[:2]
+    half = cv2.resize(image, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(half, cv2.COLOR_BGR2Lab)
+    if background_lab is not None:
+        lab_tray = background_lab
+    elif background is None:
+        small = cv2.resize(half, (max(1, w // 8), max(1, h // 8)), interpolation=cv2.INTER_AREA)
+        # 21 cells of 8 px: wider than two dice, so a die never becomes "tray".
+        tray = cv2.medianBlur(small, 21)
+        tray = cv2.resize(tray, (w // 2, h // 2), interpolation=cv2.INTER_LINEAR)
+        lab_tray = cv2.cvtColor(tray, cv2.COLOR_BGR2Lab)
+    else:
+        lab_tray = tray_lab(background, w, h)
+    lightness, a, b = cv2.split(cv2.absdiff(lab, lab_tray))
+    # Colour (a, b) counts double: shadows change lightness only, dice rarely do.
+    diff = cv2.addWeighted(lightness, 0.5, cv2.add(a, b), 1.0, 0)
+    diff = np.minimum(diff, 60)
+    closed = cv2.morphologyEx(diff, cv2.MORPH_CLOSE, _CLOSE)
+    return np.asarray(closed, np.float32)
+
+
+def find_candidates(
+    image: Image,
+    sizes: tuple[int, ...] = DEFAULT_SIZES,
+    background: Image | None = None,
+    min_strength: float = 6.0,
+    *,
+    background_lab: Image | None = None,
+    best_scale_only: bool = False,
+    quiet_sides: int = 0,
+) -> list[Candidate]:
+    """Candidate die centres in a BGR image, strongest first.
+
+    Options that trade recall for speed (measured in docs/vision.md): `best_scale_only` keeps,
+    where peaks at several sizes coincide, only the strongest; `quiet_sides` drops a peak
+    with fewer than that many quiet neighbouring windows (a wall's edge has busy neighbours
+    along it; a die in a row of dice still has two quiet sides).
+    """
+    diff = tray_difference(image, background, background_lab)
+    h, w = diff.shape
+    found: list[Candidate] = []
+    for size in sizes:
+        s = max(3, size // 2)  # side at half resolution
+        inner = cv2.boxFilter(diff, -1, (s, s))
+        outer = cv2.boxFilter(diff, -1, (2 * s, 2 * s))
+        response = inner - 0.5 * outer
+        window = (s // 2) | 1
+        peaks = response >= cv2.dilate(response, np.ones((window, window), np.uint8))
+        peaks &= response > min_strength
+        ys, xs = np.nonzero(peaks)
+        if len(xs) == 0:
+            continue
+        centre = inner[ys, xs]
+        sides = np.stack(
+            [
+                inner[ys, np.clip(xs - s, 0, w - 1)],
+                inner[ys, np.clip(xs + s, 0, w - 1)],
+                inner[np.clip(ys - s, 0, h - 1), xs],
+                inner[np.clip(ys + s, 0, h - 1), xs],
+            ]
+        )
+        quiet = (sides < 0.6 * centre).sum(axis=0) >= quiet_sides
+        for x, y, strength in zip(
+            xs[quiet].tolist(), ys[quiet].tolist(), response[ys, xs][quiet].tolist(), strict=True
+        ):
+            found.append(Candidate(2.0 * x + 1.0, 2.0 * y + 1.0, float(size), float(strength)))
+    found.sort(key=lambda c: -c.strength)
+    if not best_scale_only:
+        return found
+    kept: list[Candidate] = []
+    for c in found:
+        if not any(
+            abs(c.x - k.x) < 0.3 * max(c.size, k.size)
+            and abs(c.y - k.y) < 0.3 * max(c.size, k.size)
+            for k in kept
+        ):
+            kept.append(c)
+    return kept

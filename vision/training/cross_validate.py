@@ -1,0 +1,64 @@
+"""Scores the whole reader on every real photo with models that never saw it; writes cv.json.
+
+    .venv/bin/python -m vision.training.cross_validate [--folds 5]
+
+Needs the fold models that the two training scripts keep in out/folds/ (detector
+`foldK-of-N.onnx`, value reader `values-foldK-of-N.onnx`). Runs with OpenCV only, so the
+reader's rules (thresholds, looks) can be tuned and re-scored without training again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import cv2
+
+from vision.classify import DieClassifier, ValueClassifier
+from vision.evaluate import Score, fold_of, load_labels, score_photos
+from vision.reader import DiceReader
+
+ROOT = Path(__file__).resolve().parents[2]
+PHOTOS = ROOT / "tests" / "data" / "dice-tray"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--fold-models", type=Path, default=ROOT / "out" / "folds")
+    parser.add_argument("--report", type=Path, default=ROOT / "vision" / "training" / "cv.json")
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    labels = load_labels(PHOTOS / "labels.csv")
+    total = Score()
+    for fold in range(args.folds):
+        detector = args.fold_models / f"fold{fold}-of-{args.folds}.onnx"
+        values = args.fold_models / f"values-fold{fold}-of-{args.folds}.onnx"
+        reader = DiceReader(DieClassifier(detector), values=ValueClassifier(values))
+        names = [n for n in labels if fold_of(n, args.folds) == fold]
+        score = score_photos(PHOTOS / "images", labels, reader.read, names)
+        summary = score.summary()
+        del summary["confusion"]
+        print(f"fold {fold} ({len(names)} photos): {json.dumps(summary)}", file=sys.stderr)
+        for part in ("labelled", "reported", "found", "read_right", "not_read"):
+            setattr(total, part, getattr(total, part) + getattr(score, part))
+        for i in range(7):
+            for j in range(8):
+                total.confusion[i][j] += score.confusion[i][j]
+        total.misses += score.misses
+        total.wrong += score.wrong
+    report = {
+        "folds": args.folds,
+        **total.summary(),
+        "misses": [[name, die.value] for name, die in total.misses],
+        "wrong": [[name, die.value, read] for name, die, read in total.wrong],
+    }
+    args.report.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps(total.summary()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

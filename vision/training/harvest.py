@@ -1,0 +1,109 @@
+"""Training crops for the die classifier, cut exactly as the reader cuts them at run time.
+
+Every candidate the locator proposes becomes an example: "no die" when it is not centred on a
+die at about the right size, the die's class when it is, and nothing at all when it is in
+between (an off-centre or mis-sized view of a die is neither a clean yes nor a clean no).
+Known dice are added again with jitter in place, size and turn, so each real die teaches more.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from hardware.camera.render import random_scene, render
+from vision.classify import COCKED, NO_DIE, crop
+from vision.evaluate import LabelledDie
+from vision.locate import DEFAULT_SIZES, find_candidates
+
+Image = npt.NDArray[np.uint8]
+
+
+@dataclass(frozen=True)
+class TruthDie:
+    """A die whose centre, side and class (1-6, or 7 for cocked) are known."""
+
+    x: float
+    y: float
+    side: float
+    label: int
+
+
+def from_labels(labels: list[LabelledDie]) -> list[TruthDie]:
+    return [
+        TruthDie((d.x0 + d.x1) / 2, (d.y0 + d.y1) / 2, max(d.x1 - d.x0, d.y1 - d.y0), d.value)
+        for d in labels
+    ]
+
+
+def harvest(
+    image: Image,
+    truth: list[TruthDie],
+    rng: np.random.Generator,
+    copies: int = 3,
+    max_background: int = 40,
+) -> tuple[list[Image], list[int]]:
+    """Crops and classes from one picture.
+
+    "No die" crops are capped per picture: the strongest (the hard ones) and a random rest.
+    """
+    crops: list[Image] = []
+    classes: list[int] = []
+    candidates = find_candidates(image, DEFAULT_SIZES)
+    background = [
+        c
+        for c in candidates
+        if not any(abs(c.x - t.x) <= t.side / 2 and abs(c.y - t.y) <= t.side / 2 for t in truth)
+    ]
+    hard = max_background * 2 // 3
+    if len(background) > max_background:
+        rest = background[hard:]
+        picks = rng.choice(len(rest), max_background - hard, replace=False)
+        dropped = {id(c) for c in rest} - {id(rest[int(i)]) for i in picks}
+        candidates = [c for c in candidates if id(c) not in dropped]
+    for c in candidates:
+        owner = None
+        for t in truth:
+            if abs(c.x - t.x) <= t.side / 2 and abs(c.y - t.y) <= t.side / 2:
+                owner = t
+                break
+        if owner is None:
+            crops.append(crop(image, c.x, c.y, c.size))
+            classes.append(NO_DIE)
+            continue
+        ratio = c.size / owner.side
+        offset = math.hypot(c.x - owner.x, c.y - owner.y) / owner.side
+        if 0.7 <= ratio <= 1.45 and offset < 0.22:
+            crops.append(crop(image, c.x, c.y, c.size))
+            classes.append(owner.label)
+        elif ratio < 0.5 or ratio > 2.0 or offset > 0.4:
+            crops.append(crop(image, c.x, c.y, c.size))
+            classes.append(NO_DIE)
+    for t in truth:
+        for _ in range(copies):
+            dx, dy = rng.uniform(-0.15, 0.15, 2) * t.side
+            size = t.side * float(rng.uniform(0.75, 1.35))
+            angle = float(rng.uniform(0, 360))
+            crops.append(crop(image, t.x + dx, t.y + dy, size, angle=angle))
+            classes.append(t.label)
+    return crops, classes
+
+
+def rendered_examples(count: int, seed: int) -> Iterator[tuple[Image, list[TruthDie]]]:
+    """Rendered trays with 1-12 dice (some cocked) and their truth."""
+    rng = np.random.default_rng(seed)
+    for index in range(count):
+        scene = random_scene(
+            rng,
+            int(rng.integers(1, 13)),
+            width=int(rng.choice([640, 800])),
+            height=480,
+            die_size=float(rng.uniform(18, 64)),
+            cocked=int(rng.choice([0, 0, 1, 2])),
+        )
+        truth = [TruthDie(d.x, d.y, d.size, COCKED if d.cocked else d.value) for d in scene.dice]
+        yield render(scene, seed * 100003 + index), truth

@@ -1,0 +1,223 @@
+"""Trains the die detector and writes `vision/model/dice_cnn.onnx`; cross-validates first.
+
+    /tmp/torchenv/bin/python -m vision.training.train_classifier --folds 5
+
+PyTorch (CPU) is needed here only; the reader runs the ONNX file through OpenCV. Data: the
+real photos in tests/data/dice-tray (each fold's photos are held out of its model) and trays
+rendered by hardware.camera.render with a fixed seed, so a run is repeatable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import torch
+from torch import nn
+
+from vision.classify import CLASS_COUNT, CROP, DieClassifier
+from vision.evaluate import Score, fold_of, load_labels, score_photos
+from vision.reader import DiceReader
+from vision.training.harvest import from_labels, harvest, rendered_examples
+
+ROOT = Path(__file__).resolve().parents[2]
+PHOTOS = ROOT / "tests" / "data" / "dice-tray"
+MODEL = ROOT / "vision" / "model" / "dice_cnn.onnx"
+
+
+def network() -> nn.Sequential:
+    """About 140k weights: three conv blocks and a small head."""
+
+    def block(cin: int, cout: int) -> list[nn.Module]:
+        return [
+            nn.Conv2d(cin, cout, 3, padding=1),
+            nn.BatchNorm2d(cout),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
+        ]
+
+    return nn.Sequential(
+        *block(3, 8),
+        *block(8, 16),
+        *block(16, 32),
+        nn.Flatten(),
+        nn.Linear(32 * (CROP // 8) ** 2, 64),
+        nn.ReLU(),
+        nn.Linear(64, CLASS_COUNT),
+    )
+
+
+def to_tensor(batch: np.ndarray) -> torch.Tensor:
+    return torch.from_numpy(batch.astype(np.float32).transpose(0, 3, 1, 2) / 255.0 - 0.5)
+
+
+def augment(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Quarter turns and mirrors leave a face's value alone; so do colour and light changes."""
+    batch = np.rot90(batch, int(rng.integers(4)), axes=(1, 2))
+    if rng.random() < 0.5:
+        batch = batch[:, :, ::-1]
+    if rng.random() < 0.5:
+        batch = batch[..., rng.permutation(3)]
+    if rng.random() < 0.2:  # grey: colour is a hint, not the answer
+        grey = batch.mean(axis=3, keepdims=True)
+        batch = np.repeat(grey, 3, axis=3)
+    if rng.random() < 0.2:  # inverted: light pips on dark dice and dark on light look alike
+        batch = 255 - batch
+    return np.ascontiguousarray(batch)
+
+
+def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int, log: str) -> nn.Sequential:
+    torch.manual_seed(seed)
+    return train_model(network(), x, y, epochs=epochs, seed=seed, log=log)
+
+
+def train_model(
+    model: nn.Sequential, x: np.ndarray, y: np.ndarray, *, epochs: int, seed: int, log: str
+) -> nn.Sequential:
+    """Adam with a one-cycle schedule, batches of 128, augmented as `augment` says."""
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    steps = epochs * ((len(x) + 127) // 128)
+    optimiser = torch.optim.Adam(model.parameters(), 1e-3, weight_decay=1e-4)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, 1e-2, total_steps=steps)
+    started = time.time()
+    for epoch in range(epochs):
+        model.train()
+        order = rng.permutation(len(x))
+        total = 0.0
+        for start in range(0, len(x), 128):
+            pick = order[start : start + 128]
+            batch = to_tensor(augment(x[pick], rng))
+            gain = float(rng.uniform(0.7, 1.3))
+            batch = batch * gain + float(rng.uniform(-0.15, 0.15))
+            loss = nn.functional.cross_entropy(model(batch), torch.from_numpy(y[pick]).long())
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += float(loss.detach()) * len(pick)
+        print(
+            f"{log} epoch {epoch + 1}/{epochs} loss {total / len(x):.4f} "
+            f"({time.time() - started:.0f} s)",
+            file=sys.stderr,
+            flush=True,
+        )
+    model.eval()
+    return model
+
+
+def export(model: nn.Sequential, path: Path) -> None:
+    dummy = torch.zeros(1, 3, CROP, CROP)
+    torch.onnx.export(
+        model,
+        (dummy,),
+        str(path),
+        input_names=["crops"],
+        output_names=["logits"],
+        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
+        opset_version=13,
+        dynamo=False,
+    )
+
+
+def harvest_all(rendered: int, seed: int) -> tuple[dict[str, Any], np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    labels = load_labels(PHOTOS / "labels.csv")
+    real: dict[str, Any] = {}
+    for name, dice in sorted(labels.items()):
+        image = cv2.imread(str(PHOTOS / "images" / name))
+        real[name] = harvest(image, from_labels(dice), rng)
+    crops: list[np.ndarray] = []
+    classes: list[int] = []
+    for image, truth in rendered_examples(rendered, seed):
+        c, k = harvest(image, truth, rng, copies=1)
+        crops += c
+        classes += k
+    print(
+        f"harvested {sum(len(v[0]) for v in real.values())} real crops from {len(real)} photos, "
+        f"{len(crops)} rendered crops from {rendered} trays",
+        file=sys.stderr,
+    )
+    return real, np.array(crops, np.uint8), np.array(classes, np.int64)
+
+
+def stack(real: dict[str, Any], names: list[str], extra_x: np.ndarray, extra_y: np.ndarray):  # type: ignore[no-untyped-def]
+    xs = [np.array(real[n][0], np.uint8) for n in names if real[n][0]]
+    ys = [np.array(real[n][1], np.int64) for n in names if real[n][1]]
+    return np.concatenate([*xs, extra_x]), np.concatenate([*ys, extra_y])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--folds", type=int, default=5, help="cross-validation folds (0: none)")
+    parser.add_argument("--epochs", type=int, default=15)
+    parser.add_argument("--rendered", type=int, default=300, help="rendered trays to add")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=MODEL)
+    # The whole reader's cross-validation (detector and value reader together) is
+    # vision.training.cross_validate, which writes vision/training/cv.json; this report is the
+    # detector with the reader's other parts as they were when it ran.
+    parser.add_argument("--report", type=Path, default=ROOT / "out" / "detector-cv.json")
+    parser.add_argument("--no-final", action="store_true", help="only cross-validate")
+    parser.add_argument(
+        "--fold-models",
+        type=Path,
+        default=ROOT / "out" / "folds",
+        help="where each fold's model is kept (so the reader's rules can be re-scored)",
+    )
+    parser.add_argument(
+        "--rescore", action="store_true", help="score the kept fold models again, no training"
+    )
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    cv2.setNumThreads(1)
+    labels = load_labels(PHOTOS / "labels.csv")
+    names = sorted(labels)
+    if not args.rescore:
+        real, rx, ry = harvest_all(args.rendered, args.seed)
+    args.fold_models.mkdir(parents=True, exist_ok=True)
+    if args.folds:
+        total = Score()
+        for fold in range(args.folds):
+            train_names = [n for n in names if fold_of(n, args.folds) != fold]
+            test_names = [n for n in names if fold_of(n, args.folds) == fold]
+            path = args.fold_models / f"fold{fold}-of-{args.folds}.onnx"
+            if not args.rescore:
+                x, y = stack(real, train_names, rx, ry)
+                export(train(x, y, args.epochs, args.seed + fold, f"fold {fold}"), path)
+            reader = DiceReader(DieClassifier(path))
+            score = score_photos(PHOTOS / "images", labels, reader.read, test_names)
+            print(f"fold {fold}: {json.dumps(score.summary())}", file=sys.stderr, flush=True)
+            for part in ("labelled", "reported", "found", "read_right", "not_read"):
+                setattr(total, part, getattr(total, part) + getattr(score, part))
+            for i in range(7):
+                for j in range(8):
+                    total.confusion[i][j] += score.confusion[i][j]
+            total.misses += score.misses
+            total.wrong += score.wrong
+        report = {
+            "folds": args.folds,
+            "epochs": args.epochs,
+            "rendered": args.rendered,
+            **total.summary(),
+            "misses": [[n, d.value] for n, d in total.misses],
+            "wrong": [[n, d.value, v] for n, d, v in total.wrong],
+        }
+        args.report.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        print(json.dumps(total.summary()), flush=True)
+    if not args.no_final and not args.rescore:
+        x, y = stack(real, names, rx, ry)
+        model = train(x, y, args.epochs, args.seed, "final")
+        export(model, args.out)
+        print(f"wrote {args.out} ({args.out.stat().st_size} bytes)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,171 @@
+"""Trains the value reader (a die already found -> 1-6 or cocked); writes dice_values.onnx.
+
+    PYTHONPATH=. /tmp/torchenv/bin/python -m vision.training.train_reader --folds 5
+
+Same data as the detector (vision/training/train_classifier.py): the real photos, each fold's
+held out of its model, and rendered trays. Each known die is cut several times with jitter in
+place, size and turn, the way the reader cuts a die the detector kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+from torch import nn
+
+from vision.classify import VALUE_CLASSES, VALUE_CROP, VALUE_SCALE, crop
+from vision.evaluate import fold_of, load_labels
+from vision.training.harvest import TruthDie, from_labels, rendered_examples
+from vision.training.train_classifier import PHOTOS, ROOT, to_tensor, train_model
+
+MODEL = ROOT / "vision" / "model" / "dice_values.onnx"
+
+
+def network() -> nn.Sequential:
+    """About 170k weights: three conv blocks on a 40x40 crop and a small head."""
+
+    def block(cin: int, cout: int) -> list[nn.Module]:
+        return [
+            nn.Conv2d(cin, cout, 3, padding=1),
+            nn.BatchNorm2d(cout),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
+        ]
+
+    return nn.Sequential(
+        *block(3, 16),
+        *block(16, 32),
+        *block(32, 64),
+        nn.Flatten(),
+        nn.Linear(64 * (VALUE_CROP // 8) ** 2, 96),
+        nn.ReLU(),
+        nn.Linear(96, VALUE_CLASSES),
+    )
+
+
+def looks(
+    image: np.ndarray, truth: list[TruthDie], rng: np.random.Generator, copies: int
+) -> tuple[list[np.ndarray], list[int]]:
+    crops: list[np.ndarray] = []
+    classes: list[int] = []
+    for t in truth:
+        for _ in range(copies):
+            dx, dy = rng.uniform(-0.1, 0.1, 2) * t.side
+            size = t.side * float(rng.uniform(0.7, 1.3))
+            angle = float(rng.uniform(0, 360))
+            crops.append(
+                crop(
+                    image, t.x + dx, t.y + dy, size, angle=angle, scale=VALUE_SCALE, side=VALUE_CROP
+                )
+            )
+            classes.append(t.label - 1)  # 1-6 -> 0-5, cocked (7) -> 6
+    return crops, classes
+
+
+def export(model: nn.Sequential, path: Path) -> None:
+    torch.onnx.export(
+        model,
+        (torch.zeros(1, 3, VALUE_CROP, VALUE_CROP),),
+        str(path),
+        input_names=["crops"],
+        output_names=["logits"],
+        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
+        opset_version=13,
+        dynamo=False,
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--epochs", type=int, default=20)
+    parser.add_argument("--copies", type=int, default=8, help="jittered cuts per real die")
+    parser.add_argument("--rendered", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=MODEL)
+    parser.add_argument("--fold-models", type=Path, default=ROOT / "out" / "folds")
+    parser.add_argument("--no-final", action="store_true")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    cv2.setNumThreads(1)
+    rng = np.random.default_rng(args.seed)
+    labels = load_labels(PHOTOS / "labels.csv")
+    names = sorted(labels)
+    real: dict[str, tuple[list[np.ndarray], list[int]]] = {}
+    for name in names:
+        image = cv2.imread(str(PHOTOS / "images" / name))
+        real[name] = looks(image, from_labels(labels[name]), rng, args.copies)
+    rendered_x: list[np.ndarray] = []
+    rendered_y: list[int] = []
+    for image, truth in rendered_examples(args.rendered, args.seed + 1000):
+        boxed = [TruthDie(t.x, t.y, t.side * _box_factor(rng), t.label) for t in truth]
+        c, k = looks(image, boxed, rng, 2)
+        rendered_x += c
+        rendered_y += k
+    print(
+        f"{sum(len(v[1]) for v in real.values())} real and {len(rendered_y)} rendered cuts",
+        file=sys.stderr,
+        flush=True,
+    )
+    rx = np.array(rendered_x, np.uint8)
+    ry = np.array(rendered_y, np.int64)
+    args.fold_models.mkdir(parents=True, exist_ok=True)
+
+    def stack(chosen: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        xs = [np.array(real[n][0], np.uint8) for n in chosen]
+        ys = [np.array(real[n][1], np.int64) for n in chosen]
+        return np.concatenate([*xs, rx]), np.concatenate([*ys, ry])
+
+    results = []
+    for fold in range(args.folds):
+        train_names = [n for n in names if fold_of(n, args.folds) != fold]
+        test_names = [n for n in names if fold_of(n, args.folds) == fold]
+        x, y = stack(train_names)
+        model = train_model(
+            network(), x, y, epochs=args.epochs, seed=args.seed + fold, log=f"values fold {fold}"
+        )
+        export(model, args.fold_models / f"values-fold{fold}-of-{args.folds}.onnx")
+        # Held-out check on cuts at the labelled place, four turns pooled.
+        right = total = 0
+        with torch.no_grad():
+            for name in test_names:
+                image = cv2.imread(str(PHOTOS / "images" / name))
+                for t in from_labels(labels[name]):
+                    cuts = [
+                        crop(image, t.x, t.y, t.side, angle=a, scale=VALUE_SCALE, side=VALUE_CROP)
+                        for a in (0, 90, 180, 270)
+                    ]
+                    p = torch.softmax(model(to_tensor(np.array(cuts))), 1).mean(0)
+                    right += int(int(p.argmax()) + 1 == t.label)
+                    total += 1
+        results.append(right / total)
+        print(
+            f"values fold {fold}: {right}/{total} = {right / total:.4f}",
+            file=sys.stderr,
+            flush=True,
+        )
+    if results:
+        print(json.dumps({"folds": args.folds, "held_out_value_accuracy": results}))
+    if not args.no_final:
+        x, y = stack(names)
+        final = train_model(network(), x, y, epochs=args.epochs, seed=args.seed, log="values final")
+        export(final, args.out)
+        print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+def _box_factor(rng: np.random.Generator) -> float:
+    """Real labels are axis-aligned boxes of turned dice: up to 1.41 sides wide."""
+    turn = math.radians(float(rng.uniform(0, 90)))
+    return abs(math.cos(turn)) + abs(math.sin(turn))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
