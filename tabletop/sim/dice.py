@@ -28,3 +28,35 @@ class DiceTray:
             except queue.Empty:
                 continue
             yield {"event": "rolled", "values": [value]}
+
+
+class RenderedDiceTray(DiceTray):
+    """Each throw is rendered by the simulated camera and read by the real vision pipeline, so
+    the simulated table hears only what the camera can see (an unreadable die included)."""
+
+    def __init__(self, seed: int = 1) -> None:
+        super().__init__()
+        self.seed = seed
+        self.announced: list[dict[str, Any]] = []
+
+    def events(self, stop: threading.Event) -> Iterator[dict[str, Any]]:
+        from hardware.camera.sim import SimulatedCamera, ThrowPlan
+        from vision.reader import DiceReader
+        from vision.watch import ThrowWatcher
+
+        watcher = ThrowWatcher(DiceReader())
+        while not stop.is_set():
+            try:
+                value = self._throws.get(timeout=0.05)
+            except queue.Empty:
+                continue
+            camera = SimulatedCamera(
+                [ThrowPlan(dice=1, values=(value,), hand_first=False)], seed=self.seed
+            )
+            with camera:
+                while (frame := camera.read()) is not None and not stop.is_set():
+                    for event in watcher.feed(frame.image, frame.timestamp):
+                        if event.kind.value in ("rolled", "cocked", "unreadable"):
+                            announced = event.to_json()
+                            self.announced.append(announced)
+                            yield announced
