@@ -14,13 +14,14 @@ Everything stays within MQTT 3.1.1, so the embedded amqtt broker and Mosquitto b
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import queue
 import socket
 import ssl
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Final
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -181,7 +182,7 @@ class MqttLink:
         keepalive: int = 15,
         min_backoff: float = 0.1,
         max_backoff: float = 5.0,
-        max_inflight: int = 1000,
+        max_inflight: int = 20,
         threaded: bool = True,
     ) -> None:
         self.url = url
@@ -359,6 +360,30 @@ class MqttLink:
         with self._retained_lock:
             self._retained[topic] = (payload, qos)
         return self._require_client().publish(topic, payload, qos, retain=True)
+
+    @contextlib.contextmanager
+    def corked(self) -> Iterator[None]:
+        """Holds back small writes and sends them together at the end (Linux TCP_CORK).
+
+        For a burst of publishes (a reply, its events, the state): one segment instead of
+        one per packet, for the same latency, since the cork comes off when the burst ends.
+        """
+        client = self._client
+        sock = client.socket() if client is not None else None
+        cork = getattr(socket, "TCP_CORK", None)
+        if not isinstance(sock, socket.socket) or cork is None or sock.family == socket.AF_UNIX:
+            yield
+            return
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, cork, 1)
+        except OSError:
+            yield
+            return
+        try:
+            yield
+        finally:
+            with contextlib.suppress(OSError):  # the socket may have closed meanwhile
+                sock.setsockopt(socket.IPPROTO_TCP, cork, 0)
 
     def subscribe(self, topic_filter: str, qos: int = 1) -> None:
         """Adds a subscription now and after every reconnect."""

@@ -87,6 +87,7 @@ class Mosquitto:
             lines.append("allow_anonymous true")
         lines += [
             "set_tcp_nodelay true",
+            "max_queued_messages 100000",
             "persistence false",
             "log_dest stderr",
             "log_type error",
