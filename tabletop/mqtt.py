@@ -202,6 +202,7 @@ class MqttLink:
         self._connected = threading.Event()
         self._connections = 0
         self._refusal: str | None = None
+        self._restored = False  # subscriptions and retained messages sent since connecting
         self._client: paho.Client | None = None
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -355,11 +356,18 @@ class MqttLink:
         """Publishes a non-retained message (queued by paho while disconnected)."""
         return self._require_client().publish(topic, payload, qos, retain=False)
 
-    def publish_retained(self, topic: str, payload: bytes, qos: int = 1) -> paho.MQTTMessageInfo:
-        """Publishes a retained message and remembers it, to publish again after a reconnect."""
+    def publish_retained(self, topic: str, payload: bytes, qos: int = 1) -> None:
+        """Publishes a retained message and remembers it, to publish again after a reconnect.
+
+        Until the link has (re)subscribed after connecting, it is only remembered: so that
+        a retained "online" never reaches the broker before the subscriptions that make it
+        true.
+        """
         with self._retained_lock:
             self._retained[topic] = (payload, qos)
-        return self._require_client().publish(topic, payload, qos, retain=True)
+            ready = self._restored
+        if ready:
+            self._require_client().publish(topic, payload, qos, retain=True)
 
     @contextlib.contextmanager
     def corked(self) -> Iterator[None]:
@@ -404,6 +412,7 @@ class MqttLink:
             client.subscribe(list(self.subscriptions))
         with self._retained_lock:
             retained = list(self._retained.items())
+            self._restored = True
         for topic, (payload, qos) in retained:
             client.publish(topic, payload, qos, retain=True)
 
@@ -423,6 +432,8 @@ class MqttLink:
             return
         self._connections += 1
         self._backoff = self.min_backoff
+        with self._retained_lock:
+            self._restored = False
         self._connected.set()
         self._inbox.put(Connected(reconnect=self._connections > 1))
 
@@ -436,6 +447,8 @@ class MqttLink:
     ) -> None:
         was_connected = self._connected.is_set()
         self._connected.clear()
+        with self._retained_lock:
+            self._restored = False
         if was_connected:
             self._inbox.put(Disconnected(str(reason_code)))
 
@@ -448,8 +461,3 @@ def _no_delay(client: paho.Client, userdata: object, sock: object) -> None:
     # this every command round trip costs a 40 ms delayed ACK.
     if isinstance(sock, socket.socket) and sock.family in (socket.AF_INET, socket.AF_INET6):
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-
-def publish_ok(info: paho.MQTTMessageInfo) -> bool:
-    """True if paho accepted a publish (sent, or queued while reconnecting)."""
-    return info.rc in (MQTTErrorCode.MQTT_ERR_SUCCESS, MQTTErrorCode.MQTT_ERR_NO_CONN)
