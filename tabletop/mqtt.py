@@ -203,6 +203,7 @@ class MqttLink:
         self._connections = 0
         self._refusal: str | None = None
         self._restored = False  # subscriptions and retained messages sent since connecting
+        self._corked = False
         self._client: paho.Client | None = None
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -387,11 +388,23 @@ class MqttLink:
         except OSError:
             yield
             return
+        self._corked = True
         try:
             yield
         finally:
+            self._corked = False
             with contextlib.suppress(OSError):  # the socket may have closed meanwhile
                 sock.setsockopt(socket.IPPROTO_TCP, cork, 0)
+
+    def flush(self) -> None:
+        """Inside corked(): sends what is held back now, and goes on holding back."""
+        client = self._client
+        sock = client.socket() if client is not None else None
+        cork = getattr(socket, "TCP_CORK", None)
+        if self._corked and isinstance(sock, socket.socket) and cork is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, cork, 0)
+                sock.setsockopt(socket.IPPROTO_TCP, cork, 1)
 
     def subscribe(self, topic_filter: str, qos: int = 1) -> None:
         """Adds a subscription now and after every reconnect."""

@@ -151,9 +151,12 @@ class RulesDaemon:
                 )
             return
         self.batches += 1
-        changed = False
+        # Replies first, and sent at once: someone waits for them. Events and views follow.
         for outcome in outcomes:
             self._publish_reply(outcome.reply)
+        self.link.flush()
+        changed = False
+        for outcome in outcomes:
             if outcome.duplicate:
                 continue
             changed = True
