@@ -279,7 +279,6 @@ def kill_hard(process: subprocess.Popen[Any]) -> None:
 
 
 def full_game_commands() -> list[dict[str, Any]]:
-
     lines = (DATA / "full_game.jsonl").read_text().splitlines()
     return [json.loads(line) for line in lines if line.strip()]
 
