@@ -19,7 +19,8 @@ from daemon_helpers import (
     wait_until,
 )
 
-from tabletop.cli import main
+from rules.sixshooter import parse_command
+from tabletop.cli import build_parser, main
 from tabletop.mqtt import BrokerUrlError, parse_broker_url
 
 ROSTER_TOML = """
@@ -245,3 +246,66 @@ def test_broker_urls_that_cannot_work_say_why(url: str, words: str) -> None:
 def test_mqtts_options() -> None:
     parsed = parse_broker_url("mqtts://u:p@host?ca=/etc/ca.pem&insecure=1")
     assert parsed.tls and parsed.ca_file == "/etc/ca.pem" and parsed.insecure
+
+
+@pytest.mark.parametrize(
+    ("words", "command"),
+    [
+        (["reveal", "Ana", "3"], {"cmd": "reveal", "player": "Ana", "slot": 3}),
+        (["order", "Ana", "Bo"], {"cmd": "turn_order", "players": ["Ana", "Bo"]}),
+        (["stage", "dragon", "3"], {"cmd": "multi_stage", "id": "dragon", "needed": 3}),
+        (
+            ["challenge", "Ana", "slyness", "4", "--card", "Bo:2", "--stage", "dragon"],
+            {
+                "cmd": "challenge",
+                "player": "Ana",
+                "method": "slyness",
+                "critical": 4,
+                "card": {"player": "Bo", "slot": 2},
+                "stage": "dragon",
+            },
+        ),
+        (
+            ["challenge", "Cy", "danger", "impossible", "--wager", "2"],
+            {
+                "cmd": "challenge",
+                "player": "Cy",
+                "method": "danger",
+                "critical": "impossible",
+                "wager": 2,
+            },
+        ),
+        (["roll", "5"], {"cmd": "roll", "value": 5}),
+        (["roll", "2", "6"], {"cmd": "roll", "values": [2, 6]}),
+        (["lucky", "Ana", "no"], {"cmd": "lucky", "player": "Ana", "replace": False}),
+        (
+            ["contest", "Ana", "Bo", "--method", "charm", "--card", "Ana=Ana:1", "--wager", "Bo=1"],
+            {
+                "cmd": "contest",
+                "players": ["Ana", "Bo"],
+                "method": "charm",
+                "cards": {"Ana": {"player": "Ana", "slot": 1}},
+                "wagers": {"Bo": 1},
+            },
+        ),
+        (["boost", "Bo", "--wager", "1"], {"cmd": "boost", "player": "Bo", "wager": 1}),
+        (["concede", "Bo"], {"cmd": "concede", "player": "Bo"}),
+        (["end-adventure"], {"cmd": "end_adventure"}),
+        (
+            ["grant", "Ana", "Bo", "5"],
+            {"cmd": "grant_lucky", "from": "Ana", "to": "Bo", "number": 5},
+        ),
+        (["return", "Cy", "7"], {"cmd": "return", "player": "Cy", "drop_lucky": 7}),
+        (["retire", "Cy"], {"cmd": "retire", "player": "Cy"}),
+        (["start-adventure"], {"cmd": "start_adventure"}),
+        (["end-game"], {"cmd": "end_game"}),
+        (["send", '{"cmd": "roll", "value": 1}'], {"cmd": "roll", "value": 1}),
+    ],
+)
+def test_every_gm_action_builds_a_command_the_engine_can_read(
+    words: list[str], command: dict[str, object]
+) -> None:
+    args = build_parser().parse_args(["gm", *words])
+    built = args.build(args)
+    assert built == command
+    parse_command(built)  # the engine reads it: right names, right types
