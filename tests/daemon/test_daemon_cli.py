@@ -20,6 +20,7 @@ from daemon_helpers import (
 )
 
 from rules.sixshooter import parse_command
+from tabletop.broker import broker_for
 from tabletop.cli import build_parser, main
 from tabletop.mqtt import BrokerUrlError, parse_broker_url
 
@@ -309,3 +310,16 @@ def test_every_gm_action_builds_a_command_the_engine_can_read(
     built = args.build(args)
     assert built == command
     parse_command(built)  # the engine reads it: right names, right types
+
+
+def test_an_embedded_url_uses_a_broker_already_listening_there(amqtt: AmqttBroker) -> None:
+    url, started = broker_for(f"embedded://127.0.0.1:{amqtt.port}")
+    assert started is None and (url.scheme, url.port) == ("mqtt", amqtt.port)
+    port = free_port()
+    url, started = broker_for(f"embedded://127.0.0.1:{port}")
+    try:
+        assert started is not None and port_open(port) and url.port == port
+    finally:
+        assert started is not None
+        started.stop()
+    assert not port_open(port)
