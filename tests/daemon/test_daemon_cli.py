@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import queue
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -116,10 +118,20 @@ def test_follow_prints_the_table_live(amqtt: AmqttBroker, table: str, db: Path) 
             stdout=subprocess.PIPE,
             text=True,
         )
+        assert follower.stdout is not None
+        lines_out: queue.SimpleQueue[str] = queue.SimpleQueue()
+        stdout = follower.stdout
+        reader = threading.Thread(
+            target=lambda: [lines_out.put(line.strip()) for line in stdout], daemon=True
+        )
+        reader.start()
+
+        def next_line() -> str:
+            return lines_out.get(timeout=15)  # a hang fails the test instead of blocking it
+
         try:
-            assert follower.stdout is not None
             # first what is retained, in the broker's order
-            retained = {follower.stdout.readline().strip() for _ in range(2)}
+            retained = {next_line() for _ in range(2)}
             assert retained == {
                 "[rules daemon online]",
                 "waiting for: no game yet: the game master starts one (tabletop gm new ROSTER)",
@@ -132,7 +144,7 @@ def test_follow_prints_the_table_live(amqtt: AmqttBroker, table: str, db: Path) 
                         "players": [{"name": "Cy", "descriptor": "dangerous", "lucky": [10]}],
                     }
                 )
-            lines = [follower.stdout.readline().strip() for _ in range(4)]
+            lines = [next_line() for _ in range(4)]
             assert lines[0].startswith("refused (command 1): unknown command 'teleport'")
             assert lines[1] == "New game: Cy (dangerous, no archetype, lucky 10)"
             assert lines[2] == "Dealt six cards face-down to Cy"
@@ -140,8 +152,8 @@ def test_follow_prints_the_table_live(amqtt: AmqttBroker, table: str, db: Path) 
         finally:
             follower.send_signal(signal.SIGINT)
             follower.wait(10)
-            if follower.stdout:
-                follower.stdout.close()
+            reader.join(10)  # it ends at the end of the output
+            stdout.close()
 
 
 def test_problems_the_game_master_can_fix_are_one_line(
