@@ -4,8 +4,9 @@
 (the broker `tabletop broker` runs in-process; clients reach it as plain MQTT).
 
 `MqttLink` wraps a paho-mqtt 2.x client (always `CallbackAPIVersion.VERSION2`), in the Home
-Assistant way: paho's network thread only decodes and queues; the owner's thread takes items
-from `get()`, and when an item says the link (re)connected, `get()` first resubscribes and
+Assistant way: paho's callbacks only decode and queue; the owner's thread takes items from
+`get()` (paho's network work runs on its own thread, or inside `get()` with threaded=False),
+and when an item says the link (re)connected, `get()` first resubscribes and
 republishes every retained message the owner set with `publish_retained`, so a broker restart
 (which forgets retained messages when it has no persistence) heals itself. A last will is set
 before each connection; `stop()` publishes the will's "clean stop" payload itself.
