@@ -140,6 +140,12 @@ class Harness:
         self.client.loop_stop()
 
 
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time a process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
@@ -202,11 +208,14 @@ def main() -> None:
 
         # 1. throughput, pipelined
         game = [{**c, "id": f"t{n}"} for n, c in enumerate(commands(args.commands))]
+        watched = {"daemon": processes[1].pid, "broker": processes[0].pid, "client": os.getpid()}
+        cpu_before = {name: cpu_seconds(pid) for name, pid in watched.items()}
         start = time.perf_counter()
         for body in game:
             harness.client.publish(COMMAND_TOPIC, json.dumps(body), 1)
         end = harness.wait(game[-1]["id"], timeout=300)
         seconds = end - start
+        cpu = {name: cpu_seconds(pid) - cpu_before[name] for name, pid in watched.items()}
         refused = [r for r in harness.replies if not r["ok"]]
         if refused:
             raise SystemExit(f"{len(refused)} commands refused, e.g. {refused[0]}")
@@ -233,6 +242,13 @@ def main() -> None:
             f"throughput: {len(game)} commands in {seconds:.2f} s = "
             f"{len(game) / seconds:,.0f} durable commands/s"
         )
+        print(
+            "CPU during the throughput run: "
+            + ", ".join(f"{name} {used:.2f} s" for name, used in cpu.items())
+            + f" (daemon: {cpu['daemon'] / len(game) * 1e6:.0f} us per command)"
+        )
+        with open("/proc/loadavg") as loadavg:
+            print(f"load average at the end: {loadavg.read().split()[0]} on {os.cpu_count()} CPUs")
         print(
             f"command -> reply: p50 {p50:.2f} ms, p99 {p99:.2f} ms, "
             f"mean {statistics.fmean(daemon_rtt) * ms:.2f} ms ({len(daemon_rtt)} round trips)"

@@ -117,7 +117,12 @@ class EmbeddedBroker:
             ) -> None:
                 writers[:] = [w for w in writers if not w.is_closing()]
                 writers.append(writer)
-                await super().stream_connected(reader, writer, listener_name)
+                try:
+                    await super().stream_connected(reader, writer, listener_name)
+                finally:
+                    # amqtt does not always close the socket when a session ends
+                    if not writer.is_closing():
+                        writer.close()
 
         broker = _Broker(self._config())
         self._broker = broker

@@ -4,8 +4,9 @@
 (the broker `tabletop broker` runs in-process; clients reach it as plain MQTT).
 
 `MqttLink` wraps a paho-mqtt 2.x client (always `CallbackAPIVersion.VERSION2`), in the Home
-Assistant way: paho's network thread only decodes and queues; the owner's thread takes items
-from `get()`, and when an item says the link (re)connected, `get()` first resubscribes and
+Assistant way: paho's callbacks only decode and queue; the owner's thread takes items from
+`get()` (paho's network work runs on its own thread, or inside `get()` with threaded=False),
+and when an item says the link (re)connected, `get()` first resubscribes and
 republishes every retained message the owner set with `publish_retained`, so a broker restart
 (which forgets retained messages when it has no persistence) heals itself. A last will is set
 before each connection; `stop()` publishes the will's "clean stop" payload itself.
@@ -14,13 +15,14 @@ Everything stays within MQTT 3.1.1, so the embedded amqtt broker and Mosquitto b
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import queue
 import socket
 import ssl
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Final
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -181,7 +183,7 @@ class MqttLink:
         keepalive: int = 15,
         min_backoff: float = 0.1,
         max_backoff: float = 5.0,
-        max_inflight: int = 1000,
+        max_inflight: int = 20,
         threaded: bool = True,
     ) -> None:
         self.url = url
@@ -201,6 +203,8 @@ class MqttLink:
         self._connected = threading.Event()
         self._connections = 0
         self._refusal: str | None = None
+        self._restored = False  # subscriptions and retained messages sent since connecting
+        self._corked = False
         self._client: paho.Client | None = None
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -354,11 +358,54 @@ class MqttLink:
         """Publishes a non-retained message (queued by paho while disconnected)."""
         return self._require_client().publish(topic, payload, qos, retain=False)
 
-    def publish_retained(self, topic: str, payload: bytes, qos: int = 1) -> paho.MQTTMessageInfo:
-        """Publishes a retained message and remembers it, to publish again after a reconnect."""
+    def publish_retained(self, topic: str, payload: bytes, qos: int = 1) -> None:
+        """Publishes a retained message and remembers it, to publish again after a reconnect.
+
+        Until the link has (re)subscribed after connecting, it is only remembered: so that
+        a retained "online" never reaches the broker before the subscriptions that make it
+        true.
+        """
         with self._retained_lock:
             self._retained[topic] = (payload, qos)
-        return self._require_client().publish(topic, payload, qos, retain=True)
+            ready = self._restored
+        if ready:
+            self._require_client().publish(topic, payload, qos, retain=True)
+
+    @contextlib.contextmanager
+    def corked(self) -> Iterator[None]:
+        """Holds back small writes and sends them together at the end (Linux TCP_CORK).
+
+        For a burst of publishes (a reply, its events, the state): one segment instead of
+        one per packet, for the same latency, since the cork comes off when the burst ends.
+        """
+        client = self._client
+        sock = client.socket() if client is not None else None
+        cork = getattr(socket, "TCP_CORK", None)
+        if not isinstance(sock, socket.socket) or cork is None or sock.family == socket.AF_UNIX:
+            yield
+            return
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, cork, 1)
+        except OSError:
+            yield
+            return
+        self._corked = True
+        try:
+            yield
+        finally:
+            self._corked = False
+            with contextlib.suppress(OSError):  # the socket may have closed meanwhile
+                sock.setsockopt(socket.IPPROTO_TCP, cork, 0)
+
+    def flush(self) -> None:
+        """Inside corked(): sends what is held back now, and goes on holding back."""
+        client = self._client
+        sock = client.socket() if client is not None else None
+        cork = getattr(socket, "TCP_CORK", None)
+        if self._corked and isinstance(sock, socket.socket) and cork is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, cork, 0)
+                sock.setsockopt(socket.IPPROTO_TCP, cork, 1)
 
     def subscribe(self, topic_filter: str, qos: int = 1) -> None:
         """Adds a subscription now and after every reconnect."""
@@ -379,6 +426,7 @@ class MqttLink:
             client.subscribe(list(self.subscriptions))
         with self._retained_lock:
             retained = list(self._retained.items())
+            self._restored = True
         for topic, (payload, qos) in retained:
             client.publish(topic, payload, qos, retain=True)
 
@@ -398,6 +446,8 @@ class MqttLink:
             return
         self._connections += 1
         self._backoff = self.min_backoff
+        with self._retained_lock:
+            self._restored = False
         self._connected.set()
         self._inbox.put(Connected(reconnect=self._connections > 1))
 
@@ -411,6 +461,8 @@ class MqttLink:
     ) -> None:
         was_connected = self._connected.is_set()
         self._connected.clear()
+        with self._retained_lock:
+            self._restored = False
         if was_connected:
             self._inbox.put(Disconnected(str(reason_code)))
 
@@ -423,8 +475,3 @@ def _no_delay(client: paho.Client, userdata: object, sock: object) -> None:
     # this every command round trip costs a 40 ms delayed ACK.
     if isinstance(sock, socket.socket) and sock.family in (socket.AF_INET, socket.AF_INET6):
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-
-def publish_ok(info: paho.MQTTMessageInfo) -> bool:
-    """True if paho accepted a publish (sent, or queued while reconnecting)."""
-    return info.rc in (MQTTErrorCode.MQTT_ERR_SUCCESS, MQTTErrorCode.MQTT_ERR_NO_CONN)

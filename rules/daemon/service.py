@@ -68,6 +68,9 @@ class RulesDaemon:
             # The serving loop does the network work itself: a command is read, decided,
             # logged and answered on one thread, with no hand-offs between threads.
             threaded=False,
+            # Enough QoS 1 messages in flight that a batch's replies and events leave at once;
+            # paho walks this window on every acknowledgement, so not more.
+            max_inflight=200,
         )
         self.batches = 0
         self._last_prompt: bytes | None = None
@@ -107,14 +110,17 @@ class RulesDaemon:
                     self._serve([])  # grace periods run out with no message arriving
                 self._checkpoint()
                 continue
-            batch = [item]
-            while len(batch) < MAX_BATCH and (more := self.link.get(timeout=0)) is not None:
-                batch.append(more)
-            try:
-                self._serve(batch)
-            except Exception:  # a bug here must not take the table down; the log is intact
-                log.exception("table %s: a batch of %d failed", self.topics.table, len(batch))
-                self._recover()
+            # Corked: the acknowledgements, replies, events and views of a batch leave in as
+            # few TCP segments as possible, when the batch is done.
+            with self.link.corked():
+                batch = [item]
+                while len(batch) < MAX_BATCH and (more := self.link.get(timeout=0)) is not None:
+                    batch.append(more)
+                try:
+                    self._serve(batch)
+                except Exception:  # a bug must not take the table down; the log is intact
+                    log.exception("table %s: a batch of %d failed", self.topics.table, len(batch))
+                    self._recover()
 
     def _recover(self) -> None:
         # Whatever was decided but not written is forgotten (none of it was acknowledged);
@@ -179,9 +185,12 @@ class RulesDaemon:
                 )
             return
         self.batches += 1
-        changed = False
+        # Replies first, and sent at once: someone waits for them. Events and views follow.
         for outcome in outcomes:
             self._publish_reply(outcome.reply)
+        self.link.flush()
+        changed = False
+        for outcome in outcomes:
             if outcome.duplicate:
                 continue
             changed = True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -15,12 +16,93 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from hypothesis import strategies as st
+
 from rules.daemon.client import TableClient
 from rules.daemon.service import RulesDaemon
 from tabletop.broker import EmbeddedBroker
 from tabletop.mqtt import BrokerUrl
 
 DATA = Path(__file__).parent / "data"
+
+ROSTER = {
+    "cmd": "new_game",
+    "players": [
+        {"name": "Ana", "descriptor": "sly", "archetype": "Cat burglar", "lucky": [7]},
+        {"name": "Bo", "descriptor": "sharp", "archetype": "Sniper", "lucky": [3]},
+    ],
+    "seed": 4,
+}
+
+# Payloads for the fuzzers: raw bytes, any JSON, and command-shaped objects with wrong fields.
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+command_names = st.sampled_from(
+    [
+        "new_game",
+        "reveal",
+        "turn_order",
+        "challenge",
+        "multi_stage",
+        "roll",
+        "lucky",
+        "contest",
+        "boost",
+        "concede",
+        "end_adventure",
+        "grant_lucky",
+        "return",
+        "retire",
+        "start_adventure",
+        "end_game",
+        "fly",
+    ]
+)
+field_names = st.sampled_from(
+    [
+        "player",
+        "players",
+        "slot",
+        "value",
+        "values",
+        "method",
+        "critical",
+        "card",
+        "wager",
+        "stage",
+        "replace",
+        "id",
+        "v",
+        "needed",
+        "from",
+        "to",
+        "number",
+        "drop_lucky",
+        "source",
+    ]
+)
+fields = st.one_of(
+    json_values,
+    st.sampled_from(["Ana", "Bo", "slyness", "charm", "impossible"]),
+    st.integers(-2, 8),
+    st.fixed_dictionaries({"player": st.sampled_from(["Ana", "Bo"]), "slot": st.integers(0, 7)}),
+)
+commands = st.builds(
+    lambda name, body: {"cmd": name, **body},
+    command_names,
+    st.dictionaries(field_names, fields, max_size=4),
+)
+payloads = st.one_of(
+    st.binary(max_size=64),
+    json_values.map(lambda v: json.dumps(v).encode()),
+    commands.map(lambda c: json.dumps(c).encode()),
+)
+
 MOSQUITTO_PATHS = ("/usr/sbin/mosquitto", "/usr/bin/mosquitto", "/usr/local/sbin/mosquitto")
 
 
@@ -87,6 +169,7 @@ class Mosquitto:
             lines.append("allow_anonymous true")
         lines += [
             "set_tcp_nodelay true",
+            "max_queued_messages 100000",
             "persistence false",
             "log_dest stderr",
             "log_type error",
@@ -196,8 +279,6 @@ def kill_hard(process: subprocess.Popen[Any]) -> None:
 
 
 def full_game_commands() -> list[dict[str, Any]]:
-    import json
-
     lines = (DATA / "full_game.jsonl").read_text().splitlines()
     return [json.loads(line) for line in lines if line.strip()]
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import queue
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -19,7 +21,9 @@ from daemon_helpers import (
     wait_until,
 )
 
-from tabletop.cli import main
+from rules.sixshooter import parse_command
+from tabletop.broker import broker_for
+from tabletop.cli import build_parser, main
 from tabletop.mqtt import BrokerUrlError, parse_broker_url
 
 ROSTER_TOML = """
@@ -114,10 +118,20 @@ def test_follow_prints_the_table_live(amqtt: AmqttBroker, table: str, db: Path) 
             stdout=subprocess.PIPE,
             text=True,
         )
+        assert follower.stdout is not None
+        lines_out: queue.SimpleQueue[str] = queue.SimpleQueue()
+        stdout = follower.stdout
+        reader = threading.Thread(
+            target=lambda: [lines_out.put(line.strip()) for line in stdout], daemon=True
+        )
+        reader.start()
+
+        def next_line() -> str:
+            return lines_out.get(timeout=15)  # a hang fails the test instead of blocking it
+
         try:
-            assert follower.stdout is not None
             # first what is retained, in the broker's order
-            retained = {follower.stdout.readline().strip() for _ in range(2)}
+            retained = {next_line() for _ in range(2)}
             assert retained == {
                 "[rules daemon online]",
                 "waiting for: no game yet: the game master starts one (tabletop gm new ROSTER)",
@@ -130,7 +144,7 @@ def test_follow_prints_the_table_live(amqtt: AmqttBroker, table: str, db: Path) 
                         "players": [{"name": "Cy", "descriptor": "dangerous", "lucky": [10]}],
                     }
                 )
-            lines = [follower.stdout.readline().strip() for _ in range(4)]
+            lines = [next_line() for _ in range(4)]
             assert lines[0].startswith("refused (command 1): unknown command 'teleport'")
             assert lines[1] == "New game: Cy (dangerous, no archetype, lucky 10)"
             assert lines[2] == "Dealt six cards face-down to Cy"
@@ -138,8 +152,8 @@ def test_follow_prints_the_table_live(amqtt: AmqttBroker, table: str, db: Path) 
         finally:
             follower.send_signal(signal.SIGINT)
             follower.wait(10)
-            if follower.stdout:
-                follower.stdout.close()
+            reader.join(10)  # it ends at the end of the output
+            stdout.close()
 
 
 def test_problems_the_game_master_can_fix_are_one_line(
@@ -245,3 +259,79 @@ def test_broker_urls_that_cannot_work_say_why(url: str, words: str) -> None:
 def test_mqtts_options() -> None:
     parsed = parse_broker_url("mqtts://u:p@host?ca=/etc/ca.pem&insecure=1")
     assert parsed.tls and parsed.ca_file == "/etc/ca.pem" and parsed.insecure
+
+
+@pytest.mark.parametrize(
+    ("words", "command"),
+    [
+        (["reveal", "Ana", "3"], {"cmd": "reveal", "player": "Ana", "slot": 3}),
+        (["order", "Ana", "Bo"], {"cmd": "turn_order", "players": ["Ana", "Bo"]}),
+        (["stage", "dragon", "3"], {"cmd": "multi_stage", "id": "dragon", "needed": 3}),
+        (
+            ["challenge", "Ana", "slyness", "4", "--card", "Bo:2", "--stage", "dragon"],
+            {
+                "cmd": "challenge",
+                "player": "Ana",
+                "method": "slyness",
+                "critical": 4,
+                "card": {"player": "Bo", "slot": 2},
+                "stage": "dragon",
+            },
+        ),
+        (
+            ["challenge", "Cy", "danger", "impossible", "--wager", "2"],
+            {
+                "cmd": "challenge",
+                "player": "Cy",
+                "method": "danger",
+                "critical": "impossible",
+                "wager": 2,
+            },
+        ),
+        (["roll", "5"], {"cmd": "roll", "value": 5}),
+        (["roll", "2", "6"], {"cmd": "roll", "values": [2, 6]}),
+        (["lucky", "Ana", "no"], {"cmd": "lucky", "player": "Ana", "replace": False}),
+        (
+            ["contest", "Ana", "Bo", "--method", "charm", "--card", "Ana=Ana:1", "--wager", "Bo=1"],
+            {
+                "cmd": "contest",
+                "players": ["Ana", "Bo"],
+                "method": "charm",
+                "cards": {"Ana": {"player": "Ana", "slot": 1}},
+                "wagers": {"Bo": 1},
+            },
+        ),
+        (["boost", "Bo", "--wager", "1"], {"cmd": "boost", "player": "Bo", "wager": 1}),
+        (["concede", "Bo"], {"cmd": "concede", "player": "Bo"}),
+        (["end-adventure"], {"cmd": "end_adventure"}),
+        (
+            ["grant", "Ana", "Bo", "5"],
+            {"cmd": "grant_lucky", "from": "Ana", "to": "Bo", "number": 5},
+        ),
+        (["return", "Cy", "7"], {"cmd": "return", "player": "Cy", "drop_lucky": 7}),
+        (["retire", "Cy"], {"cmd": "retire", "player": "Cy"}),
+        (["start-adventure"], {"cmd": "start_adventure"}),
+        (["end-game"], {"cmd": "end_game"}),
+        (["send", '{"cmd": "roll", "value": 1}'], {"cmd": "roll", "value": 1}),
+    ],
+)
+def test_every_gm_action_builds_a_command_the_engine_can_read(
+    words: list[str], command: dict[str, object]
+) -> None:
+    args = build_parser().parse_args(["gm", *words])
+    built = args.build(args)
+    assert built == command
+    parse_command(built)  # the engine reads it: right names, right types
+
+
+def test_an_embedded_url_uses_a_broker_already_listening_there(amqtt: AmqttBroker) -> None:
+    url, started = broker_for(f"embedded://127.0.0.1:{amqtt.port}")
+    assert started is None and (url.scheme, url.port) == ("mqtt", amqtt.port)
+    port = free_port()
+    url, started = broker_for(f"embedded://127.0.0.1:{port}")
+    try:
+        assert started is not None and port_open(port) and url.port == port
+    finally:
+        assert started is not None
+        started.stop()
+    assert not port_open(port)

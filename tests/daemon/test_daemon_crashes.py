@@ -31,8 +31,9 @@ def _with_ids(prefix: str) -> list[dict[str, object]]:
     ]
 
 
+@pytest.mark.parametrize("kill_after", [1, 25])
 def test_kill_9_mid_game_loses_nothing_acknowledged_and_applies_nothing_twice(
-    broker: Broker, table: str, db: Path
+    broker: Broker, table: str, db: Path, kill_after: int
 ) -> None:
     commands = _with_ids("k9")
     expected = replay_lines([json.dumps(c) for c in commands]).to_json()
@@ -44,7 +45,7 @@ def test_kill_9_mid_game_loses_nothing_acknowledged_and_applies_nothing_twice(
             # Stream commands without waiting, and kill the daemon while they pour in.
             for command in commands[:60]:
                 gm.send_raw(json.dumps(command).encode())
-            pump_until(gm, lambda: len(gm.replies) >= 25, 10, "the first replies")
+            pump_until(gm, lambda: len(gm.replies) >= kill_after, 10, "the first replies")
             kill_hard(first)
             acknowledged = {r["id"]: r for r in gm.replies}
             # the broker announces the death through the last will

@@ -7,10 +7,18 @@ import uuid
 from pathlib import Path
 
 import pytest
-from daemon_helpers import AmqttBroker, Broker, Mosquitto, client, pump_until, running_daemon
+from daemon_helpers import (
+    ROSTER,
+    AmqttBroker,
+    Broker,
+    Mosquitto,
+    client,
+    payloads,
+    pump_until,
+    running_daemon,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_daemon_referee import ROSTER, payloads
 
 from rules.daemon.referee import MAX_PAYLOAD_BYTES, Outcome
 from tabletop.mqtt import MqttLink, NotConnected, parse_broker_url

@@ -9,23 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from daemon_helpers import full_game_commands
+from daemon_helpers import ROSTER, full_game_commands, payloads
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rules.daemon.referee import MAX_PAYLOAD_BYTES, Referee
 from rules.daemon.store import GameLog, StoreError
 from rules.replay import replay_lines
-
-ROSTER = {
-    "cmd": "new_game",
-    "players": [
-        {"name": "Ana", "descriptor": "sly", "archetype": "Cat burglar", "lucky": [7]},
-        {"name": "Bo", "descriptor": "sharp", "archetype": "Sniper", "lucky": [3]},
-    ],
-    "seed": 4,
-}
-
 
 _opened: list[GameLog] = []
 
@@ -166,75 +156,6 @@ def test_a_log_that_does_not_replay_is_reported_not_served(db: Path) -> None:
     ref.log.close()
     with pytest.raises(StoreError, match="cannot read table 'main'"):
         referee(db)
-
-
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
-    lambda inner: (
-        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
-    ),
-    max_leaves=12,
-)
-command_names = st.sampled_from(
-    [
-        "new_game",
-        "reveal",
-        "turn_order",
-        "challenge",
-        "multi_stage",
-        "roll",
-        "lucky",
-        "contest",
-        "boost",
-        "concede",
-        "end_adventure",
-        "grant_lucky",
-        "return",
-        "retire",
-        "start_adventure",
-        "end_game",
-        "fly",
-    ]
-)
-field_names = st.sampled_from(
-    [
-        "player",
-        "players",
-        "slot",
-        "value",
-        "values",
-        "method",
-        "critical",
-        "card",
-        "wager",
-        "stage",
-        "replace",
-        "id",
-        "v",
-        "needed",
-        "from",
-        "to",
-        "number",
-        "drop_lucky",
-        "source",
-    ]
-)
-fields = st.one_of(
-    json_values,
-    st.sampled_from(["Ana", "Bo", "slyness", "charm", "impossible"]),
-    st.integers(-2, 8),
-    st.fixed_dictionaries({"player": st.sampled_from(["Ana", "Bo"]), "slot": st.integers(0, 7)}),
-)
-commands = st.builds(
-    lambda name, body: {"cmd": name, **body},
-    command_names,
-    st.dictionaries(field_names, fields, max_size=4),
-)
-payloads = st.one_of(
-    st.binary(max_size=64),
-    json_values.map(lambda v: json.dumps(v).encode()),
-    commands.map(lambda c: json.dumps(c).encode()),
-)
 
 
 @settings(
