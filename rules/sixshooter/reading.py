@@ -148,7 +148,10 @@ class TableReader:
             return [Alert("dice", f"the roll waits until the table is fixed: {first}")]
         if len(values) != 1:
             return [Alert("dice", f"{len(values)} dice in the tray: throw one die")]
-        return [AlertCleared("dice"), Execute({"cmd": "roll", "value": values[0]})]
+        return [
+            AlertCleared("dice"),
+            Execute({"cmd": "roll", "value": values[0], "source": "dice"}),
+        ]
 
     def refused(self, command: dict[str, Any], error: str) -> list[Action]:
         """The engine refused a command the table's actions amounted to: say so, keep going."""

@@ -23,6 +23,12 @@ def register(subparsers: Any) -> None:
         "--mistakes", type=float, default=0.03, help="chance of a mistake per throw (0.03)"
     )
     parser.add_argument(
+        "--no-camera",
+        action="store_true",
+        help="hand thrown values straight to the bridge instead of rendering each throw and "
+        "reading it with the vision pipeline (faster on a slow machine)",
+    )
+    parser.add_argument(
         "--headless", action="store_true", help="no live view: print a JSON summary at the end"
     )
     parser.set_defaults(handler=run)
@@ -38,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         mistake_rate=args.mistakes,
         view=None if args.headless else sys.stdout,
+        camera=not args.no_camera,
     )
     summary = table.run()
     print(json.dumps(summary.to_json(), indent=None if args.headless else 2))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 
@@ -14,6 +14,8 @@ class DiceTray:
     def __init__(self) -> None:
         self._throws: queue.Queue[int] = queue.Queue()
         self.thrown: list[int] = []
+        # Called when a throw is announced (the die at rest and read), for latency figures.
+        self.announce: Callable[[], None] = lambda: None
 
     def throw(self, value: int) -> None:
         """A die thrown; it comes to rest showing `value`."""
@@ -27,6 +29,7 @@ class DiceTray:
                 value = self._throws.get(timeout=0.05)
             except queue.Empty:
                 continue
+            self.announce()
             yield {"event": "rolled", "values": [value]}
 
 
@@ -59,4 +62,5 @@ class RenderedDiceTray(DiceTray):
                         if event.kind.value in ("rolled", "cocked", "unreadable"):
                             announced = event.to_json()
                             self.announced.append(announced)
+                            self.announce()
                             yield announced

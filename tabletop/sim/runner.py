@@ -28,7 +28,7 @@ from rules.daemon.client import TableClient
 from rules.daemon.service import RulesDaemon
 from tabletop.broker import EmbeddedBroker
 
-from .dice import DiceTray
+from .dice import DiceTray, RenderedDiceTray
 from .people import SimulatedPeople
 
 NAMES = ("Ana", "Bo", "Cy", "Dee", "Eli", "Fay")
@@ -70,8 +70,7 @@ class MatHands:
         time.sleep(0.2)
 
     def throw(self, value: int) -> None:
-        self.dice.throw(value)
-        self.moved("die")
+        self.dice.throw(value)  # the tray calls back when the die is at rest and read
 
 
 @dataclass(slots=True)
@@ -134,6 +133,7 @@ class SimulatedTable:
         mistake_rate: float = 0.03,
         view: TextIO | None = None,
         challenges_per_adventure: int = 10,
+        camera: bool = True,
     ) -> None:
         self.names = list(NAMES[:seats])
         self.games = games
@@ -141,8 +141,15 @@ class SimulatedTable:
         self.mistake_rate = mistake_rate
         self.view = view
         self.challenges_per_adventure = challenges_per_adventure
+        self.camera = camera
         self.table = "sim"
         self.summary = Summary(games)
+        # For tests and reports: what was applied, the final state, and every Strike picture
+        # the table published, next to what the LEDs showed.
+        self.applied: list[dict[str, Any]] = []
+        self.final_state: dict[str, Any] | None = None
+        self.strike_history: list[tuple[tuple[int, bool], ...]] = []
+        self.led_frames: list[Any] = []
         self._moved_at: tuple[str, float] | None = None
         self._alert_keys: set[str] = set()
 
@@ -167,7 +174,7 @@ class SimulatedTable:
         daemon_thread.start()
         leds = SimulatedLeds(LedConfig(seats=len(self.names), test_pattern_seconds=0.3))
         mat = open_mat(f"sim:?seats={len(self.names)}&slots=6&pad=1")
-        dice = DiceTray()
+        dice = RenderedDiceTray(self.seed) if self.camera else DiceTray()
         bridge = Bridge(url, self.table, mat, leds, dice=dice.events)
         bridge.start(timeout=10)
         bridge_thread = threading.Thread(target=bridge.run, args=(stop,), name="sim-bridge")
@@ -186,7 +193,12 @@ class SimulatedTable:
             bridge_thread.join(10)
             bridge.close()
             daemon_thread.join(10)
+            self.applied = [
+                json.loads(record.payload) for record in daemon.referee.log.records() if record.ok
+            ]
+            self.final_state = daemon.referee.state_json()
             daemon.close()
+        self.led_frames = list(leds.frames)
         self.summary.commands_applied = daemon.referee.last_seq - len(daemon.referee.rejected)
         self.summary.commands_refused = len(daemon.referee.rejected)
         self.summary.refusals = [entry["error"] for entry in daemon.referee.rejected]
@@ -203,6 +215,7 @@ class SimulatedTable:
         def moved(kind: str) -> None:
             self._moved_at = (kind, time.monotonic())
 
+        dice.announce = lambda: moved("die")
         people = SimulatedPeople(
             self.names,
             MatHands(mat, dice, moved),
@@ -258,6 +271,15 @@ class SimulatedTable:
     def _watch_strikes(self, state: Any, strikes: dict[str, int], leds: SimulatedLeds) -> None:
         if not isinstance(state, dict):
             return
+        by_name = {p["name"]: p for p in state.get("players", [])}
+        picture = tuple(
+            (by_name[name]["strikes"], by_name[name]["status"] != "active")
+            if name in by_name
+            else (0, False)
+            for name in self.names
+        )
+        if not self.strike_history or self.strike_history[-1] != picture:
+            self.strike_history.append(picture)
         for index, player in enumerate(state.get("players", [])):
             before = strikes.get(player["name"], 0)
             now = player["strikes"]
@@ -289,7 +311,7 @@ class SimulatedTable:
     ) -> None:
         if self.view is None or not isinstance(state, dict):
             return
-        from rules.daemon.cli import render_state
+        from rules.daemon.gm import render_state
 
         prompt = client.retained.get(client.topics.prompt)
         lines = ["\x1b[2J\x1b[H" + render_state(state, prompt), "", "Strike LEDs:"]

@@ -1,0 +1,65 @@
+"""The whole simulated table through real MQTT: broker, rules daemon, bridge, the simulated mat
+over its pty, simulated LEDs and people who play physically and make mistakes."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from hardware.leds import frame_for_strikes
+from rules.replay import replay_lines
+from tabletop.sim.runner import SimulatedTable
+
+
+def without_rejected(state: dict[str, object]) -> dict[str, object]:
+    return {key: value for key, value in state.items() if key != "rejected"}
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_simulated_games_finish_replay_and_light_the_strikes(seed: int) -> None:
+    view = io.StringIO()
+    table = SimulatedTable(
+        seats=3,
+        games=1,
+        seed=seed,
+        mistake_rate=0.2,
+        camera=False,
+        challenges_per_adventure=5,
+        view=view,
+    )
+    summary = table.run()
+    assert summary.games_finished == 1
+    assert table.final_state is not None and table.final_state["phase"] == "finished"
+    # The final state equals replaying the commands that were applied.
+    replayed = replay_lines([json.dumps(command) for command in table.applied]).to_json()
+    assert replayed["rejected"] == []
+    assert without_rejected(replayed) == without_rejected(table.final_state)
+    # Commands came from the mat as well as from the game master.
+    sources = {command.get("source") for command in table.applied}
+    assert "mat" in sources
+    # Every LED frame after the start-up pattern shows a Strikes picture the table published,
+    # and the last one shows the final Strikes.
+    pictures = [frame_for_strikes(picture) for picture in table.strike_history]
+    startup = 3 * 3 + 2  # each LED alone, all on, then all off
+    game_frames = table.led_frames[startup:]
+    assert game_frames, "the rules daemon's LED frames reached the LEDs"
+    assert all(frame in pictures for frame in game_frames)
+    assert game_frames[-1] == pictures[-1]
+    # Mistakes were made, each raised an alert, and none was applied (the replay above would
+    # differ otherwise).
+    assert summary.mistakes_made >= 1
+    assert summary.alerts_raised >= summary.mistakes_made
+    assert summary.alerts_resolved == summary.alerts_raised
+    assert "Strike LEDs:" in view.getvalue()
+
+
+def test_the_simulated_camera_and_the_vision_pipeline_read_the_throws() -> None:
+    table = SimulatedTable(
+        seats=2, games=1, seed=21, mistake_rate=0.0, camera=True, challenges_per_adventure=2
+    )
+    summary = table.run()
+    assert summary.games_finished == 1
+    rolls = [c for c in table.applied if c["cmd"] == "roll" and c.get("source") == "dice"]
+    assert rolls and summary.die_to_state_ms
