@@ -83,6 +83,9 @@ class Bridge:
         self._dice_events: queue.Queue[dict[str, Any]] = queue.Queue()
         self._dice_thread: threading.Thread | None = None
         self._stop = threading.Event()
+        # Called with "card" or "die" when a report from the mat or the camera has been sent
+        # on: where the host's share of the latency starts.
+        self.reported: Callable[[str], None] = lambda kind: None
 
     def start(self, timeout: float | None = 10.0) -> None:
         """Shows the LED test pattern, opens the mat and the camera, connects to the broker."""
@@ -101,7 +104,8 @@ class Bridge:
         """Moves events between the devices and MQTT until `stop` is set."""
         while not stop.is_set():
             try:
-                self.step(timeout=0.02)
+                # A short wait on the mat, so a throw waiting behind it is not held up long.
+                self.step(timeout=0.003)
             except Exception:  # a bug here must not stop the mat, the camera or the LEDs
                 log.exception("bridge: a step failed; going on")
 
@@ -118,6 +122,7 @@ class Bridge:
                 break
             self._send(self.topics.dice_event, {**self._header(), **throw})
             self.stats.dice_events += 1
+            self.reported("die")
         while (item := self.link.get(timeout=0)) is not None:
             if isinstance(item, Message) and item.topic == self.topics.leds_frame:
                 self._show(item.payload)
@@ -150,6 +155,8 @@ class Bridge:
         self._send(self.topics.mat_event, {**self._header(), **event.to_json()})
         if isinstance(event, CardEvent | LinkEvent):
             self._publish_snapshot()
+        if isinstance(event, CardEvent):
+            self.reported("card")
 
     def _publish_snapshot(self) -> None:
         payload = {

@@ -27,6 +27,7 @@ from hardware.mat.sim import SimulatedMat
 from rules.daemon.client import TableClient
 from rules.daemon.service import RulesDaemon
 from tabletop.broker import EmbeddedBroker
+from tabletop.mqtt import BrokerUrl
 
 from .dice import DiceTray, RenderedDiceTray
 from .people import SimulatedPeople
@@ -88,6 +89,8 @@ class Summary:
     card_to_state_ms: list[float] = field(default_factory=list)
     die_to_state_ms: list[float] = field(default_factory=list)
     strike_to_led_ms: list[float] = field(default_factory=list)
+    host_card_ms: list[float] = field(default_factory=list)
+    host_die_ms: list[float] = field(default_factory=list)
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
@@ -104,6 +107,8 @@ class Summary:
                 "card_laid_to_state": _percentiles(self.card_to_state_ms),
                 "die_at_rest_to_state": _percentiles(self.die_to_state_ms),
                 "strike_to_led": _percentiles(self.strike_to_led_ms),
+                "host_share_card_reported_to_state": _percentiles(self.host_card_ms),
+                "host_share_die_reported_to_state": _percentiles(self.host_die_ms),
             },
             "seconds": round(self.seconds, 1),
         }
@@ -132,6 +137,7 @@ class SimulatedTable:
         seed: int = 1,
         mistake_rate: float = 0.03,
         view: TextIO | None = None,
+        broker: BrokerUrl | None = None,
         challenges_per_adventure: int = 10,
         camera: bool = True,
     ) -> None:
@@ -142,6 +148,8 @@ class SimulatedTable:
         self.view = view
         self.challenges_per_adventure = challenges_per_adventure
         self.camera = camera
+        self.broker = broker
+        self._reported_at: tuple[str, float] | None = None
         self.table = "sim"
         self.summary = Summary(games)
         # For tests and reports: what was applied, the final state, and every Strike picture
@@ -156,17 +164,19 @@ class SimulatedTable:
     def run(self) -> Summary:
         started = time.monotonic()
         with tempfile.TemporaryDirectory(prefix="tabletop-sim-") as folder:
-            broker = EmbeddedBroker("127.0.0.1", free_port())
-            broker.start()
-            try:
-                self._run(broker, Path(folder))
-            finally:
-                broker.stop()
+            if self.broker is not None:
+                self._run(self.broker, Path(folder))
+            else:
+                broker = EmbeddedBroker("127.0.0.1", free_port())
+                broker.start()
+                try:
+                    self._run(broker.url, Path(folder))
+                finally:
+                    broker.stop()
         self.summary.seconds = time.monotonic() - started
         return self.summary
 
-    def _run(self, broker: EmbeddedBroker, folder: Path) -> None:
-        url = broker.url
+    def _run(self, url: BrokerUrl, folder: Path) -> None:
         daemon = RulesDaemon(url, self.table, folder / "games.sqlite3", seats=self.names, grace=0.6)
         daemon.start(timeout=10)
         stop = threading.Event()
@@ -176,6 +186,7 @@ class SimulatedTable:
         mat = open_mat(f"sim:?seats={len(self.names)}&slots=6&pad=1")
         dice = RenderedDiceTray(self.seed) if self.camera else DiceTray()
         bridge = Bridge(url, self.table, mat, leds, dice=dice.events)
+        bridge.reported = self._reported
         bridge.start(timeout=10)
         bridge_thread = threading.Thread(target=bridge.run, args=(stop,), name="sim-bridge")
         bridge_thread.start()
@@ -258,7 +269,17 @@ class SimulatedTable:
                 waiting_since = time.monotonic()
         self.summary.mistakes_made = people.mistakes_made
 
+    def _reported(self, kind: str) -> None:
+        self._reported_at = (kind, time.monotonic())
+
     def _state_changed(self, state: Any) -> None:
+        reported, self._reported_at = self._reported_at, None
+        if reported is not None and self._moved_at is not None:
+            kind, at = reported
+            elapsed = (time.monotonic() - at) * 1000
+            (self.summary.host_card_ms if kind == "card" else self.summary.host_die_ms).append(
+                elapsed
+            )
         if self._moved_at is None:
             return
         kind, at = self._moved_at
