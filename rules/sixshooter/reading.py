@@ -261,6 +261,7 @@ class TableReader:
             and head.slot == slot
             and want == EMPTY
             and have.card is not None
+            and have.card != head.card  # the discarded card still lying there is lag
             and have.face_up
         ):
             return {

@@ -158,6 +158,9 @@ def test_the_lucky_replacement_is_the_card_laid_in_the_emptied_slot() -> None:
     table.gm({"cmd": "challenge", "player": "Ana", "method": "slyness", "critical": 4})
     table.lay(0, 4, None)  # uses it
     assert state_to_json(table.game.state)["pending"]["type"] == "lucky"
+    table.lay(0, 4, "7S", up=True)  # laid back by mistake: not a replacement
+    assert state_to_json(table.game.state)["pending"]["type"] == "lucky"
+    table.lay(0, 4, None)
     table.lay(0, 4, "9D", up=True)
     ana = table.game.state.operators["Ana"]
     assert ana.slot(4).card is not None and ana.slot(4).card.code == "9D"
@@ -207,3 +210,21 @@ def test_a_new_adventure_is_not_read_from_the_old_hands() -> None:
     assert table.game.state.adventure == 2
     assert [s.card.code for s in table.game.state.operators["Bo"].slots if s.card] == again["Bo"]
     assert table.alerts == {}
+
+
+def test_a_discarded_lucky_card_still_lying_there_is_not_its_replacement() -> None:
+    table = Table()
+    table.deal()
+    table.lay(0, 1, "JS", up=True)
+    table.lay(1, 6, "3C", up=True)  # Bo turns up 3C: his Lucky Number
+    table.gm({"cmd": "challenge", "player": "Bo", "method": "danger", "critical": 4})
+    table.throw(2)
+    table.throw(6)  # Roll Your Hand: slot 6, face-up 3C, is discarded: a Lucky Number offer
+    assert state_to_json(table.game.state)["pending"]["type"] == "lucky"
+    table.wait(0.1)
+    assert state_to_json(table.game.state)["pending"]["type"] == "lucky"
+    assert table.reader.instructions == ["Bo's slot 6: discard 3C (the slot should be empty)"]
+    table.lay(1, 6, None)
+    table.lay(1, 6, "KD", up=True)
+    bo = table.game.state.operators["Bo"]
+    assert bo.slot(6).card is not None and bo.slot(6).card.code == "KD"
