@@ -27,14 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tabletop.mqtt import BrokerUrl
-from tabletop.sim.runner import SimulatedTable
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
+from tabletop.sim.runner import SimulatedTable, free_port
 
 
 def start_mosquitto(port: int, folder: Path) -> subprocess.Popen[bytes]:

@@ -26,7 +26,8 @@ from typing import Any, Final
 
 from hardware.leds import LedFrame, StrikeLeds
 from hardware.leds.frames import FrameError
-from hardware.mat import CardEvent, EventKind, LinkEvent, MatDriver, MatEvent
+from hardware.mat import CardEvent, EventKind, LinkEvent, MatDriver, MatError, MatEvent
+from hardware.mat.protocol import LedSetting
 from tabletop.mqtt import BrokerUrl, Connected, Disconnected, Message, MqttLink, Will
 from tabletop.topics import TableTopics
 
@@ -72,10 +73,11 @@ class Bridge:
         self.boot = os.urandom(4).hex()
         self.stats = BridgeStats()
         self.zones: dict[str, dict[str, Any]] = {}
+        self.guided: set[str] = set()  # slots whose guidance LED shows an alert
         self.link = MqttLink(
             url,
             client_id=f"tabletop-bridge-{table}-{self.boot}",
-            subscriptions=[(self.topics.leds_frame, 1)],
+            subscriptions=[(self.topics.leds_frame, 1), (self.topics.table_alert, 1)],
             will=Will(self.topics.bridge_availability, OFFLINE, clean=OFFLINE),
         )
         self._seq = 0
@@ -126,6 +128,8 @@ class Bridge:
         while (item := self.link.get(timeout=0)) is not None:
             if isinstance(item, Message) and item.topic == self.topics.leds_frame:
                 self._show(item.payload)
+            elif isinstance(item, Message) and item.topic == self.topics.table_alert:
+                self._guide(item.payload)
             elif isinstance(item, Connected):
                 self._flush()
             elif isinstance(item, Disconnected):
@@ -192,6 +196,33 @@ class Bridge:
             log.warning("bridge: ignored a bad LED frame: %s", error)
             return
         self.stats.frames_shown += 1
+
+    def _guide(self, payload: bytes) -> None:
+        """Lights the mat's guidance LED (red, blinking) on every slot an alert names."""
+        try:
+            alerts = json.loads(payload)["alerts"]
+            zones = {
+                f"s{alert['seat'] + 1}.{alert['slot']}"
+                for alert in alerts
+                if isinstance(alert.get("seat"), int) and isinstance(alert.get("slot"), int)
+            }
+        except (ValueError, KeyError, TypeError) as error:
+            log.warning("bridge: ignored a bad table/alert message: %s", error)
+            return
+        layout = self.mat.layout
+        if layout is None or not self.mat.connected:
+            return
+        settings = [LedSetting(255, 0, 0, 0)]  # every guidance LED off, then the alerted ones
+        for zone in sorted(zones):
+            try:
+                settings.append(LedSetting(layout.index(zone), 255, 0, 0, blink=True))
+            except MatError:
+                continue
+        self.guided = zones
+        try:
+            self.mat.set_leds(settings)
+        except MatError as error:
+            log.warning("bridge: could not set the mat's guidance LEDs: %s", error)
 
     # -- the outbox -----------------------------------------------------------------------
 

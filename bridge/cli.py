@@ -54,7 +54,12 @@ def run(args: argparse.Namespace) -> int:
             cards = CardMap.load(config.mat.cards)
         except (OSError, MatError) as error:
             raise UserError(f"mat.cards: {error}") from error
-    bridge = Bridge(url, config.table, open_mat(config.mat.port, cards), open_leds(config.leds))
+    from bridge.dice import camera_throws
+
+    dice = camera_throws(config.camera.source, config.camera.calibration)
+    bridge = Bridge(
+        url, config.table, open_mat(config.mat.port, cards), open_leds(config.leds), dice=dice
+    )
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())

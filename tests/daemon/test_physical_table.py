@@ -105,6 +105,10 @@ def test_a_game_read_from_the_simulated_mat(
         body = json.loads(raw) if isinstance(raw, str) else raw
         assert body["alerts"][0]["message"] == "Bo's slot 3: turn 4H face-down"
         assert gm.state()["players"][1]["slots"][2]["state"] == "face_down"
+        # The mat's guidance LED on that slot blinks red (the mat's own LEDs, via the bridge).
+        zone = running.sim.layout.index("s2.3")
+        pump_until(gm, lambda: running.sim.leds.colours[zone][:3] == (255, 0, 0), 10, "guidance")
+        assert running.sim.leds.colours[running.sim.layout.index("s2.2")][:3] == (0, 0, 0)
         running.sim.flip("s2.3")
         pump_until(gm, lambda: not alerted(), 10, "the alert cleared")
 
