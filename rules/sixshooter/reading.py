@@ -91,9 +91,9 @@ class TableReader:
     _agreed: dict[tuple[int, int], SlotView] = field(default_factory=dict)
     _mismatches: dict[tuple[int, int], _Mismatch] = field(default_factory=dict)
     _proposed: set[str] = field(default_factory=set)
-    # Slots still holding the last hand's card when a deal was asked for: they count toward
-    # the deal only once seen empty, so the old cards are not read as the new deal.
-    _stale: set[tuple[int, int]] = field(default_factory=set)
+    # Slots holding a card when a deal was asked for after an earlier deal: they count
+    # toward the new deal only once that card left, so old cards are not read as the deal.
+    _stale: dict[tuple[int, int], Card] = field(default_factory=dict)
     _refusals: set[str] = field(default_factory=set)
 
     # -- what arrives -----------------------------------------------------------------------
@@ -108,12 +108,13 @@ class TableReader:
             and "deck" not in command
         ):
             self.awaiting_deal = dict(command)
-            expected = self.expected(state)
-            self._stale = {
-                zone
-                for zone, view in self.seen.items()
-                if view.card is not None and expected.get(zone) == view
-            }
+            # After a game or an adventure, every card still on the mat is from the last
+            # hands; before the first game nothing is, so a deal may already be landing.
+            self._stale = (
+                {zone: view.card for zone, view in self.seen.items() if view.card is not None}
+                if state.phase is not None
+                else {}
+            )
             return self._try_deal(state, now)
         if name == "turn_order" and "draws" not in command:
             self.awaiting_draws = {**command, "draws": []}
@@ -125,8 +126,9 @@ class TableReader:
     ) -> list[Action]:
         """The mat reports what seat `seat` (0-based), slot `slot` (1-6) holds now."""
         self.seen[(seat, slot)] = view
-        if view.card is None:
-            self._stale.discard((seat, slot))
+        if self._stale.get((seat, slot)) != view.card:
+            # Lifted, or a different card laid (a mat may see the swap in one read).
+            self._stale.pop((seat, slot), None)
         if self.awaiting_deal is not None:
             return self._try_deal(state, now)
         return self.evaluate(state, now)
@@ -318,7 +320,9 @@ class TableReader:
             seat = self.seats.index(name)
             zones = [(seat, slot) for slot in range(1, HAND_SIZE + 1)]
             views = [self.seen.get(zone, EMPTY) for zone in zones]
-            if any(view.card is None or view.face_up for view in views) or self._stale & set(zones):
+            if any(view.card is None or view.face_up for view in views) or any(
+                zone in self._stale for zone in zones
+            ):
                 return []  # the deal is still landing
             hands[name] = [view.card.code for view in views if view.card is not None]
         return [Execute({**command, "hands": hands, "source": "mat"})]

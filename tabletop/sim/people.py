@@ -18,6 +18,8 @@ from rules.cards import standard_deck
 from rules.sixshooter.model import Descriptor, Method
 from rules.sixshooter.players import ARCHETYPES
 
+GATHER_PAUSE_S = 0.8
+
 
 class TableActions(Protocol):
     """What hands can do at the table; seats count from 0, slots from 1."""
@@ -63,6 +65,7 @@ class SimulatedPeople:
     rng: random.Random
     send: Callable[[dict[str, Any]], None]  # a game master's command, to the rules daemon
     mistake_rate: float = 0.02
+    pause: Callable[[float], None] = lambda seconds: None  # time passing at a real table
     adventures_per_game: int = 2
     challenges_per_adventure: int = 12
     table: Tabletop = field(default_factory=Tabletop)
@@ -77,7 +80,8 @@ class SimulatedPeople:
     # -- the game master -------------------------------------------------------------------
 
     def start_game(self, seed: int) -> None:
-        """Announces a game: the daemon waits for the deal, which the game master lays out."""
+        """Gathers the cards, announces a game, then lays out the deal the daemon waits for."""
+        self._gather()
         lucky = self.rng.sample(range(2, 11), len(self.seats))
         self.send(
             {
@@ -96,12 +100,17 @@ class SimulatedPeople:
         )
         self._adventures = 1
         self._challenges = 0
-        self._gather_and_deal(self.seats)
+        self._deal(self.seats)
 
-    def _gather_and_deal(self, names: list[str]) -> None:
+    def _gather(self) -> None:
+        """Takes every card off the mat, and waits for the mat to see the table empty (a game
+        master gathers the cards before announcing the next deal)."""
         for zone in list(self.table.slots):
             self.hands.lift(*zone)
             del self.table.slots[zone]
+        self.pause(GATHER_PAUSE_S)
+
+    def _deal(self, names: list[str]) -> None:
         self.table.deck = [card.code for card in standard_deck(jokers=False)]
         self.table.discard = []
         self.rng.shuffle(self.table.deck)
@@ -161,6 +170,7 @@ class SimulatedPeople:
             return
         self._adventures += 1
         self._challenges = 0
+        self._gather()
         self.send({"cmd": "start_adventure"})
         coming = [
             p["name"]
@@ -168,7 +178,7 @@ class SimulatedPeople:
             if p["status"] == "active" or (p["status"] == "removed")
         ]
         self._dealing = True
-        self._gather_and_deal([name for name in self.seats if name in coming])
+        self._deal([name for name in self.seats if name in coming])
 
     def _draw_for_turn_order(self, names: list[str]) -> None:
         """Each player lays a card from the deck on the draw pad; tied players draw again."""

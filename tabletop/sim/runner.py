@@ -90,6 +90,7 @@ class Summary:
     die_to_state_ms: list[float] = field(default_factory=list)
     strike_to_led_ms: list[float] = field(default_factory=list)
     host_card_ms: list[float] = field(default_factory=list)
+    deal_to_state_ms: list[float] = field(default_factory=list)
     host_die_ms: list[float] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -105,6 +106,7 @@ class Summary:
             "mistakes_made": self.mistakes_made,
             "latency_ms": {
                 "card_laid_to_state": _percentiles(self.card_to_state_ms),
+                "last_card_of_a_deal_to_state": _percentiles(self.deal_to_state_ms),
                 "die_at_rest_to_state": _percentiles(self.die_to_state_ms),
                 "strike_to_led": _percentiles(self.strike_to_led_ms),
                 "host_share_card_reported_to_state": _percentiles(self.host_card_ms),
@@ -150,6 +152,7 @@ class SimulatedTable:
         self.camera = camera
         self.broker = broker
         self._reported_at: tuple[str, float] | None = None
+        self._last_phase: str | None = None
         self.table = "sim"
         self.summary = Summary(games)
         # For tests and reports: what was applied, the final state, and every Strike picture
@@ -234,6 +237,7 @@ class SimulatedTable:
             send,
             mistake_rate=self.mistake_rate,
             challenges_per_adventure=self.challenges_per_adventure,
+            pause=time.sleep,
         )
         alert_topic = f"{client.topics.root}/table/alert"
         games = 0
@@ -248,12 +252,14 @@ class SimulatedTable:
             alerts = _json(client.retained.get(alert_topic)) or {"alerts": [], "instructions": []}
             self._count_alerts(alerts)
             if state != last_state:
+                previous_phase = self._last_phase
                 self._state_changed(state)
                 self._watch_strikes(state, strikes, leds)
                 last_state = state
                 waiting_since = None
                 self._show(state, alerts, leds, client)
-                if isinstance(state, dict) and state.get("phase") == "finished":
+                finished = isinstance(state, dict) and state.get("phase") == "finished"
+                if finished and previous_phase != "finished":
                     games += 1
                     self.summary.games_finished = games
                     if games < self.games:
@@ -273,6 +279,12 @@ class SimulatedTable:
         self._reported_at = (kind, time.monotonic())
 
     def _state_changed(self, state: Any) -> None:
+        try:
+            self._measure(state)
+        finally:
+            self._last_phase = state.get("phase") if isinstance(state, dict) else None
+
+    def _measure(self, state: Any) -> None:
         reported, self._reported_at = self._reported_at, None
         if reported is not None and self._moved_at is not None:
             kind, at = reported
@@ -284,9 +296,18 @@ class SimulatedTable:
             return
         kind, at = self._moved_at
         elapsed = (time.monotonic() - at) * 1000
-        (self.summary.card_to_state_ms if kind == "card" else self.summary.die_to_state_ms).append(
-            elapsed
+        dealt = (
+            isinstance(state, dict)
+            and state.get("phase") == "setup"
+            and self._last_phase != "setup"
         )
+        if dealt:
+            # A whole deal lands at once: the mat reads every slot anew, so it is its own figure.
+            self.summary.deal_to_state_ms.append(elapsed)
+        elif kind == "card":
+            self.summary.card_to_state_ms.append(elapsed)
+        else:
+            self.summary.die_to_state_ms.append(elapsed)
         self._moved_at = None
 
     def _watch_strikes(self, state: Any, strikes: dict[str, int], leds: SimulatedLeds) -> None:
