@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bridge.bridge import Bridge
-from hardware.leds import LedConfig, SimulatedLeds
+from hardware.leds import LedConfig, SimulatedLeds, frame_for_strikes
 from hardware.mat import open_mat
 from hardware.mat.sim import SimulatedMat
 from rules.daemon.client import TableClient
@@ -202,6 +202,7 @@ class SimulatedTable:
         try:
             self._play(client, simulator, dice, leds)
         finally:
+            self.led_frames = list(leds.frames)  # before the bridge turns them off
             client.close()
             stop.set()
             bridge_thread.join(10)
@@ -212,7 +213,6 @@ class SimulatedTable:
             ]
             self.final_state = daemon.referee.state_json()
             daemon.close()
-        self.led_frames = list(leds.frames)
         self.summary.commands_applied = daemon.referee.last_seq - len(daemon.referee.rejected)
         self.summary.commands_refused = len(daemon.referee.rejected)
         self.summary.refusals = [entry["error"] for entry in daemon.referee.rejected]
@@ -274,6 +274,12 @@ class SimulatedTable:
             if people.step(state if isinstance(state, dict) else None, fixes):
                 waiting_since = time.monotonic()
         self.summary.mistakes_made = people.mistakes_made
+        # Let the last LED frame reach the LEDs before the table is put away.
+        if self.strike_history:
+            final = frame_for_strikes(self.strike_history[-1])
+            settle = time.monotonic() + 3.0
+            while leds.frame != final and time.monotonic() < settle:
+                client.pump(0.02)
 
     def _reported(self, kind: str) -> None:
         self._reported_at = (kind, time.monotonic())
