@@ -32,7 +32,7 @@ echo "== ruff (lint)"
 ruff check .
 echo "== mypy --strict rules/"
 mypy --strict rules
-echo "== mypy --strict hardware/mat/"
-mypy --strict hardware/mat
+echo "== mypy --strict hardware/mat/ hardware/leds/"
+mypy --strict hardware/mat hardware/leds
 echo "== pytest"
 exec pytest "$@"
