@@ -199,6 +199,29 @@ def _check_wager(operator: Operator, wager: int) -> None:
         )
 
 
+def draws_decide_order(players: Sequence[str], draws: Sequence[Card], ace_high: bool) -> bool:
+    """True when these cards, drawn in this order, settle the turn order of `players` (each
+    draws once, tied players draw again, as `turn_order` does); False when more must be drawn."""
+    cards = iter(draws)
+
+    def settled(group: list[str], rounds: int) -> bool:
+        if len(group) == 1 or rounds >= MAX_TIE_REDRAWS:
+            return True
+        values: dict[str, int] = {}
+        for name in group:
+            card = next(cards, None)
+            if card is None:
+                return False
+            values[name] = _card_value_for_order(card, ace_high)
+        for value in sorted(set(values.values()), reverse=True):
+            tied = [name for name in group if values[name] == value]
+            if len(tied) > 1 and not settled(tied, rounds + 1):
+                return False
+        return True
+
+    return settled(list(players), 0)
+
+
 def _card_value_for_order(card: Card, ace_high: bool) -> int:
     if card.is_joker:
         return 0  # "A joker has a value of 0 for determining turn order."

@@ -24,7 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..cards import Card
+from ..cards import Card, parse_card
+from .engine import draws_decide_order
 from .events import RollPurpose
 from .model import HAND_SIZE, Phase, SlotState, Status
 from .state import GameState, PendingLucky, PendingRoll
@@ -138,6 +139,10 @@ class TableReader:
         if self.awaiting_draws is None:
             return [Alert("pad", f"{card} on the draw pad: no draw is awaited; put it back")]
         self.awaiting_draws["draws"].append(card.code)
+        players = [str(name) for name in self.awaiting_draws.get("players", [])]
+        draws = [parse_card(code) for code in self.awaiting_draws["draws"]]
+        if not draws_decide_order(players, draws, state.options.ace_high):
+            return []  # the others still draw, or tied players draw again
         return [Execute(dict(self.awaiting_draws))]
 
     def observe_dice(self, state: GameState, values: Sequence[int], now: float) -> list[Action]:

@@ -131,3 +131,21 @@ def test_start_adventure_takes_the_new_deal_seen_on_the_mat() -> None:
     }
     run(game, {"cmd": "start_adventure", "hands": again})
     assert slots(game.state, "Bo") == [c.lower() for c in again["Bo"]]
+
+
+@pytest.mark.parametrize(
+    ("draws", "settled"),
+    [
+        ([], False),
+        (["9D"], False),
+        (["9D", "2H"], True),
+        (["9D", "9H"], False),
+        (["9D", "9H", "2D"], False),
+        (["9D", "9H", "2D", "8D"], True),
+    ],
+)
+def test_the_reader_knows_when_draws_settle_the_order(draws: list[str], settled: bool) -> None:
+    from rules.cards import parse_card
+    from rules.sixshooter.engine import draws_decide_order
+
+    assert draws_decide_order(["Ana", "Bo"], [parse_card(c) for c in draws], True) is settled

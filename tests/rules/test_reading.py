@@ -186,6 +186,7 @@ def test_turn_order_draws_are_read_from_the_pad() -> None:
     for code in ("9D", "9H", "2D"):
         table.handle(table.reader.observe_pad(table.game.state, parse_card(code), table.now))
     assert table.game.state.turn_order == ()  # Bo still has to draw again
+    assert table.refusals == []  # nothing was sent before the draws decided the order
     table.handle(table.reader.observe_pad(table.game.state, parse_card("8D"), table.now))
     assert list(table.game.state.turn_order) == ["Bo", "Ana"]
 
