@@ -14,6 +14,7 @@ while the daemon restarted is applied exactly once.
 from __future__ import annotations
 
 import json
+import threading
 import time
 import uuid
 from collections.abc import Iterator, Mapping
@@ -156,9 +157,9 @@ class TableClient:
         value: dict[str, Any] = self.wait_for(self.topics.state, timeout)
         return value
 
-    def messages(self, poll: float = 0.5) -> Iterator[Message]:
-        """Every message as it arrives, forever (for following a table live)."""
-        while True:
+    def messages(self, poll: float = 0.5, stop: threading.Event | None = None) -> Iterator[Message]:
+        """Every message as it arrives, until `stop` is set (for following a table live)."""
+        while stop is None or not stop.is_set():
             message = self.pump(poll)
             if message is not None:
                 yield message

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+import threading
 import time
 import tomllib
 from collections.abc import Callable
@@ -115,8 +117,13 @@ def run_follow(args: argparse.Namespace) -> int:
     """Prints events, refusals, prompts and the daemon's availability as they happen."""
     client = _client(args, follow_events=True)
     topics = client.topics
+    # Ctrl-C (or SIGTERM) asks the loop to stop between messages: a KeyboardInterrupt raised
+    # inside the MQTT library could leave it holding a lock, and the program would not quit.
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
     try:
-        for message in client.messages():
+        for message in client.messages(poll=0.2, stop=stop):
             if args.json:
                 print(f"{message.topic} {message.payload.decode('utf-8', errors='replace')}")
             elif message.topic == topics.event:
