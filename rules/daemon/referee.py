@@ -235,7 +235,7 @@ class Referee:
         elif phase.value == "finished":
             words = "the game is over"
         else:
-            words = "waiting for the game master"
+            words = "the game master: call a challenge, a contest or the end of the adventure"
         return {
             "v": PROTOCOL_VERSION,
             "phase": phase.value if phase else None,
