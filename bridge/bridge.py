@@ -73,7 +73,6 @@ class Bridge:
         self.boot = os.urandom(4).hex()
         self.stats = BridgeStats()
         self.zones: dict[str, dict[str, Any]] = {}
-        self.guided: set[str] = set()  # slots whose guidance LED shows an alert
         self.link = MqttLink(
             url,
             client_id=f"tabletop-bridge-{table}-{self.boot}",
@@ -218,7 +217,6 @@ class Bridge:
                 settings.append(LedSetting(layout.index(zone), 255, 0, 0, blink=True))
             except MatError:
                 continue
-        self.guided = zones
         try:
             self.mat.set_leds(settings)
         except MatError as error:

@@ -35,7 +35,6 @@ class PhysicalTable:
         self.seats = list(seats)
         self.reader = TableReader(self.seats, grace=grace)
         self.alerts: dict[str, Alert] = {}
-        self.last_dice_alert: str | None = None
         self.dropped = 0
 
     @property

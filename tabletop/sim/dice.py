@@ -13,13 +13,11 @@ class DiceTray:
 
     def __init__(self) -> None:
         self._throws: queue.Queue[int] = queue.Queue()
-        self.thrown: list[int] = []
         # Called when a throw is announced (the die at rest and read), for latency figures.
         self.announce: Callable[[], None] = lambda: None
 
     def throw(self, value: int) -> None:
         """A die thrown; it comes to rest showing `value`."""
-        self.thrown.append(value)
         self._throws.put(value)
 
     def events(self, stop: threading.Event) -> Iterator[dict[str, Any]]:
@@ -40,7 +38,6 @@ class RenderedDiceTray(DiceTray):
     def __init__(self, seed: int = 1) -> None:
         super().__init__()
         self.seed = seed
-        self.announced: list[dict[str, Any]] = []
 
     def events(self, stop: threading.Event) -> Iterator[dict[str, Any]]:
         from hardware.camera.sim import SimulatedCamera, ThrowPlan
@@ -61,6 +58,5 @@ class RenderedDiceTray(DiceTray):
                     for event in watcher.feed(frame.image, frame.timestamp):
                         if event.kind.value in ("rolled", "cocked", "unreadable"):
                             announced = event.to_json()
-                            self.announced.append(announced)
                             self.announce()
                             yield announced

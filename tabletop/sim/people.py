@@ -14,7 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from rules.cards import standard_deck
+from rules.cards import Card, parse_card, standard_deck
+from rules.sixshooter.engine import draws_decide_order
 from rules.sixshooter.model import Descriptor, Method
 from rules.sixshooter.players import ARCHETYPES
 
@@ -181,17 +182,14 @@ class SimulatedPeople:
         self._deal([name for name in self.seats if name in coming])
 
     def _draw_for_turn_order(self, names: list[str]) -> None:
-        """Each player lays a card from the deck on the draw pad; tied players draw again."""
-        values: dict[str, int] = {}
-        for name in names:
+        """Players lay cards from the deck on the draw pad until they settle the order (each
+        draws once, tied players draw again), by the engine's own rule."""
+        drawn: list[Card] = []
+        while not draws_decide_order(names, drawn, ace_high=True):
             card = self.table.take_from_deck(self.rng)
             self.hands.lay_on_pad(card)
             self.table.discard.append(card)
-            values[name] = _order_value(card)
-        for value in set(values.values()):
-            tied = [name for name in names if values[name] == value]
-            if len(tied) > 1:
-                self._draw_for_turn_order(tied)
+            drawn.append(parse_card(card))
 
     def replied(self, ok: bool) -> None:
         """The rules daemon answered the game master's command: act again (a refused command
@@ -330,11 +328,3 @@ class SimulatedPeople:
                 seat, slot, lambda: self._flip(seat, slot), f"flipped seat {seat + 1} slot {slot}"
             )
         )
-
-
-def _order_value(code: str) -> int:
-    """A card's value for turn order (Ace high, joker 0), as the engine counts it."""
-    rank = code[:-1]
-    if code.startswith("JK"):
-        return 0
-    return {"J": 11, "Q": 12, "K": 13, "A": 14}.get(rank) or int(rank)

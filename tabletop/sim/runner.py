@@ -153,6 +153,7 @@ class SimulatedTable:
         self.broker = broker
         self._reported_at: tuple[str, float] | None = None
         self._last_phase: str | None = None
+        self._strikes_seen: list[tuple[int, float]] = []  # (seat, when the state showed it)
         self.table = "sim"
         self.summary = Summary(games)
         # For tests and reports: what was applied, the final state, and every Strike picture
@@ -203,6 +204,7 @@ class SimulatedTable:
             self._play(client, simulator, dice, leds)
         finally:
             self.led_frames = list(leds.frames)  # before the bridge turns them off
+            self._time_leds(leds)
             client.close()
             stop.set()
             bridge_thread.join(10)
@@ -254,7 +256,7 @@ class SimulatedTable:
             if state != last_state:
                 previous_phase = self._last_phase
                 self._state_changed(state)
-                self._watch_strikes(state, strikes, leds)
+                self._watch_strikes(state, strikes)
                 last_state = state
                 waiting_since = None
                 self._show(state, alerts, leds, client)
@@ -316,7 +318,7 @@ class SimulatedTable:
             self.summary.die_to_state_ms.append(elapsed)
         self._moved_at = None
 
-    def _watch_strikes(self, state: Any, strikes: dict[str, int], leds: SimulatedLeds) -> None:
+    def _watch_strikes(self, state: Any, strikes: dict[str, int]) -> None:
         if not isinstance(state, dict):
             return
         by_name = {p["name"]: p for p in state.get("players", [])}
@@ -330,23 +332,17 @@ class SimulatedTable:
             self.strike_history.append(picture)
         for index, player in enumerate(state.get("players", [])):
             before = strikes.get(player["name"], 0)
-            now = player["strikes"]
-            strikes[player["name"]] = now
-            if now > before and index < len(self.names):
-                published = time.monotonic()
-                threading.Thread(
-                    target=self._time_led, args=(leds, index, published), daemon=True
-                ).start()
+            strikes[player["name"]] = player["strikes"]
+            if player["strikes"] > before and index < len(self.names):
+                self._strikes_seen.append((index, time.monotonic()))
 
-    def _time_led(self, leds: SimulatedLeds, seat: int, since: float) -> None:
-        # The LED change is recorded by the simulated LEDs with the monotonic clock.
-        end = since + 2.0
-        while time.monotonic() < end:
-            changes = [c for c in list(leds.changes) if c.seat == seat and c.at >= since - 0.5]
-            if changes:
-                self.summary.strike_to_led_ms.append(max(0.0, (changes[0].at - since) * 1000))
-                return
-            time.sleep(0.005)
+    def _time_leds(self, leds: SimulatedLeds) -> None:
+        """Strikes -> LED: each Strike seen in the state, to that seat's next LED change (the
+        simulated LEDs record their changes with the same monotonic clock)."""
+        for seat, seen in self._strikes_seen:
+            later = [c.at for c in leds.changes if c.seat == seat and c.at >= seen - 0.5]
+            if later and later[0] - seen < 2.0:
+                self.summary.strike_to_led_ms.append(max(0.0, (later[0] - seen) * 1000))
 
     def _count_alerts(self, alerts: dict[str, Any]) -> None:
         keys = {a["key"] for a in alerts.get("alerts", [])}
