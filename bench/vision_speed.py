@@ -20,9 +20,12 @@ import numpy as np
 
 from hardware.camera.render import random_scene, render
 from hardware.camera.sim import SimulatedCamera, ThrowPlan
-from vision.calibration import calibrate
+from vision.calibration import Calibration, calibrate
+from vision.classify import DieClassifier, ValueClassifier
+from vision.errors import ModelError
 from vision.reader import DiceReader, ReaderSettings
 from vision.rest import RestDetector
+from vision.runtime import RUNTIMES
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -69,33 +72,71 @@ def main() -> None:
     median, p95 = timed(lambda: detector.observe(still[next(cycle) % 2]), 500)
     row("rest detection, 640x480, dice at rest", median, p95)
 
-    reader = DiceReader()
-    reader.read(frames[0])  # load the model
-    median, p95 = timed(lambda: reader.read(frames[next(cycle) % len(frames)]), 80)
-    row("read 640x480 frame with 5 dice, no calibration", median, p95)
-
-    calibrated_frames = []
-    calibrations = []
-    for k, scene in enumerate(scenes):
-        calibrations.append(calibrate([render(replace(scene, dice=()), seed=k)], die_size=36))
-        calibrated_frames.append(frames[k])
-    readers = [DiceReader(calibration=c) for c in calibrations]
-
-    def read_calibrated() -> None:
-        i = next(cycle) % len(frames)
-        readers[i].read(calibrated_frames[i])
-
-    median, p95 = timed(read_calibrated, 80)
-    row("read 640x480 frame with 5 dice, calibrated (die size known)", median, p95)
-    fast = ReaderSettings(value_scales=(1.0,), turns=(0.0, 90.0))
-    readers = [DiceReader(calibration=c, settings=fast) for c in calibrations]
-    median, p95 = timed(read_calibrated, 80)
-    row("  the same, fast settings (1 size, 2 turns)", median, p95)
-
+    calibrations = [
+        calibrate([render(replace(scene, dice=()), seed=k)], die_size=36)
+        for k, scene in enumerate(scenes)
+    ]
     photos = sorted((ROOT / "tests" / "data" / "dice-tray" / "images").glob("*.jpg"))[:60]
     images = [cv2.imread(str(p)) for p in photos]
-    median, p95 = timed(lambda: reader.read(images[next(cycle) % len(images)]), 120)
-    row("read real 640x640 photo (1-25 dice, mean 7.4), no calibration", median, p95)
+    for runtime in RUNTIMES:
+        try:
+            DieClassifier(runtime=runtime).load()
+        except ModelError as error:
+            print(f"{runtime}: not measured ({error})")
+            continue
+        print(f"networks run by {runtime}:")
+        for what, median, p95 in reading_times(runtime, frames, calibrations, images):
+            row(f"  {what}", median, p95)
+
+
+def reading_times(
+    runtime: str,
+    frames: list[np.ndarray],
+    calibrations: list[Calibration],
+    images: list[np.ndarray],
+) -> list[tuple[str, float, float]]:
+    """Times of reading rendered frames (5 dice) and real photos with one runtime."""
+    cycle = iter(range(10**9))
+    reader = reader_for(runtime)
+    reader.read(frames[0])  # load the models
+    rows = [
+        (
+            "read 640x480 frame with 5 dice, no calibration",
+            *timed(lambda: reader.read(frames[next(cycle) % len(frames)]), 80),
+        )
+    ]
+    for label, settings in (
+        ("calibrated (die size known)", ReaderSettings()),
+        ("calibrated, fast settings (2 turns)", FAST),
+    ):
+        readers = [reader_for(runtime, c, settings) for c in calibrations]
+
+        def read_calibrated(readers: list[DiceReader] = readers) -> None:
+            i = next(cycle) % len(frames)
+            readers[i].read(frames[i])
+
+        rows.append((f"read 640x480 frame with 5 dice, {label}", *timed(read_calibrated, 80)))
+    rows.append(
+        (
+            "read real 640x640 photo (1-25 dice, mean 7.4), no calibration",
+            *timed(lambda: reader.read(images[next(cycle) % len(images)]), 120),
+        )
+    )
+    return rows
+
+
+FAST = ReaderSettings(turns=(0, 2))
+
+
+def reader_for(
+    runtime: str, calibration: Calibration | None = None, settings: ReaderSettings | None = None
+) -> DiceReader:
+    return DiceReader(
+        DieClassifier(runtime=runtime),
+        calibration=calibration,
+        settings=settings,
+        values=ValueClassifier(runtime=runtime),
+    )
 
 
 if __name__ == "__main__":

@@ -1,13 +1,14 @@
 """The die classifier: a small CNN that looks at a candidate and says "no die", 1-6, or "cocked".
 
-It runs through OpenCV's dnn module on the CPU from a committed ONNX file (about 40 KB); nothing
-is downloaded. `vision/training/train_classifier.py` makes the file (PyTorch, training only).
+It runs on the CPU from a committed ONNX file (vision/runtime.py: ONNX Runtime, or OpenCV's dnn
+module); nothing is downloaded. `vision/training/train_classifier.py` makes the file (PyTorch,
+training only).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import numpy.typing as npt
 
 from .errors import ModelError
 from .locate import Candidate
+from .runtime import open_network
 
 Image = npt.NDArray[np.uint8]
 
@@ -67,6 +69,58 @@ def crop(
     return np.asarray(out, np.uint8)
 
 
+def die_angle(patch: Image) -> float:
+    """The turn (degrees, -45..45) that squares up the die at the centre of a patch.
+
+    A die's outline is a square, so the edge directions near the centre cluster every 90
+    degrees; pips are round and pull in no direction. The angle is read from the fourth
+    harmonic of the gradient directions (each pixel's strongest colour channel, weighted by
+    gradient strength and by nearness to the centre, so a neighbouring die counts less).
+    """
+    g = patch.astype(np.float32)
+    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
+    energy = gx * gx + gy * gy
+    if g.ndim == 3:
+        strongest = energy.argmax(axis=2)[..., None]
+        gx = np.take_along_axis(gx, strongest, 2)[..., 0]
+        gy = np.take_along_axis(gy, strongest, 2)[..., 0]
+        energy = gx * gx + gy * gy
+    h, w = energy.shape
+    weight = np.sqrt(energy) * _centre_window(h, w)
+    theta = np.arctan2(gy, gx)
+    s = float((weight * np.sin(4 * theta)).sum())
+    c = float((weight * np.cos(4 * theta)).sum())
+    return math.degrees(math.atan2(s, c) / 4)
+
+
+_WINDOWS: dict[tuple[int, int], npt.NDArray[np.float32]] = {}
+
+
+def _centre_window(h: int, w: int) -> npt.NDArray[np.float32]:
+    window = _WINDOWS.get((h, w))
+    if window is None:
+        yy, xx = np.mgrid[0:h, 0:w]
+        r2 = ((xx - (w - 1) / 2) ** 2 + (yy - (h - 1) / 2) ** 2) / (0.6 * w) ** 2
+        window = np.exp(-r2).astype(np.float32)
+        _WINDOWS[(h, w)] = window
+    return window
+
+
+def squared_crop(image: Image, x: float, y: float, size: float, *, jitter: float = 0.0) -> Image:
+    """The value reader's view of a die: turned square to the crop, edges along its sides.
+
+    `size` is the die's axis-aligned extent (a box, or the locator's size); a die turned by
+    an angle a spans side * (|cos a| + |sin a|) of it, so the side is worked out from the
+    angle. `jitter` (degrees) is for training only.
+    """
+    first = crop(image, x, y, size, scale=VALUE_SCALE, side=VALUE_CROP)
+    angle = die_angle(first)
+    turn = math.radians(angle)
+    side = size / (abs(math.cos(turn)) + abs(math.sin(turn)))
+    return crop(image, x, y, side, angle=angle + jitter, scale=VALUE_SCALE, side=VALUE_CROP)
+
+
 def to_blob(crops: Sequence[Image] | npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
     """Stacks crops into the network's input: N x 3 x CROP x CROP, values in -0.5..0.5."""
     batch = np.asarray(crops, np.float32).transpose(0, 3, 1, 2)
@@ -85,37 +139,36 @@ class DieClassifier:
     default_file = MODEL_FILE
     classes = CLASS_COUNT
 
-    def __init__(self, model_path: str | Path | None = None) -> None:
+    def __init__(self, model_path: str | Path | None = None, runtime: str | None = None) -> None:
         self.model_path = model_path
-        self._net: cv2.dnn.Net | None = None
+        self.runtime = runtime  # None: vision.runtime.chosen_runtime()
+        self._run: Callable[[npt.NDArray[np.float32]], npt.NDArray[np.float32]] | None = None
 
     def load(self) -> None:
         """Reads the model now (it is otherwise read on first use); raises ModelError."""
         self._load()
 
-    def _load(self) -> cv2.dnn.Net:
-        if self._net is None:
+    def _load(self) -> Callable[[npt.NDArray[np.float32]], npt.NDArray[np.float32]]:
+        if self._run is None:
             try:
                 if self.model_path is None:
                     model = resources.files("vision.model").joinpath(self.default_file)
                     data = model.read_bytes()
-                    net = cv2.dnn.readNetFromONNX(np.frombuffer(data, np.uint8))
                 else:
-                    net = cv2.dnn.readNetFromONNX(str(self.model_path))
-            except (OSError, cv2.error) as error:
+                    data = Path(self.model_path).read_bytes()
+            except OSError as error:
                 raise ModelError(
-                    f"cannot load the dice model {self.model_path}: {error}"
+                    f"cannot read the dice model {self.model_path or self.default_file}: {error}"
                 ) from error
-            self._net = net
-        return self._net
+            self._run = open_network(data, str(self.model_path or self.default_file), self.runtime)
+        return self._run
 
     def probabilities(self, crops: Sequence[Image]) -> npt.NDArray[np.float32]:
         """Class probabilities, one row per crop (classes: 0 no die, 1-6, 7 cocked)."""
         if len(crops) == 0:
             return np.zeros((0, self.classes), np.float32)
-        net = self._load()
-        net.setInput(to_blob(crops))
-        logits = np.asarray(net.forward(), np.float32).reshape(len(crops), self.classes)
+        run = self._load()
+        logits = run(to_blob(crops)).reshape(len(crops), self.classes)
         return softmax(logits)
 
     def score(self, image: Image, candidates: Sequence[Candidate]) -> npt.NDArray[np.float32]:
@@ -135,7 +188,9 @@ class ValueClassifier(DieClassifier):
         x: float,
         y: float,
         size: float,
-        turns: tuple[float, ...] = (0.0, 90.0, 180.0, 270.0),
+        turns: tuple[int, ...] = (0, 1, 2, 3),
     ) -> list[Image]:
-        """The crops the value reader takes of one die, one per turn."""
-        return [crop(image, x, y, size, angle=a, scale=VALUE_SCALE, side=VALUE_CROP) for a in turns]
+        """The crops the value reader takes of one die: squared up, then turned by each number
+        of quarter turns (exact, no resampling)."""
+        squared = squared_crop(image, x, y, size)
+        return [np.ascontiguousarray(np.rot90(squared, k)) for k in turns]

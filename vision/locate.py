@@ -3,8 +3,10 @@
 A die is a compact square patch that differs from the tray around it, whatever its colours. The
 tray is estimated by a median filter much wider than a die (or taken from a calibration), the
 per-pixel colour difference is closed so that pips do not punch holes, and centre-minus-
-surround box filters at a few die sizes peak at die centres, touching dice included. The
-stage is tuned to miss almost nothing; the classifier then throws away what is not a die.
+surround box filters at a few die sizes peak at die centres, touching dice included. A white
+die on a white tray hardly differs in colour, so sharp local contrast (pips, edges; the tray
+is smooth) counts as difference too. The stage is tuned to miss almost nothing; the
+classifier then throws away what is not a die.
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ Image = npt.NDArray[np.uint8]
 # Die sides (pixels at full resolution) the search looks for when no calibration says better.
 DEFAULT_SIZES: tuple[int, ...] = (16, 24, 34, 48, 68, 96)
 _CLOSE = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+_CLOSE_EDGES = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
+_SQUARE3 = np.ones((3, 3), np.uint8)
+EDGE_WEIGHT = 0.5  # local contrast (0..255 lightness steps) to difference units
 
 
 @dataclass(frozen=True)
@@ -64,7 +69,15 @@ def tray_difference(
     diff = cv2.addWeighted(lightness, 0.5, cv2.add(a, b), 1.0, 0)
     diff = np.minimum(diff, 60)
     closed = cv2.morphologyEx(diff, cv2.MORPH_CLOSE, _CLOSE)
-    return np.asarray(closed, np.float32)
+    edges = cv2.morphologyEx(lab[..., 0], cv2.MORPH_GRADIENT, _SQUARE3)
+    if background_lab is not None or background is not None:
+        # What the empty tray already has (its walls, its print) is not a die; dilated so that
+        # a camera shaken by a pixel still cancels it.
+        tray_edges = cv2.morphologyEx(lab_tray[..., 0], cv2.MORPH_GRADIENT, _SQUARE3)
+        edges = cv2.subtract(edges, cv2.dilate(tray_edges, _SQUARE3))
+    edges = np.minimum(edges.astype(np.float32) * EDGE_WEIGHT, 60.0)
+    edges = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, _CLOSE_EDGES)
+    return np.maximum(closed.astype(np.float32), edges)
 
 
 def find_candidates(

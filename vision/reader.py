@@ -20,11 +20,11 @@ Image = npt.NDArray[np.uint8]
 class ReaderSettings:
     """Thresholds of the reader; the defaults are the ones measured in docs/vision.md."""
 
-    min_die: float = 0.2  # probability that a candidate is a die at all
+    min_die: float = 0.3  # probability that a candidate is a die at all
     min_confidence: float = 0.9  # below this a die is UNREADABLE rather than guessed
     overlap: float = 0.6  # two dice are never closer than this many sides
     value_scales: tuple[float, ...] = (0.85, 1.0, 1.2)  # sizes (times the detector's) tried
-    turns: tuple[float, ...] = (0.0, 90.0, 180.0, 270.0)  # looks at each size, turned
+    turns: tuple[int, ...] = (0, 1, 2, 3)  # quarter turns of each look at each size
 
 
 class DiceReader:

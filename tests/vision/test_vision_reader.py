@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -11,6 +12,17 @@ import pytest
 
 from hardware.camera.render import DIE_STYLES, random_die, random_scene, render
 from vision.calibration import calibrate
+from vision.classify import (
+    VALUE_CROP,
+    VALUE_SCALE,
+    DieClassifier,
+    ValueClassifier,
+    crop,
+    die_angle,
+    squared_crop,
+)
+from vision.errors import ModelError
+from vision.evaluate import LabelledDie
 from vision.reader import DiceReader
 from vision.reading import DieStatus
 
@@ -35,6 +47,50 @@ def test_every_die_colour_is_read(reader: DiceReader, style: int) -> None:
     )
     reading = reader.read(render(replace(scene, dice=dice, noise=2.0, focus_blur=0.0)))
     assert reading.values == (1, 3, 6), reading
+
+
+@pytest.mark.parametrize("angle", [0.0, 12.0, 30.0, 44.0, 63.0, 81.0])
+def test_a_turned_die_is_squared_up_before_its_value_is_read(angle: float) -> None:
+    rng = np.random.default_rng(round(angle))
+    scene = random_scene(rng, 0, die_size=40)
+    die = replace(
+        random_die(rng, 320, 240, 40, value=5),
+        angle=angle,
+        translucent=0.0,
+        marbled=False,
+        lean=(0.0, 0.0),
+    )
+    image = render(replace(scene, dice=(die,), noise=2.0, focus_blur=0.0))
+    turn = math.radians(angle)
+    extent = 40 * (abs(math.cos(turn)) + abs(math.sin(turn)))  # what a box around it spans
+    seen = die_angle(crop(image, 320, 240, extent, scale=VALUE_SCALE, side=VALUE_CROP))
+    # The turn is known up to quarter turns, its sign depends on the axes' direction, and a
+    # few degrees off is within what the value reader was trained to take.
+    off = min(abs((seen - sign * angle + 45) % 90 - 45) for sign in (1, -1))
+    assert off < 6.0, (angle, seen)
+    assert abs(die_angle(squared_crop(image, 320, 240, extent))) < 6.0
+
+
+def test_both_runtimes_read_the_same(photo_labels: dict[str, list[LabelledDie]]) -> None:
+    name = sorted(photo_labels)[0]
+    image = cv2.imread(str(PHOTOS / "images" / name))
+    crops = [
+        look
+        for d in photo_labels[name]
+        for look in ValueClassifier().looks(
+            image, (d.x0 + d.x1) / 2, (d.y0 + d.y1) / 2, d.x1 - d.x0
+        )
+    ]
+    fast = ValueClassifier(runtime="onnxruntime").probabilities(crops)
+    fallback = ValueClassifier(runtime="opencv").probabilities(crops)
+    assert fast.shape == (len(crops), 7)
+    assert np.allclose(fast, fallback, atol=1e-4)
+
+
+def test_an_unknown_runtime_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TABLETOP_DNN", "tensorrt")
+    with pytest.raises(ModelError, match="TABLETOP_DNN='tensorrt' is not a runtime"):
+        DieClassifier().load()
 
 
 def test_touching_dice_are_told_apart(reader: DiceReader) -> None:

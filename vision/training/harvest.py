@@ -25,12 +25,25 @@ Image = npt.NDArray[np.uint8]
 
 @dataclass(frozen=True)
 class TruthDie:
-    """A die whose centre, side and class (1-6, or 7 for cocked) are known."""
+    """A die whose centre, size and class (1-6, or 7 for cocked) are known.
+
+    `side` is a labelled box's longer side for real photos, and the die's own side for
+    rendered ones, whose turn `angle` (degrees) is known too.
+    """
 
     x: float
     y: float
     side: float
     label: int
+    angle: float | None = None
+
+    @property
+    def extent(self) -> float:
+        """The die's axis-aligned extent, as a labelled box or the locator measures it."""
+        if self.angle is None:
+            return self.side
+        turn = math.radians(self.angle)
+        return self.side * (abs(math.cos(turn)) + abs(math.sin(turn)))
 
 
 def from_labels(labels: list[LabelledDie]) -> list[TruthDie]:
@@ -105,5 +118,7 @@ def rendered_examples(count: int, seed: int) -> Iterator[tuple[Image, list[Truth
             die_size=float(rng.uniform(18, 64)),
             cocked=int(rng.choice([0, 0, 1, 2])),
         )
-        truth = [TruthDie(d.x, d.y, d.size, COCKED if d.cocked else d.value) for d in scene.dice]
+        truth = [
+            TruthDie(d.x, d.y, d.size, COCKED if d.cocked else d.value, d.angle) for d in scene.dice
+        ]
         yield render(scene, seed * 100003 + index), truth

@@ -72,15 +72,39 @@ def augment(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.ascontiguousarray(batch)
 
 
+def vary_light(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Per crop: colour cast, contrast, sensor noise and focus blur, as other cameras and lamps
+    give them (the 200 photos are one camera under one light)."""
+    n = len(batch)
+    out = batch.astype(np.float32) * rng.uniform(0.75, 1.25, (n, 1, 1, 3)).astype(np.float32)
+    mean = out.mean(axis=(1, 2, 3), keepdims=True)
+    out = (out - mean) * rng.uniform(0.6, 1.4, (n, 1, 1, 1)).astype(np.float32) + mean
+    noisy = rng.random(n) < 0.3
+    if noisy.any():
+        sigma = float(rng.uniform(2, 10))
+        out[noisy] += rng.normal(0, sigma, out[noisy].shape).astype(np.float32)
+    for i in np.nonzero(rng.random(n) < 0.25)[0]:
+        out[i] = cv2.GaussianBlur(out[i], (0, 0), float(rng.uniform(0.5, 1.3)))
+    return np.clip(out, 0, 255)
+
+
 def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int, log: str) -> nn.Sequential:
     torch.manual_seed(seed)
     return train_model(network(), x, y, epochs=epochs, seed=seed, log=log)
 
 
 def train_model(
-    model: nn.Sequential, x: np.ndarray, y: np.ndarray, *, epochs: int, seed: int, log: str
+    model: nn.Sequential,
+    x: np.ndarray,
+    y: np.ndarray,
+    *,
+    epochs: int,
+    seed: int,
+    log: str,
+    per_crop_light: bool = False,
 ) -> nn.Sequential:
-    """Adam with a one-cycle schedule, batches of 128, augmented as `augment` says."""
+    """Adam with a one-cycle schedule, batches of 128, augmented as `augment` says; light
+    varies per batch, or per crop (`vary_light`) when `per_crop_light`."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     steps = epochs * ((len(x) + 127) // 128)
@@ -93,9 +117,12 @@ def train_model(
         total = 0.0
         for start in range(0, len(x), 128):
             pick = order[start : start + 128]
-            batch = to_tensor(augment(x[pick], rng))
-            gain = float(rng.uniform(0.7, 1.3))
-            batch = batch * gain + float(rng.uniform(-0.15, 0.15))
+            if per_crop_light:
+                batch = to_tensor(vary_light(augment(x[pick], rng), rng))
+            else:
+                batch = to_tensor(augment(x[pick], rng))
+                gain = float(rng.uniform(0.7, 1.3))
+                batch = batch * gain + float(rng.uniform(-0.15, 0.15))
             loss = nn.functional.cross_entropy(model(batch), torch.from_numpy(y[pick]).long())
             optimiser.zero_grad()
             loss.backward()
