@@ -23,8 +23,14 @@ class ReaderSettings:
     min_die: float = 0.3  # probability that a candidate is a die at all
     min_confidence: float = 0.9  # below this a die is UNREADABLE rather than guessed
     overlap: float = 0.6  # two dice are never closer than this many sides
-    value_scales: tuple[float, ...] = (0.85, 1.0, 1.2)  # sizes (times the detector's) tried
-    turns: tuple[int, ...] = (0, 1, 2, 3)  # quarter turns of each look at each size
+    # First look: the detector's size at these quarter turns; a die read at least `quick_sure`
+    # from it needs no more (most do, so the full look below is paid for the few that don't).
+    # No quick turns: every die gets the full look.
+    quick_turns: tuple[int, ...] = (0, 2)
+    quick_sure: float = 0.95
+    # Full look: each of these sizes (times the detector's) at each of these quarter turns.
+    value_scales: tuple[float, ...] = (0.85, 1.0, 1.2)
+    turns: tuple[int, ...] = (0, 1, 2, 3)
 
 
 class DiceReader:
@@ -70,31 +76,48 @@ class DiceReader:
         candidates = self.candidates(image)
         probs = self.classifier.score(image, candidates)
         kept = self.keep(candidates, probs)
-        # The value reader takes a closer look at each kept die, at four quarter turns: a value
-        # does not change when a die is turned, so the looks are pooled and one unlucky crop
-        # cannot decide alone.
-        # The detector's sizes are coarse steps, so the reader looks at a few sizes too and
-        # believes the size at which it is surest.
-        scales = self.settings.value_scales
-        looks = [
-            self.values.looks(image, c.x, c.y, c.size * scale, self.settings.turns)
-            for c, _ in kept
-            for scale in scales
-        ]
-        flat = [cut for group in looks for cut in group]
-        probs_values = self.values.probabilities(flat)
-        per_look = len(looks[0]) if looks else 0
-        pooled = []
-        for i, (c, _) in enumerate(kept):
-            best_view = None
-            for j in range(len(scales)):
-                start = (i * len(scales) + j) * per_look
-                view = probs_values[start : start + per_look]
-                if best_view is None or view.mean(axis=0).max() > best_view.mean(axis=0).max():
-                    best_view = view
-            assert best_view is not None
-            pooled.append((c, best_view))
+        dice = [c for c, _ in kept]
+        views: list[npt.NDArray[np.float32] | None] = [None] * len(dice)
+        quick = self.settings.quick_turns
+        if quick:
+            first = self._looks(image, dice, (1.0,), quick)
+            for i, view in enumerate(first):
+                p = view.mean(axis=0)
+                if p.max() >= self.settings.quick_sure and int(p.argmax()) + 1 != COCKED:
+                    views[i] = view
+        unsure = [i for i, view in enumerate(views) if view is None]
+        # A value does not change when a die is turned, so the looks at one size are pooled
+        # and one unlucky crop cannot decide alone. The detector's sizes are coarse steps,
+        # so the reader looks at a few sizes too and believes the one at which it is surest.
+        full = self._looks(
+            image, [dice[i] for i in unsure], self.settings.value_scales, self.settings.turns
+        )
+        for i, view in zip(unsure, full, strict=True):
+            views[i] = view
+        pooled = [(c, view) for c, view in zip(dice, views, strict=True) if view is not None]
         return self.decide(image.shape[1], image.shape[0], pooled)
+
+    def _looks(
+        self,
+        image: Image,
+        dice: list[Candidate],
+        scales: tuple[float, ...],
+        turns: tuple[int, ...],
+    ) -> list[npt.NDArray[np.float32]]:
+        """For each die, the value reader's probabilities at the size it is surest of: one
+        row per turn (all dice in one call of the network)."""
+        if not dice:
+            return []
+        cuts = [
+            look
+            for c in dice
+            for scale in scales
+            for look in self.values.looks(image, c.x, c.y, c.size * scale, turns)
+        ]
+        probs = self.values.probabilities(cuts).reshape(len(dice), len(scales), len(turns), -1)
+        means = probs.mean(axis=2)  # dice x scales x classes
+        surest = means.max(axis=2).argmax(axis=1)
+        return [probs[i, surest[i]] for i in range(len(dice))]
 
     def keep(
         self, candidates: list[Candidate], probs: npt.NDArray[np.float32]
