@@ -1,13 +1,15 @@
 """Scores the reader against labelled photos: dice found, values read right, a confusion matrix.
 
 A labelled die counts as found when a reported die's box centre lies inside its labelled box
-(each report matches at most one label). Used by the accuracy gate in the tests, by the
-cross-validation of the training script and by `bench/vision_accuracy.py`.
+(each report matches at most one label; where boxes overlap, nearest centres pair first).
+Used by the accuracy gate in the tests, by the cross-validation of the training script and by
+`bench/vision_accuracy.py`.
 """
 
 from __future__ import annotations
 
 import csv
+import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -32,6 +34,10 @@ class LabelledDie:
     x1: float
     y1: float
     value: int
+
+    @property
+    def center(self) -> tuple[float, float]:
+        return ((self.x0 + self.x1) / 2.0, (self.y0 + self.y1) / 2.0)
 
     def contains(self, x: float, y: float) -> bool:
         return self.x0 <= x <= self.x1 and self.y0 <= y <= self.y1
@@ -71,14 +77,26 @@ class Score:
     def add(self, name: str, truth: list[LabelledDie], reading: FrameReading) -> None:
         self.labelled += len(truth)
         self.reported += len(reading.dice)
-        remaining = sorted(reading.dice, key=lambda d: -d.confidence)
-        for label in truth:
-            match = next((d for d in remaining if label.contains(*d.center)), None)
-            if match is None:
+        # Stacked dice have overlapping boxes: pair each label with the nearest report inside
+        # it (closest pairs first), so two reports are not matched to each other's labels.
+        pairs = sorted(
+            (math.dist(label.center, die.center), li, ri)
+            for li, label in enumerate(truth)
+            for ri, die in enumerate(reading.dice)
+            if label.contains(*die.center)
+        )
+        match_of: dict[int, int] = {}
+        taken: set[int] = set()
+        for _, li, ri in pairs:
+            if li not in match_of and ri not in taken:
+                match_of[li] = ri
+                taken.add(ri)
+        for li, label in enumerate(truth):
+            if li not in match_of:
                 self.confusion[label.value][7] += 1
                 self.misses.append((name, label))
                 continue
-            remaining.remove(match)
+            match = reading.dice[match_of[li]]
             self.found += 1
             if match.status is not DieStatus.READ or match.value is None:
                 self.not_read += 1

@@ -29,7 +29,7 @@ class ReaderSettings:
     quick_turns: tuple[int, ...] = (0, 2)
     quick_sure: float = 0.95
     # Full look: each of these sizes (times the detector's) at each of these quarter turns.
-    value_scales: tuple[float, ...] = (0.85, 1.0, 1.2)
+    value_scales: tuple[float, ...] = (0.85, 1.0, 1.2, 1.4)
     turns: tuple[int, ...] = (0, 1, 2, 3)
 
 

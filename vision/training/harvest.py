@@ -93,7 +93,8 @@ def harvest(
         if 0.7 <= ratio <= 1.45 and offset < 0.22:
             crops.append(crop(image, c.x, c.y, c.size))
             classes.append(owner.label)
-        elif ratio < 0.5 or ratio > 2.0 or offset > 0.4:
+        elif ratio < 0.5 or ratio > 1.6 or offset > 0.4:
+            # Too big by more than a size step: a view of this die with a neighbour in it.
             crops.append(crop(image, c.x, c.y, c.size))
             classes.append(NO_DIE)
     for t in truth:

@@ -90,7 +90,7 @@ def vary_light(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int, log: str) -> nn.Sequential:
     torch.manual_seed(seed)
-    return train_model(network(), x, y, epochs=epochs, seed=seed, log=log)
+    return train_model(network(), x, y, epochs=epochs, seed=seed, log=log, per_crop_light=True)
 
 
 def train_model(
@@ -193,6 +193,12 @@ def main() -> int:
     parser.add_argument("--report", type=Path, default=ROOT / "out" / "detector-cv.json")
     parser.add_argument("--no-final", action="store_true", help="only cross-validate")
     parser.add_argument(
+        "--only-folds",
+        type=int,
+        nargs="*",
+        help="train just these folds (to spread the folds over several processes)",
+    )
+    parser.add_argument(
         "--fold-models",
         type=Path,
         default=ROOT / "out" / "folds",
@@ -212,6 +218,8 @@ def main() -> int:
     if args.folds:
         total = Score()
         for fold in range(args.folds):
+            if args.only_folds is not None and fold not in args.only_folds:
+                continue
             train_names = [n for n in names if fold_of(n, args.folds) != fold]
             test_names = [n for n in names if fold_of(n, args.folds) == fold]
             path = args.fold_models / f"fold{fold}-of-{args.folds}.onnx"
