@@ -8,6 +8,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from hardware.camera.render import DIE_STYLES, random_die, random_scene, render
@@ -23,7 +24,7 @@ from vision.classify import (
 )
 from vision.errors import ModelError
 from vision.evaluate import LabelledDie
-from vision.reader import DiceReader
+from vision.reader import DiceReader, ReaderSettings
 from vision.reading import DieStatus
 
 PHOTOS = Path(__file__).resolve().parents[1] / "data" / "dice-tray"
@@ -91,6 +92,42 @@ def test_an_unknown_runtime_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TABLETOP_DNN", "tensorrt")
     with pytest.raises(ModelError, match="TABLETOP_DNN='tensorrt' is not a runtime"):
         DieClassifier().load()
+
+
+def turned_dice() -> npt.NDArray[np.uint8]:
+    """Three dice (2, 4, 6) turned 20, 45 and 70 degrees."""
+    rng = np.random.default_rng(31)
+    scene = random_scene(rng, 0, die_size=40)
+    dice = tuple(
+        replace(
+            random_die(rng, 160 + 160 * k, 240, 40, value=v),
+            angle=a,
+            translucent=0.0,
+            marbled=False,
+            lean=(0.0, 0.0),
+        )
+        for k, (v, a) in enumerate(((2, 20.0), (4, 45.0), (6, 70.0)))
+    )
+    return render(replace(scene, dice=dice, noise=2.0, focus_blur=0.0))
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        ReaderSettings(),  # the quick look, then the full look for dice it leaves unsure
+        ReaderSettings(quick_sure=1.01),  # never sure enough: every die gets the full look
+        ReaderSettings(quick_turns=()),  # no quick look at all
+    ],
+    ids=["default", "always-full", "no-quick"],
+)
+def test_the_full_look_reads_turned_dice(settings: ReaderSettings) -> None:
+    assert DiceReader(settings=settings).read(turned_dice()).values == (2, 4, 6)
+
+
+def test_the_quick_look_alone_finds_every_die_and_never_guesses() -> None:
+    reading = DiceReader(settings=ReaderSettings(quick_sure=0.0)).read(turned_dice())
+    assert len(reading.dice) == 3
+    assert set(reading.values) <= {2, 4, 6}
 
 
 def test_touching_dice_are_told_apart(reader: DiceReader) -> None:
