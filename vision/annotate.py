@@ -26,29 +26,17 @@ def annotate(image: Image, reading: FrameReading | None, caption: str = "") -> I
             cv2.rectangle(out, (x0, y0), (x1, y1), colour, 2)
             label = str(die.value) if die.value is not None else die.status.value
             text = f"{label} {die.confidence:.2f}"
-            cv2.putText(
-                out,
-                text,
-                (x0, max(12, y0 - 4)),
-                cv2.FONT_HERSHEY_SIMPLEX,
-                0.45,
-                (0, 0, 0),
-                3,
-                cv2.LINE_AA,
-            )
-            cv2.putText(
-                out,
-                text,
-                (x0, max(12, y0 - 4)),
-                cv2.FONT_HERSHEY_SIMPLEX,
-                0.45,
-                colour,
-                1,
-                cv2.LINE_AA,
-            )
+            _outlined_text(out, text, (x0, max(12, y0 - 4)), 0.45, colour)
     if caption:
-        cv2.putText(out, caption, (8, 22), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 0, 0), 3, cv2.LINE_AA)
-        cv2.putText(
-            out, caption, (8, 22), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 255, 255), 1, cv2.LINE_AA
-        )
+        _outlined_text(out, caption, (8, 22), 0.6, (255, 255, 255))
     return np.asarray(out, np.uint8)
+
+
+def _outlined_text(
+    image: Image, text: str, origin: tuple[int, int], scale: float, colour: tuple[int, int, int]
+) -> None:
+    """Text in `colour` with a black outline, readable on any tray."""
+    for thickness, ink in ((3, (0, 0, 0)), (1, colour)):
+        cv2.putText(
+            image, text, origin, cv2.FONT_HERSHEY_SIMPLEX, scale, ink, thickness, cv2.LINE_AA
+        )

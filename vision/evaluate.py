@@ -108,6 +108,16 @@ class Score:
                 else:
                     self.wrong.append((name, label, match.value))
 
+    def merge(self, other: Score) -> None:
+        """Adds another set of photos' totals to these (the folds of a cross-validation)."""
+        for part in ("labelled", "reported", "found", "read_right", "not_read"):
+            setattr(self, part, getattr(self, part) + getattr(other, part))
+        for mine, theirs in zip(self.confusion, other.confusion, strict=True):
+            for j, count in enumerate(theirs):
+                mine[j] += count
+        self.misses += other.misses
+        self.wrong += other.wrong
+
     @property
     def recall(self) -> float:
         return self.found / self.labelled if self.labelled else 1.0

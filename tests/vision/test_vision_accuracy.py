@@ -42,3 +42,14 @@ def test_dice_found(score: Score) -> None:
 def test_dice_read_right(score: Score) -> None:
     assert score.value_accuracy >= MIN_VALUE_ACCURACY, score.summary()
     assert score.wrong_values <= MAX_WRONG_VALUES, score.wrong
+
+
+def test_scores_of_folds_add_up_to_the_whole(
+    reader: DiceReader, photo_labels: dict[str, list[LabelledDie]]
+) -> None:
+    names = sorted(photo_labels)[:6]
+    whole = score_photos(PHOTOS / "images", photo_labels, reader.read, names)
+    total = score_photos(PHOTOS / "images", photo_labels, reader.read, names[:2])
+    total.merge(score_photos(PHOTOS / "images", photo_labels, reader.read, names[2:]))
+    assert total.summary() == whole.summary()
+    assert total.misses == whole.misses and total.wrong == whole.wrong

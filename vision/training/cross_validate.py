@@ -42,13 +42,7 @@ def main() -> int:
         summary = score.summary()
         del summary["confusion"]
         print(f"fold {fold} ({len(names)} photos): {json.dumps(summary)}", file=sys.stderr)
-        for part in ("labelled", "reported", "found", "read_right", "not_read"):
-            setattr(total, part, getattr(total, part) + getattr(score, part))
-        for i in range(7):
-            for j in range(8):
-                total.confusion[i][j] += score.confusion[i][j]
-        total.misses += score.misses
-        total.wrong += score.wrong
+        total.merge(score)
     report = {
         "folds": args.folds,
         **total.summary(),

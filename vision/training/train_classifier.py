@@ -139,11 +139,11 @@ def train_model(
     return model
 
 
-def export(model: nn.Sequential, path: Path) -> None:
-    dummy = torch.zeros(1, 3, CROP, CROP)
+def export(model: nn.Sequential, path: Path, side: int = CROP) -> None:
+    """Writes the network as ONNX (opset 13) taking any number of side x side crops."""
     torch.onnx.export(
         model,
-        (dummy,),
+        (torch.zeros(1, 3, side, side),),
         str(path),
         input_names=["crops"],
         output_names=["logits"],
@@ -229,13 +229,7 @@ def main() -> int:
             reader = DiceReader(DieClassifier(path))
             score = score_photos(PHOTOS / "images", labels, reader.read, test_names)
             print(f"fold {fold}: {json.dumps(score.summary())}", file=sys.stderr, flush=True)
-            for part in ("labelled", "reported", "found", "read_right", "not_read"):
-                setattr(total, part, getattr(total, part) + getattr(score, part))
-            for i in range(7):
-                for j in range(8):
-                    total.confusion[i][j] += score.confusion[i][j]
-            total.misses += score.misses
-            total.wrong += score.wrong
+            total.merge(score)
         report = {
             "folds": args.folds,
             "epochs": args.epochs,

@@ -23,7 +23,7 @@ from torch import nn
 from vision.classify import VALUE_CLASSES, VALUE_CROP, squared_crop
 from vision.evaluate import fold_of, load_labels
 from vision.training.harvest import TruthDie, from_labels, rendered_examples
-from vision.training.train_classifier import PHOTOS, ROOT, to_tensor, train_model
+from vision.training.train_classifier import PHOTOS, ROOT, export, to_tensor, train_model
 
 MODEL = ROOT / "vision" / "model" / "dice_values.onnx"
 
@@ -70,19 +70,6 @@ def looks(
             )
             classes.append(t.label - 1)  # 1-6 -> 0-5, cocked (7) -> 6
     return crops, classes
-
-
-def export(model: nn.Sequential, path: Path) -> None:
-    torch.onnx.export(
-        model,
-        (torch.zeros(1, 3, VALUE_CROP, VALUE_CROP),),
-        str(path),
-        input_names=["crops"],
-        output_names=["logits"],
-        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
-        opset_version=13,
-        dynamo=False,
-    )
 
 
 def main() -> int:
@@ -147,7 +134,7 @@ def main() -> int:
             log=f"values fold {fold}",
             per_crop_light=True,
         )
-        export(model, args.fold_models / f"values-fold{fold}-of-{args.folds}.onnx")
+        export(model, args.fold_models / f"values-fold{fold}-of-{args.folds}.onnx", VALUE_CROP)
         # Held-out check on cuts at the labelled place, four quarter turns pooled.
         right = total = 0
         with torch.no_grad():
@@ -178,7 +165,7 @@ def main() -> int:
             log="values final",
             per_crop_light=True,
         )
-        export(final, args.out)
+        export(final, args.out, VALUE_CROP)
         print(f"wrote {args.out}", file=sys.stderr)
     return 0
 
