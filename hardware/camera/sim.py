@@ -43,7 +43,12 @@ class SimTruth:
 
 
 class SimulatedCamera(FrameSource):
-    """Plays throws into a rendered tray; a first-class source, used by tests and the sim table."""
+    """Plays throws into a rendered tray; a first-class source, used by tests and the sim table.
+
+    `read` returns None once every planned throw has been played; `extend` plans more, and the
+    film goes on in the same tray (the last throw's dice still lying there, taken by a hand
+    when the next plan says so), as a live table's camera would see it.
+    """
 
     def __init__(
         self,
@@ -57,7 +62,7 @@ class SimulatedCamera(FrameSource):
         url: str = "sim:",
         die_size: float | None = None,
     ) -> None:
-        self.plans = tuple(plans)
+        self.plans = list(plans)
         self.seed = seed
         self.width = width
         self.height = height
@@ -66,7 +71,7 @@ class SimulatedCamera(FrameSource):
         self.url = url
         self.die_size = die_size
         self.rendered: list[SimTruth] = []  # every frame's truth, for tests to look back on
-        self._frames: Iterator[tuple[Scene, SimTruth]] | None = None
+        self._frames: Iterator[tuple[Scene, SimTruth] | None] | None = None
         self._index = 0
 
     def open(self) -> None:
@@ -78,8 +83,8 @@ class SimulatedCamera(FrameSource):
         if self._frames is None:
             self.open()
         assert self._frames is not None
-        step = next(self._frames, None)
-        if step is None:
+        step = next(self._frames)
+        if step is None:  # every plan played; `extend` may add more
             return None
         scene, truth = step
         image = render(scene, self.seed * 7919 + self._index)
@@ -88,10 +93,15 @@ class SimulatedCamera(FrameSource):
         self._index += 1
         return frame
 
+    def extend(self, plans: Sequence[ThrowPlan]) -> None:
+        """Plans more throws, played after those already planned, in the same tray."""
+        self.plans.extend(plans)
+
     def close(self) -> None:
         self._frames = None
 
-    def _film(self) -> Iterator[tuple[Scene, SimTruth]]:
+    def _film(self) -> Iterator[tuple[Scene, SimTruth] | None]:
+        """The frames' scenes, then None for as long as no more throws are planned."""
         rng = np.random.default_rng(self.seed)
         look = random_scene(rng, 0, width=self.width, height=self.height)
         # The simulated tray is calm: noise and blur as a fair webcam gives them.
@@ -100,7 +110,12 @@ class SimulatedCamera(FrameSource):
         lying: tuple[RenderedDie, ...] = ()
         for _ in range(self.empty_frames):
             yield look, SimTruth("empty", -1, (), ())
-        for number, plan in enumerate(self.plans):
+        number = 0
+        while True:
+            if number == len(self.plans):
+                yield None
+                continue
+            plan = self.plans[number]
             if plan.hand_first:
                 yield from self._hand(rng, look, lying, number)
                 lying = ()
@@ -117,6 +132,7 @@ class SimulatedCamera(FrameSource):
                 scene = replace(look, dice=final, light=light)
                 yield scene, SimTruth("rest", number, values, final)
             lying = final
+            number += 1
 
     def _place(
         self, rng: np.random.Generator, look: Scene, plan: ThrowPlan, size: float

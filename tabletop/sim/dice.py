@@ -33,7 +33,11 @@ class DiceTray:
 
 class RenderedDiceTray(DiceTray):
     """Each throw is rendered by the simulated camera and read by the real vision pipeline, so
-    the simulated table hears only what the camera can see (an unreadable die included)."""
+    the simulated table hears only what the camera can see (an unreadable die included).
+
+    One camera films the whole game: one tray and light, as at a real table, while each throw
+    brings its own die, place and turn, and a hand takes the last die before the next throw.
+    """
 
     def __init__(self, seed: int = 1) -> None:
         super().__init__()
@@ -45,15 +49,15 @@ class RenderedDiceTray(DiceTray):
         from vision.watch import ThrowWatcher
 
         watcher = ThrowWatcher(DiceReader())
-        while not stop.is_set():
-            try:
-                value = self._throws.get(timeout=0.05)
-            except queue.Empty:
-                continue
-            camera = SimulatedCamera(
-                [ThrowPlan(dice=1, values=(value,), hand_first=False)], seed=self.seed
-            )
-            with camera:
+        with SimulatedCamera([], seed=self.seed) as camera:
+            first = True
+            while not stop.is_set():
+                try:
+                    value = self._throws.get(timeout=0.05)
+                except queue.Empty:
+                    continue
+                camera.extend([ThrowPlan(dice=1, values=(value,), hand_first=not first)])
+                first = False
                 while (frame := camera.read()) is not None and not stop.is_set():
                     for event in watcher.feed(frame.image, frame.timestamp):
                         if event.kind.value in ("rolled", "cocked", "unreadable"):

@@ -37,6 +37,30 @@ def test_the_simulated_camera_is_repeatable_and_carries_truth() -> None:
     assert [t.phase for t in truths].count("rolling") == 10
 
 
+def test_the_simulated_camera_goes_on_in_the_same_tray_when_more_throws_are_planned() -> None:
+    with SimulatedCamera([ThrowPlan(dice=1, values=(3,), hand_first=False)], seed=6) as camera:
+        first = list(camera)
+        assert camera.read() is None  # every plan played: the film waits
+        camera.extend([ThrowPlan(dice=1, values=(5,))])
+        second = list(camera)
+    assert [f.index for f in first + second] == list(range(len(first) + len(second)))
+    phases = [f.truth.phase for f in second]
+    # A hand takes the first die, the tray is empty, the new die rolls and rests.
+    assert phases[0] == "hand" and "empty" in phases and phases[-1] == "rest"
+    assert second[-1].truth.values == (5,) and second[-1].truth.throw == 1
+
+    # Same tray and light: the empty tray looks as it did before the first throw (noise is
+    # averaged away in 8x8 cells; another seed's tray differs by 20 levels or more).
+    def cells(image: np.ndarray) -> np.ndarray:
+        return cv2.resize(image, (80, 60), interpolation=cv2.INTER_AREA).astype(np.int16)
+
+    empty_after = next(f for f in second if f.truth.phase == "empty")
+    assert np.abs(cells(first[0].image) - cells(empty_after.image)).mean() < 1.5
+    # Another die: the second throw's die lies elsewhere than the first.
+    die_one, die_two = first[-1].truth.dice[0], second[-1].truth.dice[0]
+    assert (die_one.x, die_one.y) != (die_two.x, die_two.y)
+
+
 def test_sim_url_options() -> None:
     source = open_source("sim:?seed=3&throws=2&dice=3&width=800&height=600")
     assert isinstance(source, SimulatedCamera)
