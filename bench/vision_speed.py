@@ -23,7 +23,7 @@ from hardware.camera.sim import SimulatedCamera, ThrowPlan
 from vision.calibration import Calibration, calibrate
 from vision.classify import DieClassifier, ValueClassifier
 from vision.errors import ModelError
-from vision.reader import DiceReader, ReaderSettings
+from vision.reader import QUICK_LOOK, DiceReader, ReaderSettings
 from vision.rest import RestDetector
 from vision.runtime import RUNTIMES
 
@@ -125,7 +125,7 @@ def reading_times(
     return rows
 
 
-FAST = ReaderSettings(quick_sure=0.0)  # the first look (one size, two turns) decides
+FAST = ReaderSettings(looks=(QUICK_LOOK,))  # the first look (one size, two turns) decides
 
 
 def reader_for(

@@ -9,11 +9,26 @@ import numpy as np
 import numpy.typing as npt
 
 from .calibration import Calibration
-from .classify import COCKED, NO_DIE, DieClassifier, ValueClassifier
+from .classify import COCKED, NO_DIE, VALUE_CLASSES, DieClassifier, ValueClassifier
 from .locate import DEFAULT_SIZES, Candidate, find_candidates, tray_lab
 from .reading import DieReading, DieStatus, FrameReading
 
 Image = npt.NDArray[np.uint8]
+
+
+@dataclass(frozen=True)
+class Look:
+    """One round of the value reader's looks at a die: each size (times the detector's) at
+    each quarter turn. A value does not change when a die is turned, so the turns at one size
+    are pooled and one unlucky crop cannot decide alone; the detector's sizes are coarse
+    steps, so the reader believes the size at which it is surest."""
+
+    scales: tuple[float, ...]
+    turns: tuple[int, ...]
+
+
+QUICK_LOOK = Look((1.0,), (0, 2))
+FULL_LOOK = Look((0.85, 1.0, 1.2, 1.4), (0, 1, 2, 3))
 
 
 @dataclass(frozen=True)
@@ -23,14 +38,12 @@ class ReaderSettings:
     min_die: float = 0.3  # probability that a candidate is a die at all
     min_confidence: float = 0.9  # below this a die is UNREADABLE rather than guessed
     overlap: float = 0.6  # two dice are never closer than this many sides
-    # First look: the detector's size at these quarter turns; a die read at least `quick_sure`
-    # from it needs no more (most do, so the full look below is paid for the few that don't).
-    # No quick turns: every die gets the full look.
-    quick_turns: tuple[int, ...] = (0, 2)
-    quick_sure: float = 0.95
-    # Full look: each of these sizes (times the detector's) at each of these quarter turns.
-    value_scales: tuple[float, ...] = (0.85, 1.0, 1.2, 1.4)
-    turns: tuple[int, ...] = (0, 1, 2, 3)
+    # Rounds of looks: a die read at least `sure` (and not cocked) after a round needs no
+    # more, so the later, dearer rounds are paid for the few dice the first leaves unsure.
+    # The last round decides for every die still unsure. A crop already read in an earlier
+    # round is not read again.
+    looks: tuple[Look, ...] = (QUICK_LOOK, FULL_LOOK)
+    sure: float = 0.95
 
 
 class DiceReader:
@@ -75,49 +88,55 @@ class DiceReader:
         """Every die in the picture with its value, or COCKED / UNREADABLE when not sure."""
         candidates = self.candidates(image)
         probs = self.classifier.score(image, candidates)
-        kept = self.keep(candidates, probs)
-        dice = [c for c, _ in kept]
-        views: list[npt.NDArray[np.float32] | None] = [None] * len(dice)
-        quick = self.settings.quick_turns
-        if quick:
-            first = self._looks(image, dice, (1.0,), quick)
-            for i, view in enumerate(first):
-                p = view.mean(axis=0)
-                if p.max() >= self.settings.quick_sure and int(p.argmax()) + 1 != COCKED:
-                    views[i] = view
-        unsure = [i for i, view in enumerate(views) if view is None]
-        # A value does not change when a die is turned, so the looks at one size are pooled
-        # and one unlucky crop cannot decide alone. The detector's sizes are coarse steps,
-        # so the reader looks at a few sizes too and believes the one at which it is surest.
-        full = self._looks(
-            image, [dice[i] for i in unsure], self.settings.value_scales, self.settings.turns
+        dice = [c for c, _ in self.keep(candidates, probs)]
+        seen: dict[tuple[int, float, int], npt.NDArray[np.float32]] = {}
+        views: list[npt.NDArray[np.float32]] = [np.zeros((0, VALUE_CLASSES), np.float32)] * len(
+            dice
         )
-        for i, view in zip(unsure, full, strict=True):
-            views[i] = view
-        pooled = [(c, view) for c, view in zip(dice, views, strict=True) if view is not None]
-        return self.decide(image.shape[1], image.shape[0], pooled)
+        unsure = list(range(len(dice)))
+        for number, look in enumerate(self.settings.looks):
+            self._look(image, dice, unsure, look, seen)
+            last = number == len(self.settings.looks) - 1
+            still_unsure = []
+            for i in unsure:
+                views[i] = self._surest_view(i, look, seen)
+                p = views[i].mean(axis=0)
+                sure = p.max() >= self.settings.sure and int(p.argmax()) + 1 != COCKED
+                if not (sure or last):
+                    still_unsure.append(i)
+            unsure = still_unsure
+        return self.decide(image.shape[1], image.shape[0], list(zip(dice, views, strict=True)))
 
-    def _looks(
+    def _look(
         self,
         image: Image,
         dice: list[Candidate],
-        scales: tuple[float, ...],
-        turns: tuple[int, ...],
-    ) -> list[npt.NDArray[np.float32]]:
-        """For each die, the value reader's probabilities at the size it is surest of: one
-        row per turn (all dice in one call of the network)."""
-        if not dice:
-            return []
-        cuts = [
-            look
-            for c in dice
-            for scale in scales
-            for look in self.values.looks(image, c.x, c.y, c.size * scale, turns)
-        ]
-        probs = self.values.probabilities(cuts).reshape(len(dice), len(scales), len(turns), -1)
-        means = probs.mean(axis=2)  # dice x scales x classes
-        surest = means.max(axis=2).argmax(axis=1)
-        return [probs[i, surest[i]] for i in range(len(dice))]
+        indices: list[int],
+        look: Look,
+        seen: dict[tuple[int, float, int], npt.NDArray[np.float32]],
+    ) -> None:
+        """Reads the crops of one round that are not in `seen` yet (all dice in one call of
+        the network) and adds their probabilities to it, by (die, scale, turn)."""
+        cuts: list[Image] = []
+        keys: list[tuple[int, float, int]] = []
+        for i in indices:
+            c = dice[i]
+            for scale in look.scales:
+                missing = tuple(t for t in look.turns if (i, scale, t) not in seen)
+                if missing:
+                    cuts.extend(self.values.looks(image, c.x, c.y, c.size * scale, missing))
+                    keys.extend((i, scale, t) for t in missing)
+        if cuts:
+            for key, row in zip(keys, self.values.probabilities(cuts), strict=True):
+                seen[key] = row
+
+    @staticmethod
+    def _surest_view(
+        i: int, look: Look, seen: dict[tuple[int, float, int], npt.NDArray[np.float32]]
+    ) -> npt.NDArray[np.float32]:
+        """Die i's probabilities at the round's size it is surest of: one row per turn."""
+        views = [np.stack([seen[(i, scale, t)] for t in look.turns]) for scale in look.scales]
+        return max(views, key=lambda view: float(view.mean(axis=0).max()))
 
     def keep(
         self, candidates: list[Candidate], probs: npt.NDArray[np.float32]

@@ -24,7 +24,7 @@ from vision.classify import (
 )
 from vision.errors import ModelError
 from vision.evaluate import LabelledDie
-from vision.reader import DiceReader, ReaderSettings
+from vision.reader import FULL_LOOK, QUICK_LOOK, DiceReader, ReaderSettings
 from vision.reading import DieStatus
 
 PHOTOS = Path(__file__).resolve().parents[1] / "data" / "dice-tray"
@@ -115,8 +115,8 @@ def turned_dice() -> npt.NDArray[np.uint8]:
     "settings",
     [
         ReaderSettings(),  # the quick look, then the full look for dice it leaves unsure
-        ReaderSettings(quick_sure=1.01),  # never sure enough: every die gets the full look
-        ReaderSettings(quick_turns=()),  # no quick look at all
+        ReaderSettings(sure=1.01),  # never sure enough: every die gets the full look
+        ReaderSettings(looks=(FULL_LOOK,)),  # no quick look at all
     ],
     ids=["default", "always-full", "no-quick"],
 )
@@ -125,7 +125,7 @@ def test_the_full_look_reads_turned_dice(settings: ReaderSettings) -> None:
 
 
 def test_the_quick_look_alone_finds_every_die_and_never_guesses() -> None:
-    reading = DiceReader(settings=ReaderSettings(quick_sure=0.0)).read(turned_dice())
+    reading = DiceReader(settings=ReaderSettings(looks=(QUICK_LOOK,))).read(turned_dice())
     assert len(reading.dice) == 3
     assert set(reading.values) <= {2, 4, 6}
 
