@@ -37,6 +37,7 @@ class RestSettings:
     moving_fraction: float = 0.0008  # changed share of the frame that means "moving"
     hand_fraction: float = 0.04  # one blob bigger than this share of the frame is a hand
     edge_hand_fraction: float = 0.012  # ... or this big and reaching in from the frame's edge
+    edge_hand_frames: int = 2  # ... for this many frames in a row (thrown dice fly in faster)
     present_level: int = 30  # colour difference from the tray that means "something is here"
     min_blob: float = 0.0012  # smallest blob that can be a die, as a share of the frame
     reference_after: int = 5  # still frames before the tray as it lies becomes the reference
@@ -65,11 +66,13 @@ class RestDetector:
         self._tray_ycc: npt.NDArray[np.uint8] | None = None
         self._tray_size: tuple[int, int] | None = None
         self.still_frames = 0  # consecutive frames without motion, up to now
+        self._edge_frames = 0  # consecutive frames with something big at the frame's edge
 
     def reset(self) -> None:
         self._previous = None
         self._reference = None
         self.still_frames = 0
+        self._edge_frames = 0
 
     def observe(self, image: Image) -> RestObservation:
         """The state of this frame (the first frame of a run counts as not moving)."""
@@ -96,12 +99,16 @@ class RestDetector:
         self._previous = grey
         arrived = self._unlike(ycc, self._reference)
         moving = cv2.countNonZero(changed) / area
-        changed_blob, changed_edge = _largest_blob(changed)
+        changed_blob, _ = _largest_blob(changed)
         arrived_blob, arrived_edge = _largest_blob(arrived)
         largest = max(changed_blob, arrived_blob) / area
-        at_edge = max(changed_edge, arrived_edge) / area
+        # A hand reaching in is attached to its arm at the frame's edge and stays there; dice
+        # thrown in from the edge cross it in a frame or two, and their motion blur makes the
+        # changed area big, so only what differs from the settled tray, frames in a row, counts.
+        at_edge = arrived_edge / area > settings.edge_hand_fraction
+        self._edge_frames = self._edge_frames + 1 if at_edge else 0
         present_share = 0.0
-        if largest > settings.hand_fraction or at_edge > settings.edge_hand_fraction:
+        if largest > settings.hand_fraction or self._edge_frames >= settings.edge_hand_frames:
             state = TrayState.HAND
         elif moving > settings.moving_fraction:
             state = TrayState.MOVING

@@ -79,3 +79,15 @@ def test_events_are_versioned_json(reader: DiceReader) -> None:
     assert rolled["values"] == [2]
     assert rolled["dice"][0]["value"] == 2
     assert len(rolled["dice"][0]["box"]) == 4
+
+
+def test_dice_thrown_in_from_the_edge_together_are_a_throw_not_a_hand(reader: DiceReader) -> None:
+    # Three dice fly in over the frame's edge, blurred by motion: for a frame or two they
+    # make a big changed area there, which a hand reaching in also makes (but keeps making).
+    plans = [ThrowPlan(dice=3, hand_first=k > 0) for k in range(2)]
+    camera = SimulatedCamera(plans, seed=4)
+    events = watch(camera, reader)
+    truths = {t.throw: t.values for t in camera.rendered if t.phase == "rest"}
+    assert values_of(events) == [tuple(sorted(truths[0])), tuple(sorted(truths[1]))]
+    hands = [e for e in events if e.kind is ThrowEventKind.HAND]
+    assert len(hands) == 1 and camera.rendered[hands[0].frame].phase == "hand"
