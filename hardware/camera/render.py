@@ -8,6 +8,7 @@ renderer makes training data for the value classifier and the throws the tests p
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -119,6 +120,12 @@ def _rounded_square(
     return rot
 
 
+def _bgr(channels: Iterable[int]) -> BGR:
+    """A colour from exactly three channel values (a generator of them, say)."""
+    b, g, r = channels
+    return b, g, r
+
+
 def _fill(layer: Image, pts: npt.NDArray[np.float64], color: BGR | int) -> None:
     cv2.fillPoly(layer, [np.round(pts * 16).astype(np.int32)], color, cv2.LINE_AA, 4)
 
@@ -130,7 +137,7 @@ def _background(scene: Scene) -> npt.NDArray[np.float32]:
     image[:] = scene.tray
     # Cardboard or felt grain: low-amplitude, slightly blurred noise.
     grain = rng.normal(0.0, 4.0, (h, w)).astype(np.float32)
-    grain = cv2.GaussianBlur(grain, (0, 0), 1.2)
+    grain = np.asarray(cv2.GaussianBlur(grain, (0, 0), 1.2), np.float32)
     image += grain[..., None]
     ww = scene.wall_width
     if ww > 0:
@@ -144,6 +151,8 @@ def _background(scene: Scene) -> npt.NDArray[np.float32]:
 def _light(scene: Scene) -> npt.NDArray[np.float32]:
     h, w = scene.height, scene.width
     a = math.radians(scene.gradient_angle)
+    ys: npt.NDArray[np.float32]
+    xs: npt.NDArray[np.float32]
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
     ramp = ((xs / w - 0.5) * math.cos(a) + (ys / h - 0.5) * math.sin(a)) * 2.0
     return (scene.light * (1.0 - scene.gradient * 0.5 * (ramp + 1.0))).astype(np.float32)
@@ -181,8 +190,8 @@ def _draw_die_patch(canvas: npt.NDArray[np.float32], die: RenderedDie, scene: Sc
     layer = np.zeros((h, w, 3), np.uint8)
     alpha = np.zeros((h, w), np.uint8)
     body = np.array(die.body, np.float32)
-    edge = tuple(int(c) for c in body * 0.6)
-    face = tuple(int(min(255, c * 1.05 + 6)) for c in body)
+    edge = _bgr(int(c) for c in body * 0.6)
+    face = _bgr(int(min(255, c * 1.05 + 6)) for c in body)
     top_half_h = half * squash
     rad = math.radians(die.angle)
     # The visible part of the side face when cocked sits beside the foreshortened top.
@@ -192,7 +201,7 @@ def _draw_die_patch(canvas: npt.NDArray[np.float32], die: RenderedDie, scene: Sc
         scx = die.x - math.sin(rad) * off
         scy = die.y + math.cos(rad) * off
         side_pts = _rounded_square(scx, scy, half, side_h, angle=die.angle, corner=corner * 0.5)
-        _fill(layer, side_pts, tuple(int(c * 0.75) for c in body))
+        _fill(layer, side_pts, _bgr(int(c * 0.75) for c in body))
         _fill(alpha, side_pts, 255)
         _draw_pips(layer, scx, scy, half, side_h, angle=die.angle, value=die.side_value, die=die)
     elif die.lean != (0.0, 0.0):
@@ -208,7 +217,7 @@ def _draw_die_patch(canvas: npt.NDArray[np.float32], die: RenderedDie, scene: Sc
             side_pts = _rounded_square(
                 scx, scy, half_x, half_y, angle=die.angle, corner=min(half_x, half_y) * 0.5
             )
-            _fill(layer, side_pts, tuple(int(v * (0.7 + 0.1 * k)) for v in body))
+            _fill(layer, side_pts, _bgr(int(v * (0.7 + 0.1 * k)) for v in body))
             _fill(alpha, side_pts, 255)
             side_value = (die.side_value + k) % 6 + 1
             _draw_pips(layer, scx, scy, half_x, half_y, angle=die.angle, value=side_value, die=die)
@@ -222,7 +231,7 @@ def _draw_die_patch(canvas: npt.NDArray[np.float32], die: RenderedDie, scene: Sc
     if die.marbled:
         rng = np.random.default_rng(int(die.x * 7 + die.y * 13))
         swirl = rng.normal(0, 1, (max(2, h // 8), max(2, w // 8))).astype(np.float32)
-        swirl = cv2.resize(cv2.GaussianBlur(swirl, (0, 0), 1.0), (w, h))
+        swirl = np.asarray(cv2.resize(cv2.GaussianBlur(swirl, (0, 0), 1.0), (w, h)), np.float32)
         marbled = layer.astype(np.float32) * (1.0 + 0.25 * swirl[..., None])
         layer = np.clip(marbled, 0, 255).astype(np.uint8)
     _draw_pips(layer, die.x, die.y, half, top_half_h, angle=die.angle, value=die.value, die=die)
@@ -273,9 +282,10 @@ def _motion_blur(
         cv2.LINE_AA,
     )
     kernel /= max(float(kernel.sum()), 1e-6)
-    premultiplied = cv2.filter2D(layer * alpha[..., None], -1, kernel)
-    blurred_alpha = cv2.filter2D(alpha, -1, kernel)
-    colour = premultiplied / np.maximum(blurred_alpha, 1e-4)[..., None]
+    premultiplied = np.asarray(cv2.filter2D(layer * alpha[..., None], -1, kernel), np.float32)
+    blurred_alpha = np.asarray(cv2.filter2D(alpha, -1, kernel), np.float32)
+    # float32 already (a Python float does not widen an array); the stubs say float64.
+    colour = np.asarray(premultiplied / np.maximum(blurred_alpha, 1e-4)[..., None], np.float32)
     return colour, blurred_alpha
 
 
@@ -312,7 +322,7 @@ def render(scene: Scene, seed: int = 0) -> Image:
         _draw_hand(canvas, scene.hand)
     canvas *= _light(scene)[..., None]
     if scene.focus_blur > 0:
-        canvas = cv2.GaussianBlur(canvas, (0, 0), scene.focus_blur)
+        canvas = np.asarray(cv2.GaussianBlur(canvas, (0, 0), scene.focus_blur), np.float32)
     if scene.noise > 0:
         rng = np.random.default_rng(seed)
         canvas += rng.normal(0.0, scene.noise, canvas.shape).astype(np.float32)
@@ -331,14 +341,14 @@ def random_die(
     """A die with a random look (colours, translucency, marbling) at a given place."""
     body, pips = DIE_STYLES[int(rng.integers(len(DIE_STYLES)))]
     jitter = rng.integers(-25, 26, 3)
-    body = tuple(int(np.clip(c + j, 0, 255)) for c, j in zip(body, jitter, strict=True))
+    body = _bgr(int(np.clip(c + j, 0, 255)) for c, j in zip(body, jitter, strict=True))
     return RenderedDie(
         x=x,
         y=y,
         size=size,
         angle=float(rng.uniform(0, 90)),
         value=int(value if value is not None else rng.integers(1, 7)),
-        body=body,  # type: ignore[arg-type]
+        body=body,
         pips=pips,
         translucent=float(rng.choice([0.0, 0.0, 0.0, rng.uniform(0.15, 0.45)])),
         marbled=bool(rng.random() < 0.2),
@@ -366,7 +376,7 @@ def random_scene(
     wall = int(rng.integers(0, 40))
     tray_grey = int(rng.integers(110, 215))
     tint = rng.integers(-15, 16, 3)
-    tray = tuple(int(np.clip(tray_grey + t, 0, 255)) for t in tint)
+    tray = _bgr(int(np.clip(tray_grey + t, 0, 255)) for t in tint)
     if rng.random() < 0.2:  # felt: green or blue cloth
         tray = ((60, 110, 40), (110, 60, 30), (40, 40, 110))[int(rng.integers(3))]
     dice: list[RenderedDie] = []
@@ -384,8 +394,8 @@ def random_scene(
     return Scene(
         width=width,
         height=height,
-        tray=tray,  # type: ignore[arg-type]
-        wall=tuple(int(c) for c in rng.integers(20, 90, 3)),  # type: ignore[arg-type]
+        tray=tray,
+        wall=_bgr(int(c) for c in rng.integers(20, 90, 3)),
         wall_width=wall,
         light=float(rng.uniform(0.7, 1.2)),
         gradient=float(rng.uniform(0.0, 0.35)),
