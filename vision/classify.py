@@ -59,7 +59,7 @@ def crop(
         y0 = max(0, math.floor(y - size * scale))
         x1 = min(image.shape[1], math.ceil(x + size * scale) + 1)
         y1 = min(image.shape[0], math.ceil(y + size * scale) + 1)
-        patch = cv2.GaussianBlur(image[y0:y1, x0:x1], (0, 0), sigma * 0.6)
+        patch = np.asarray(cv2.GaussianBlur(image[y0:y1, x0:x1], (0, 0), sigma * 0.6), np.uint8)
         matrix[0, 2] += matrix[0, 0] * x0 + matrix[0, 1] * y0
         matrix[1, 2] += matrix[1, 0] * x0 + matrix[1, 1] * y0
         source = patch

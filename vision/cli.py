@@ -103,8 +103,8 @@ def run_read(args: argparse.Namespace) -> int:
         raise UserError(str(error)) from error
     status = 0
     for name in args.images:
-        image = cv2.imread(name, cv2.IMREAD_COLOR)
-        if image is None:
+        loaded = cv2.imread(name, cv2.IMREAD_COLOR)
+        if loaded is None:
             status = 1
             message = f"cannot read {name}: not a picture OpenCV can open"
             if args.json:
@@ -112,9 +112,10 @@ def run_read(args: argparse.Namespace) -> int:
             else:
                 print(f"{name}: {message}", file=sys.stderr)
             continue
+        image = np.asarray(loaded, np.uint8)
         started = time.perf_counter()
         try:
-            reading = reader.read(np.asarray(image, np.uint8))
+            reading = reader.read(image)
         except VisionError as error:
             raise UserError(str(error)) from error
         ms = (time.perf_counter() - started) * 1000.0

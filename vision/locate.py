@@ -61,7 +61,7 @@ def tray_difference(
         # 21 cells of 8 px: wider than two dice, so a die never becomes "tray".
         tray = cv2.medianBlur(small, 21)
         tray = cv2.resize(tray, (w // 2, h // 2), interpolation=cv2.INTER_LINEAR)
-        lab_tray = cv2.cvtColor(tray, cv2.COLOR_BGR2Lab)
+        lab_tray = np.asarray(cv2.cvtColor(tray, cv2.COLOR_BGR2Lab), np.uint8)
     else:
         lab_tray = tray_lab(background, w, h)
     lightness, a, b = cv2.split(cv2.absdiff(lab, lab_tray))

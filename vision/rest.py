@@ -82,10 +82,10 @@ class RestDetector:
         # than the rest of the frame's work, and half of them are enough against noise.
         half = cv2.resize(image, (size[0] * 2, size[1] * 2), interpolation=cv2.INTER_NEAREST)
         small = cv2.resize(half, size, interpolation=cv2.INTER_AREA)
-        grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+        grey = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), np.uint8)
         mean = float(cv2.mean(grey)[0])
-        grey = cv2.convertScaleAbs(grey, alpha=128.0 / max(mean, 1.0))
-        ycc = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
+        grey = np.asarray(cv2.convertScaleAbs(grey, alpha=128.0 / max(mean, 1.0)), np.uint8)
+        ycc = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb), np.uint8)
         settings = self.settings
         area = float(size[0] * size[1])
 
@@ -93,9 +93,12 @@ class RestDetector:
             changed = np.zeros_like(grey)
             self._reference = ycc
         else:
-            changed = cv2.threshold(
-                cv2.absdiff(grey, self._previous), settings.change_level, 255, cv2.THRESH_BINARY
-            )[1]
+            changed = np.asarray(
+                cv2.threshold(
+                    cv2.absdiff(grey, self._previous), settings.change_level, 255, cv2.THRESH_BINARY
+                )[1],
+                np.uint8,
+            )
         self._previous = grey
         arrived = self._unlike(ycc, self._reference)
         moving = cv2.countNonZero(changed) / area

@@ -18,6 +18,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 import torch
 from torch import nn
 
@@ -29,6 +30,15 @@ from vision.training.harvest import from_labels, harvest, rendered_examples
 ROOT = Path(__file__).resolve().parents[2]
 PHOTOS = ROOT / "tests" / "data" / "dice-tray"
 MODEL = ROOT / "vision" / "model" / "dice_cnn.onnx"
+
+
+def read_photo(name: str) -> npt.NDArray[np.uint8]:
+    """One of the labelled photos in tests/data/dice-tray/images, as BGR pixels."""
+    path = PHOTOS / "images" / name
+    image = cv2.imread(str(path))
+    if image is None:
+        raise FileNotFoundError(f"cannot read photo {path}")
+    return np.asarray(image, np.uint8)
 
 
 def network() -> nn.Sequential:
@@ -77,7 +87,7 @@ def vary_light(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     give them (the 200 photos are one camera under one light)."""
     n = len(batch)
     out = batch.astype(np.float32) * rng.uniform(0.75, 1.25, (n, 1, 1, 3)).astype(np.float32)
-    mean = out.mean(axis=(1, 2, 3), keepdims=True)
+    mean: npt.NDArray[np.float32] = out.mean(axis=(1, 2, 3), keepdims=True)
     out = (out - mean) * rng.uniform(0.6, 1.4, (n, 1, 1, 1)).astype(np.float32) + mean
     noisy = rng.random(n) < 0.3
     if noisy.any():
@@ -158,8 +168,7 @@ def harvest_all(rendered: int, seed: int) -> tuple[dict[str, Any], np.ndarray, n
     labels = load_labels(PHOTOS / "labels.csv")
     real: dict[str, Any] = {}
     for name, dice in sorted(labels.items()):
-        image = cv2.imread(str(PHOTOS / "images" / name))
-        real[name] = harvest(image, from_labels(dice), rng)
+        real[name] = harvest(read_photo(name), from_labels(dice), rng)
     crops: list[np.ndarray] = []
     classes: list[int] = []
     for image, truth in rendered_examples(rendered, seed):

@@ -23,7 +23,14 @@ from torch import nn
 from vision.classify import VALUE_CLASSES, VALUE_CROP, squared_crop
 from vision.evaluate import fold_of, load_labels
 from vision.training.harvest import TruthDie, from_labels, rendered_examples
-from vision.training.train_classifier import PHOTOS, ROOT, export, to_tensor, train_model
+from vision.training.train_classifier import (
+    PHOTOS,
+    ROOT,
+    export,
+    read_photo,
+    to_tensor,
+    train_model,
+)
 
 MODEL = ROOT / "vision" / "model" / "dice_values.onnx"
 
@@ -96,8 +103,7 @@ def main() -> int:
     names = sorted(labels)
     real: dict[str, tuple[list[np.ndarray], list[int]]] = {}
     for name in names:
-        image = cv2.imread(str(PHOTOS / "images" / name))
-        real[name] = looks(image, from_labels(labels[name]), rng, args.copies)
+        real[name] = looks(read_photo(name), from_labels(labels[name]), rng, args.copies)
     rendered_x: list[np.ndarray] = []
     rendered_y: list[int] = []
     for image, truth in rendered_examples(args.rendered, args.seed + 1000):
@@ -139,7 +145,7 @@ def main() -> int:
         right = total = 0
         with torch.no_grad():
             for name in test_names:
-                image = cv2.imread(str(PHOTOS / "images" / name))
+                image = read_photo(name)
                 for t in from_labels(labels[name]):
                     squared = squared_crop(image, t.x, t.y, t.extent)
                     cuts = [np.rot90(squared, k) for k in range(4)]
