@@ -34,5 +34,7 @@ echo "== mypy --strict rules/"
 mypy --strict rules
 echo "== mypy --strict hardware/mat/ hardware/leds/"
 mypy --strict hardware/mat hardware/leds
+echo "== mypy --strict vision/ hardware/camera/"
+mypy --strict vision hardware/camera
 echo "== pytest"
 exec pytest "$@"
