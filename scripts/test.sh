@@ -30,11 +30,7 @@ fi
 
 echo "== ruff (lint)"
 ruff check .
-echo "== mypy --strict rules/"
-mypy --strict rules
-echo "== mypy --strict hardware/mat/ hardware/leds/"
-mypy --strict hardware/mat hardware/leds
-echo "== mypy --strict vision/ hardware/camera/"
-mypy --strict vision hardware/camera
+echo "== mypy --strict (every package)"
+mypy --strict rules hardware vision bridge tabletop firmware
 echo "== pytest"
 exec pytest "$@"

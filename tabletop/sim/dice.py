@@ -49,7 +49,8 @@ class RenderedDiceTray(DiceTray):
         from vision.watch import ThrowWatcher
 
         watcher = ThrowWatcher(DiceReader())
-        with SimulatedCamera([], seed=self.seed) as camera:
+        camera = SimulatedCamera([], seed=self.seed)
+        with camera:
             first = True
             while not stop.is_set():
                 try:
