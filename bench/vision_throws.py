@@ -1,0 +1,83 @@
+"""Whole throws on the simulated camera: how many a game hears right, unreadable or wrong.
+
+    .venv/bin/python bench/vision_throws.py [--trays 12] [--throws 6] [--dice 1]
+
+Each tray (one seed: one tray, light and camera) plays a film of throws as a game would: a hand
+takes the last dice, new dice are thrown, roll and settle. Every frame goes through the
+ThrowWatcher and the reader with the committed models, uncalibrated. A throw counts as
+"right" when the first announcement after it came to rest has exactly its values, "not read"
+when it was announced cocked or unreadable (the table asks for a re-throw), "wrong" when it
+was announced with other values, and "silent" when nothing was announced before the next hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+
+import cv2
+
+from hardware.camera.sim import SimulatedCamera, ThrowPlan
+from vision.reader import DiceReader
+from vision.watch import ThrowEventKind, ThrowWatcher
+
+ANNOUNCED = {ThrowEventKind.ROLLED, ThrowEventKind.COCKED, ThrowEventKind.UNREADABLE}
+
+
+def play_tray(seed: int, throws: int, dice: int, reader: DiceReader) -> Counter[str]:
+    """Outcomes of `throws` throws of `dice` dice in the tray of one seed."""
+    plans = [ThrowPlan(dice=dice, hand_first=k > 0) for k in range(throws)]
+    watcher = ThrowWatcher(reader)
+    heard: dict[int, tuple[ThrowEventKind, tuple[int, ...]]] = {}
+    truths: dict[int, tuple[int | None, ...]] = {}
+    with SimulatedCamera(plans, seed=seed) as camera:
+        for frame in camera:
+            truth = frame.truth
+            truths[truth.throw] = truth.values
+            for event in watcher.feed(frame.image, frame.timestamp):
+                if event.kind in ANNOUNCED and truth.throw not in heard:
+                    heard[truth.throw] = (event.kind, event.values)
+    outcomes: Counter[str] = Counter()
+    for number in range(throws):
+        values = truths[number]
+        kind, announced = heard.get(number, (None, ()))
+        if kind is None:
+            outcomes["silent"] += 1
+        elif kind is not ThrowEventKind.ROLLED:
+            outcomes["not read"] += 1
+        elif None not in values and announced == tuple(sorted(v for v in values if v)):
+            outcomes["right"] += 1
+        else:
+            outcomes["wrong"] += 1
+    return outcomes
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trays", type=int, default=12, help="seeds 1..N, one tray each")
+    parser.add_argument("--throws", type=int, default=6, help="throws per tray")
+    parser.add_argument("--dice", type=int, default=1, help="dice per throw")
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    reader = DiceReader()
+    reader.load()
+    total: Counter[str] = Counter()
+    started = time.perf_counter()
+    for seed in range(1, args.trays + 1):
+        outcomes = play_tray(seed, args.throws, args.dice, reader)
+        total += outcomes
+        print(f"tray {seed:3}: {dict(sorted(outcomes.items()))}", file=sys.stderr, flush=True)
+    count = args.trays * args.throws
+    print(
+        f"{count} throws of {args.dice} dice in {args.trays} trays "
+        f"({time.perf_counter() - started:.0f} s):"
+    )
+    for outcome in ("right", "not read", "wrong", "silent"):
+        print(f"  {outcome:9} {total[outcome]:4}  {100.0 * total[outcome] / count:5.1f} %")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
