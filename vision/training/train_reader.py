@@ -82,7 +82,7 @@ def looks(
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--folds", type=int, default=5)
-    parser.add_argument("--epochs", type=int, default=25)
+    parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--copies", type=int, default=12, help="jittered cuts per real die")
     parser.add_argument("--rendered", type=int, default=500)
     parser.add_argument("--seed", type=int, default=1)
