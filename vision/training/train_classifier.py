@@ -67,14 +67,15 @@ def to_tensor(batch: np.ndarray) -> torch.Tensor:
     return torch.from_numpy(batch.astype(np.float32).transpose(0, 3, 1, 2) / 255.0 - 0.5)
 
 
-def augment(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Quarter turns and mirrors leave a face's value alone; so do colour and light changes."""
+def augment(batch: np.ndarray, rng: np.random.Generator, grey: float = 0.2) -> np.ndarray:
+    """Quarter turns and mirrors leave a face's value alone; so do colour and light changes.
+    `grey` is the share of batches turned grey."""
     batch = np.rot90(batch, int(rng.integers(4)), axes=(1, 2))
     if rng.random() < 0.5:
         batch = batch[:, :, ::-1]
     if rng.random() < 0.5:
         batch = batch[..., rng.permutation(3)]
-    if rng.random() < 0.2:  # grey: colour is a hint, not the answer
+    if rng.random() < grey:  # grey: colour is a hint, not the answer
         grey = batch.mean(axis=3, keepdims=True)
         batch = np.repeat(grey, 3, axis=3)
     if rng.random() < 0.2:  # inverted: light pips on dark dice and dark on light look alike
@@ -112,6 +113,7 @@ def train_model(
     seed: int,
     log: str,
     per_crop_light: bool = False,
+    grey: float = 0.2,
 ) -> nn.Sequential:
     """Adam with a one-cycle schedule, batches of 128, augmented as `augment` says; light
     varies per batch, or per crop (`vary_light`) when `per_crop_light`."""
@@ -128,9 +130,9 @@ def train_model(
         for start in range(0, len(x), 128):
             pick = order[start : start + 128]
             if per_crop_light:
-                batch = to_tensor(vary_light(augment(x[pick], rng), rng))
+                batch = to_tensor(vary_light(augment(x[pick], rng, grey), rng))
             else:
-                batch = to_tensor(augment(x[pick], rng))
+                batch = to_tensor(augment(x[pick], rng, grey))
                 gain = float(rng.uniform(0.7, 1.3))
                 batch = batch * gain + float(rng.uniform(-0.15, 0.15))
             loss = nn.functional.cross_entropy(model(batch), torch.from_numpy(y[pick]).long())

@@ -90,6 +90,9 @@ def main() -> int:
     parser.add_argument("--fold-models", type=Path, default=ROOT / "out" / "folds")
     parser.add_argument("--no-final", action="store_true")
     parser.add_argument(
+        "--grey", type=float, default=0.2, help="share of training batches turned grey"
+    )
+    parser.add_argument(
         "--only-folds",
         type=int,
         nargs="*",
@@ -139,6 +142,7 @@ def main() -> int:
             seed=args.seed + fold,
             log=f"values fold {fold}",
             per_crop_light=True,
+            grey=args.grey,
         )
         export(model, args.fold_models / f"values-fold{fold}-of-{args.folds}.onnx", VALUE_CROP)
         # Held-out check on cuts at the labelled place, four quarter turns pooled.
@@ -170,6 +174,7 @@ def main() -> int:
             seed=args.seed,
             log="values final",
             per_crop_light=True,
+            grey=args.grey,
         )
         export(final, args.out, VALUE_CROP)
         print(f"wrote {args.out}", file=sys.stderr)
