@@ -27,7 +27,8 @@ class Look:
     turns: tuple[int, ...]
 
 
-QUICK_LOOK = Look((1.0,), (0, 2))
+QUICK_LOOK = Look((1.0,), (0, 2))  # the detector's size, two half turns
+ALL_TURNS_LOOK = Look((1.0,), (0, 1, 2, 3))  # ... the other two quarter turns too
 FULL_LOOK = Look((0.85, 1.0, 1.2, 1.4), (0, 1, 2, 3))
 
 
@@ -42,7 +43,7 @@ class ReaderSettings:
     # more, so the later, dearer rounds are paid for the few dice the first leaves unsure.
     # The last round decides for every die still unsure. A crop already read in an earlier
     # round is not read again.
-    looks: tuple[Look, ...] = (QUICK_LOOK, FULL_LOOK)
+    looks: tuple[Look, ...] = (QUICK_LOOK, ALL_TURNS_LOOK, FULL_LOOK)
     sure: float = 0.95
 
 

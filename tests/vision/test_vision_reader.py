@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -122,6 +123,31 @@ def turned_dice() -> npt.NDArray[np.uint8]:
 )
 def test_the_full_look_reads_turned_dice(settings: ReaderSettings) -> None:
     assert DiceReader(settings=settings).read(turned_dice()).values == (2, 4, 6)
+
+
+class CountingValues(ValueClassifier):
+    """The committed value reader, recording how many crops each call of it reads."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[int] = []
+
+    def probabilities(self, crops: Sequence[npt.NDArray[np.uint8]]) -> npt.NDArray[np.float32]:
+        self.calls.append(len(crops))
+        return super().probabilities(crops)
+
+
+def test_each_round_of_looks_reads_only_crops_not_read_before() -> None:
+    values = CountingValues()
+    never_sure = ReaderSettings(sure=1.01)  # every die goes through every round
+    reading = DiceReader(values=values, settings=never_sure).read(turned_dice())
+    assert reading.values == (2, 4, 6)
+    # Three dice: 2 turns at one size, then the 2 other turns, then the 3 other sizes at 4
+    # turns: 16 distinct crops a die, each read once.
+    assert values.calls == [3 * 2, 3 * 2, 3 * 12]
+    sure_at_once = CountingValues()
+    DiceReader(values=sure_at_once, settings=ReaderSettings(sure=0.0)).read(turned_dice())
+    assert sure_at_once.calls == [3 * 2]
 
 
 def test_the_quick_look_alone_finds_every_die_and_never_guesses() -> None:
