@@ -13,3 +13,7 @@ class ModelError(VisionError):
 
 class CalibrationError(VisionError):
     """A calibration file is missing, malformed, or does not fit the camera's frames."""
+
+
+class SettingsError(VisionError):
+    """Reader settings that cannot work (named in the message)."""

@@ -10,6 +10,7 @@ import numpy.typing as npt
 
 from .calibration import Calibration
 from .classify import COCKED, NO_DIE, VALUE_CLASSES, DieClassifier, ValueClassifier
+from .errors import SettingsError
 from .locate import DEFAULT_SIZES, Candidate, find_candidates, tray_lab
 from .reading import DieReading, DieStatus, FrameReading
 
@@ -45,6 +46,12 @@ class ReaderSettings:
     # round is not read again.
     looks: tuple[Look, ...] = (QUICK_LOOK, ALL_TURNS_LOOK, FULL_LOOK)
     sure: float = 0.95
+
+    def __post_init__(self) -> None:
+        if not self.looks or not all(look.scales and look.turns for look in self.looks):
+            raise SettingsError(
+                f"ReaderSettings.looks: every round needs a size and a turn, got {self.looks}"
+            )
 
 
 class DiceReader:

@@ -23,9 +23,9 @@ from vision.classify import (
     die_angle,
     squared_crop,
 )
-from vision.errors import ModelError
+from vision.errors import ModelError, SettingsError
 from vision.evaluate import LabelledDie
-from vision.reader import FULL_LOOK, QUICK_LOOK, DiceReader, ReaderSettings
+from vision.reader import FULL_LOOK, QUICK_LOOK, DiceReader, Look, ReaderSettings
 from vision.reading import DieStatus
 
 PHOTOS = Path(__file__).resolve().parents[1] / "data" / "dice-tray"
@@ -148,6 +148,12 @@ def test_each_round_of_looks_reads_only_crops_not_read_before() -> None:
     sure_at_once = CountingValues()
     DiceReader(values=sure_at_once, settings=ReaderSettings(sure=0.0)).read(turned_dice())
     assert sure_at_once.calls == [3 * 2]
+
+
+@pytest.mark.parametrize("looks", [(), (Look((), (0,)),), (QUICK_LOOK, Look((1.0,), ()))])
+def test_settings_without_a_size_or_turn_to_look_at_are_refused(looks: tuple[Look, ...]) -> None:
+    with pytest.raises(SettingsError, match="ReaderSettings.looks"):
+        ReaderSettings(looks=looks)
 
 
 def test_the_quick_look_alone_finds_every_die_and_never_guesses() -> None:
