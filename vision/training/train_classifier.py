@@ -76,8 +76,8 @@ def augment(batch: np.ndarray, rng: np.random.Generator, grey: float = 0.2) -> n
     if rng.random() < 0.5:
         batch = batch[..., rng.permutation(3)]
     if rng.random() < grey:  # grey: colour is a hint, not the answer
-        grey = batch.mean(axis=3, keepdims=True)
-        batch = np.repeat(grey, 3, axis=3)
+        level = batch.mean(axis=3, keepdims=True)
+        batch = np.repeat(level, 3, axis=3)
     if rng.random() < 0.2:  # inverted: light pips on dark dice and dark on light look alike
         batch = 255 - batch
     return np.ascontiguousarray(batch)
