@@ -40,6 +40,9 @@ class ReaderSettings:
     min_die: float = 0.3  # probability that a candidate is a die at all
     min_confidence: float = 0.9  # below this a die is UNREADABLE rather than guessed
     overlap: float = 0.6  # two dice are never closer than this many sides
+    # A cocked die's top face and the side face it shows are often found as two dice: a die
+    # not read that lies within this many sides of a cocked one is part of it.
+    cocked_reach: float = 1.0
     # Rounds of looks: a die read at least `sure` (and not cocked) after a round needs no
     # more, so the later, dearer rounds are paid for the few dice the first leaves unsure.
     # The last round decides for every die still unsure. A crop already read in an earlier
@@ -199,5 +202,38 @@ class DiceReader:
                 dice.append(DieReading(None, confidence, box, DieStatus.UNREADABLE))
             else:
                 dice.append(DieReading(best, confidence, box, DieStatus.READ))
+        dice = one_report_per_cocked_die(dice, settings.cocked_reach)
         dice.sort(key=lambda d: (round(d.center[1] / 40), d.center[0]))
         return FrameReading(tuple(dice))
+
+
+def one_report_per_cocked_die(dice: list[DieReading], reach: float) -> list[DieReading]:
+    """Merges each cocked die with the dice not read within `reach` sides of it (its side
+    face, found as a die of its own), so a cocked die is counted once. A die read with a value
+    is never merged: it may be a flat neighbour the cocked die leans on."""
+    merged = list(dice)
+    while (pair := _cocked_pair(merged, reach)) is not None:
+        merged = [d for d in merged if d not in pair]
+        box = (
+            min(d.box[0] for d in pair),
+            min(d.box[1] for d in pair),
+            max(d.box[2] for d in pair),
+            max(d.box[3] for d in pair),
+        )
+        confidence = max(d.confidence for d in pair if d.status is DieStatus.COCKED)
+        merged.append(DieReading(None, confidence, box, DieStatus.COCKED))
+    return merged
+
+
+def _cocked_pair(dice: list[DieReading], reach: float) -> tuple[DieReading, DieReading] | None:
+    """A cocked die and a die not read within `reach` sides of it, if there are such."""
+    for a in dice:
+        if a.status is not DieStatus.COCKED:
+            continue
+        for b in dice:
+            if b is a or b.status is DieStatus.READ:
+                continue
+            side = max(a.box[2] - a.box[0], b.box[2] - b.box[0])
+            if math.dist(a.center, b.center) < reach * side:
+                return a, b
+    return None

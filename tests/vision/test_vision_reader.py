@@ -25,8 +25,15 @@ from vision.classify import (
 )
 from vision.errors import ModelError, SettingsError
 from vision.evaluate import LabelledDie
-from vision.reader import FULL_LOOK, QUICK_LOOK, DiceReader, Look, ReaderSettings
-from vision.reading import DieStatus
+from vision.reader import (
+    FULL_LOOK,
+    QUICK_LOOK,
+    DiceReader,
+    Look,
+    ReaderSettings,
+    one_report_per_cocked_die,
+)
+from vision.reading import DieReading, DieStatus
 
 PHOTOS = Path(__file__).resolve().parents[1] / "data" / "dice-tray"
 
@@ -183,6 +190,24 @@ def test_a_cocked_die_gets_no_value(reader: DiceReader) -> None:
     reading = reader.read(render(replace(scene, dice=(die,))))
     assert reading.values == ()
     assert all(d.status is not DieStatus.READ for d in reading.dice)
+
+
+def test_a_cocked_die_seen_as_top_and_side_face_is_reported_once() -> None:
+    top = DieReading(None, 0.97, (100, 100, 140, 140), DieStatus.COCKED)
+    side = DieReading(None, 0.7, (102, 128, 134, 160), DieStatus.UNREADABLE)
+    flat_neighbour = DieReading(4, 0.99, (100, 141, 140, 181), DieStatus.READ)
+    far = DieReading(None, 0.6, (300, 300, 340, 340), DieStatus.UNREADABLE)
+    merged = one_report_per_cocked_die([top, side, flat_neighbour, far], reach=1.0)
+    assert sorted(merged, key=lambda d: d.box) == [
+        DieReading(None, 0.97, (100, 100, 140, 160), DieStatus.COCKED),
+        flat_neighbour,
+        far,
+    ]
+    # Two cocked reports of one die: one die, as sure as the surer report.
+    other_top = replace(side, status=DieStatus.COCKED, confidence=0.99)
+    assert one_report_per_cocked_die([top, other_top], reach=1.0) == [
+        DieReading(None, 0.99, (100, 100, 140, 160), DieStatus.COCKED)
+    ]
 
 
 def test_readings_are_json_ready(reader: DiceReader) -> None:

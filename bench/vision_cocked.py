@@ -1,0 +1,95 @@
+"""Cocked dice: how often the reader gives a die leaning on something a value it must not have.
+
+    .venv/bin/python bench/vision_cocked.py [--dice 60] [--values MODEL] [--sheet PATH]
+
+Each die is rendered alone in a tray of its own (seeds 1000 on; random colours, light, turn,
+tilt 25-50 degrees, and the value on top and on the side face). A cocked die shows a tilted top
+face with its pips and part of a side face with pips too, so the reader can go wrong two ways:
+read the tilted top as a flat die, or take the side face for a die of its own. Either way some
+die gets a value, and a game would score a throw that should have been thrown again. The count
+of such dice is the figure, with how many are reported as what they are: one cocked die. The
+contact sheet shows every die with what the reader said.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from hardware.camera.render import random_die, random_scene, render
+from vision.annotate import annotate
+from vision.classify import ValueClassifier
+from vision.reader import DiceReader
+from vision.reading import DieStatus, FrameReading
+
+Image = npt.NDArray[np.uint8]
+SIZE = 44
+TILE = 132
+
+
+def cocked_tray(seed: int) -> Image:
+    """One cocked die in the middle of a 640x480 tray of its own."""
+    rng = np.random.default_rng(seed)
+    scene = random_scene(rng, 0, die_size=SIZE)
+    die = random_die(rng, 320, 240, SIZE, cocked=True)
+    return render(replace(scene, dice=(die,)))
+
+
+def tile(image: Image, reading: FrameReading, seed: int) -> Image:
+    """The middle of an annotated tray, with the seed and the verdict."""
+    marked = annotate(image, reading)
+    patch = marked[240 - TILE // 2 : 240 + TILE // 2, 320 - TILE // 2 : 320 + TILE // 2].copy()
+    given = bool(reading.values)
+    colour = (0, 0, 230) if given else (60, 200, 60)
+    cv2.rectangle(patch, (0, 0), (TILE - 1, TILE - 1), colour, 3)
+    cv2.putText(patch, str(seed), (4, TILE - 6), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (255, 255, 255), 1)
+    return patch
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dice", type=int, default=60)
+    parser.add_argument("--first-seed", type=int, default=1000)
+    parser.add_argument("--values", type=Path, help="a value reader other than the committed one")
+    parser.add_argument("--sheet", type=Path, help="write a contact sheet of every die here")
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    values = ValueClassifier(args.values) if args.values else None
+    reader = DiceReader(values=values)
+    reader.load()
+    given = once = 0
+    statuses: dict[str, int] = {}
+    tiles: list[Image] = []
+    for seed in range(args.first_seed, args.first_seed + args.dice):
+        image = cocked_tray(seed)
+        reading = reader.read(image)
+        given += bool(reading.values)
+        once += [d.status for d in reading.dice] == [DieStatus.COCKED]
+        for die in reading.dice:
+            statuses[die.status.value] = statuses.get(die.status.value, 0) + 1
+        if not any(d.status is DieStatus.COCKED for d in reading.dice):
+            statuses["no die said cocked"] = statuses.get("no die said cocked", 0) + 1
+        if args.sheet:
+            tiles.append(tile(image, reading, seed))
+    print(f"{args.dice} cocked dice: {given} given a value ({100.0 * given / args.dice:.1f} %)")
+    print(f"  reported as exactly one cocked die: {once}")
+    print(f"  dice reported, by status: {dict(sorted(statuses.items()))}")
+    if args.sheet and tiles:
+        per_row = 10
+        blank = np.zeros_like(tiles[0])
+        tiles += [blank] * (-len(tiles) % per_row)
+        rows = [np.hstack(tiles[i : i + per_row]) for i in range(0, len(tiles), per_row)]
+        args.sheet.parent.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(args.sheet), np.vstack(rows), [cv2.IMWRITE_JPEG_QUALITY, 85])
+        print(f"  contact sheet: {args.sheet}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
