@@ -1,6 +1,6 @@
 """Whole throws on the simulated camera: how many a game hears right, unreadable or wrong.
 
-    .venv/bin/python bench/vision_throws.py [--trays 12] [--throws 6] [--dice 1]
+    .venv/bin/python bench/vision_throws.py [--trays 12] [--throws 6] [--dice 1] [--cocked 0]
 
 Each tray (one seed: one tray, light and camera) plays a film of throws as a game would: a hand
 takes the last dice, new dice are thrown, roll and settle. Every frame goes through the
@@ -8,6 +8,8 @@ ThrowWatcher and the reader with the committed models, uncalibrated. A throw cou
 "right" when the first announcement after it came to rest has exactly its values, "not read"
 when it was announced cocked or unreadable (the table asks for a re-throw), "wrong" when it
 was announced with other values, and "silent" when nothing was announced before the next hand.
+With `--cocked N`, N dice of every throw end up cocked (tilted 35 degrees): such a throw is
+"right" only when it is announced cocked, and "wrong" when it is announced with values.
 """
 
 from __future__ import annotations
@@ -26,9 +28,11 @@ from vision.watch import ThrowEventKind, ThrowWatcher
 ANNOUNCED = {ThrowEventKind.ROLLED, ThrowEventKind.COCKED, ThrowEventKind.UNREADABLE}
 
 
-def play_tray(seed: int, throws: int, dice: int, reader: DiceReader) -> Counter[str]:
-    """Outcomes of `throws` throws of `dice` dice in the tray of one seed."""
-    plans = [ThrowPlan(dice=dice, hand_first=k > 0) for k in range(throws)]
+def play_tray(
+    seed: int, throws: int, dice: int, reader: DiceReader, cocked: int = 0
+) -> Counter[str]:
+    """Outcomes of `throws` throws of `dice` dice (`cocked` of them cocked) in one seed's tray."""
+    plans = [ThrowPlan(dice=dice, cocked=cocked, hand_first=k > 0) for k in range(throws)]
     watcher = ThrowWatcher(reader)
     heard: dict[int, tuple[ThrowEventKind, tuple[int, ...]]] = {}
     truths: dict[int, tuple[int | None, ...]] = {}
@@ -45,6 +49,9 @@ def play_tray(seed: int, throws: int, dice: int, reader: DiceReader) -> Counter[
         kind, announced = heard.get(number, (None, ()))
         if kind is None:
             outcomes["silent"] += 1
+        elif None in values:
+            key = {ThrowEventKind.COCKED: "right", ThrowEventKind.UNREADABLE: "not read"}
+            outcomes[key.get(kind, "wrong")] += 1
         elif kind is not ThrowEventKind.ROLLED:
             outcomes["not read"] += 1
         elif None not in values and announced == tuple(sorted(v for v in values if v)):
@@ -59,6 +66,7 @@ def main() -> int:
     parser.add_argument("--trays", type=int, default=12, help="seeds 1..N, one tray each")
     parser.add_argument("--throws", type=int, default=6, help="throws per tray")
     parser.add_argument("--dice", type=int, default=1, help="dice per throw")
+    parser.add_argument("--cocked", type=int, default=0, help="dice per throw that end cocked")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     reader = DiceReader()
@@ -66,12 +74,12 @@ def main() -> int:
     total: Counter[str] = Counter()
     started = time.perf_counter()
     for seed in range(1, args.trays + 1):
-        outcomes = play_tray(seed, args.throws, args.dice, reader)
+        outcomes = play_tray(seed, args.throws, args.dice, reader, args.cocked)
         total += outcomes
         print(f"tray {seed:3}: {dict(sorted(outcomes.items()))}", file=sys.stderr, flush=True)
     count = args.trays * args.throws
     print(
-        f"{count} throws of {args.dice} dice in {args.trays} trays "
+        f"{count} throws of {args.dice} dice ({args.cocked} cocked) in {args.trays} trays "
         f"({time.perf_counter() - started:.0f} s):"
     )
     for outcome in ("right", "not read", "wrong", "silent"):
