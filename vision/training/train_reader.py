@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -20,7 +22,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from vision.classify import VALUE_CLASSES, VALUE_CROP, squared_crop
+from hardware.camera.render import random_scene, render
+from vision.classify import COCKED, VALUE_CLASSES, VALUE_CROP, squared_crop
 from vision.evaluate import fold_of, load_labels
 from vision.training.harvest import TruthDie, from_labels, rendered_examples
 from vision.training.train_classifier import (
@@ -79,12 +82,47 @@ def looks(
     return crops, classes
 
 
+def cocked_looks(trays: int, seed: int, copies: int) -> tuple[list[np.ndarray], list[int]]:
+    """Rendered trays in which every die is cocked, each cut where the detector may centre on
+    it: on its tilted top face, at the sizes flat dice are cut at, or on the side face it
+    shows, at that face's smaller size. A tilted top face alone still shows its pips, so
+    without these the reader reads it as a flat die, and a side face found as a die of its
+    own, as one more die. (Cutting the top face smaller than flat dice are cut taught the
+    network that any die overflowing its crop is cocked, flat ones too.)"""
+    rng = np.random.default_rng(seed)
+    crops: list[np.ndarray] = []
+    classes: list[int] = []
+    for index in range(trays):
+        count = int(rng.integers(1, 6))
+        scene = random_scene(rng, count, die_size=float(rng.uniform(18, 64)), cocked=count)
+        dice = tuple(replace(d, tilt=float(rng.uniform(20, 55))) for d in scene.dice)
+        image = render(replace(scene, dice=dice), seed * 100003 + index)
+        for d in dice:
+            turn, tilt = math.radians(d.angle), math.radians(d.tilt)
+            # From the top face's centre to the side face's (hardware/camera/render.py).
+            reach = d.size / 2 * (math.cos(tilt) + math.sin(tilt))
+            extent = d.size * (abs(math.cos(turn)) + abs(math.sin(turn)))
+            for copy in range(copies):
+                on_side = copy % 2 == 1
+                along = reach * float(rng.uniform(0.8, 1.1) if on_side else rng.uniform(0, 0.5))
+                dx, dy = rng.uniform(-0.1, 0.1, 2) * extent
+                x = d.x - math.sin(turn) * along + dx
+                y = d.y + math.cos(turn) * along + dy
+                size = extent * float(rng.uniform(0.5, 0.9) if on_side else rng.uniform(0.8, 1.25))
+                crops.append(squared_crop(image, x, y, size, jitter=float(rng.normal(0, 4))))
+                classes.append(COCKED - 1)
+    return crops, classes
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--copies", type=int, default=12, help="jittered cuts per real die")
     parser.add_argument("--rendered", type=int, default=500)
+    parser.add_argument(
+        "--cocked", type=int, default=0, help="rendered trays of cocked dice only (tried, see docs)"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=MODEL)
     parser.add_argument("--fold-models", type=Path, default=ROOT / "out" / "folds")
@@ -113,8 +151,12 @@ def main() -> int:
         c, k = looks(image, truth, rng, 2)
         rendered_x += c
         rendered_y += k
+    c, k = cocked_looks(args.cocked, args.seed + 2000, 4)
+    rendered_x += c
+    rendered_y += k
     print(
-        f"{sum(len(v[1]) for v in real.values())} real and {len(rendered_y)} rendered cuts",
+        f"{sum(len(v[1]) for v in real.values())} real and {len(rendered_y)} rendered cuts"
+        f" ({len(k)} of cocked dice, top or side face)",
         file=sys.stderr,
         flush=True,
     )
