@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -63,22 +64,21 @@ def main() -> int:
     values = ValueClassifier(args.values) if args.values else None
     reader = DiceReader(values=values)
     reader.load()
-    given = once = 0
-    statuses: dict[str, int] = {}
+    given = once = none_cocked = 0
+    statuses: Counter[str] = Counter()
     tiles: list[Image] = []
     for seed in range(args.first_seed, args.first_seed + args.dice):
         image = cocked_tray(seed)
         reading = reader.read(image)
         given += bool(reading.values)
         once += [d.status for d in reading.dice] == [DieStatus.COCKED]
-        for die in reading.dice:
-            statuses[die.status.value] = statuses.get(die.status.value, 0) + 1
-        if not any(d.status is DieStatus.COCKED for d in reading.dice):
-            statuses["no die said cocked"] = statuses.get("no die said cocked", 0) + 1
+        statuses.update(d.status.value for d in reading.dice)
+        none_cocked += all(d.status is not DieStatus.COCKED for d in reading.dice)
         if args.sheet:
             tiles.append(tile(image, reading, seed))
     print(f"{args.dice} cocked dice: {given} given a value ({100.0 * given / args.dice:.1f} %)")
     print(f"  reported as exactly one cocked die: {once}")
+    print(f"  no die reported cocked: {none_cocked}")
     print(f"  dice reported, by status: {dict(sorted(statuses.items()))}")
     if args.sheet and tiles:
         per_row = 10

@@ -68,6 +68,15 @@ class RenderedDie:
     # along the die's own x and y shows, as a signed fraction of the half-side.
     lean: tuple[float, float] = (0.0, 0.0)
 
+    @property
+    def side_face_centre(self) -> tuple[float, float]:
+        """Where the centre of the side face a cocked die shows is drawn: beside its
+        foreshortened top, along the die's own y."""
+        half = self.size / 2.0
+        off = half * math.cos(math.radians(self.tilt)) + half * math.sin(math.radians(self.tilt))
+        rad = math.radians(self.angle)
+        return self.x - math.sin(rad) * off, self.y + math.cos(rad) * off
+
 
 @dataclass(frozen=True)
 class Hand:
@@ -197,9 +206,7 @@ def _draw_die_patch(canvas: npt.NDArray[np.float32], die: RenderedDie, scene: Sc
     # The visible part of the side face when cocked sits beside the foreshortened top.
     if die.cocked:
         side_h = half * math.sin(math.radians(die.tilt))
-        off = top_half_h + side_h
-        scx = die.x - math.sin(rad) * off
-        scy = die.y + math.cos(rad) * off
+        scx, scy = die.side_face_centre
         side_pts = _rounded_square(scx, scy, half, side_h, angle=die.angle, corner=corner * 0.5)
         _fill(layer, side_pts, _bgr(int(c * 0.75) for c in body))
         _fill(alpha, side_pts, 255)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -98,16 +97,15 @@ def cocked_looks(trays: int, seed: int, copies: int) -> tuple[list[np.ndarray], 
         dice = tuple(replace(d, tilt=float(rng.uniform(20, 55))) for d in scene.dice)
         image = render(replace(scene, dice=dice), seed * 100003 + index)
         for d in dice:
-            turn, tilt = math.radians(d.angle), math.radians(d.tilt)
-            # From the top face's centre to the side face's (hardware/camera/render.py).
-            reach = d.size / 2 * (math.cos(tilt) + math.sin(tilt))
-            extent = d.size * (abs(math.cos(turn)) + abs(math.sin(turn)))
+            side_x, side_y = d.side_face_centre
+            extent = TruthDie(d.x, d.y, d.size, COCKED, d.angle).extent
             for copy in range(copies):
                 on_side = copy % 2 == 1
-                along = reach * float(rng.uniform(0.8, 1.1) if on_side else rng.uniform(0, 0.5))
+                # A share of the way from the top face's centre to the side face's.
+                along = float(rng.uniform(0.8, 1.1) if on_side else rng.uniform(0, 0.5))
                 dx, dy = rng.uniform(-0.1, 0.1, 2) * extent
-                x = d.x - math.sin(turn) * along + dx
-                y = d.y + math.cos(turn) * along + dy
+                x = d.x + (side_x - d.x) * along + dx
+                y = d.y + (side_y - d.y) * along + dy
                 size = extent * float(rng.uniform(0.5, 0.9) if on_side else rng.uniform(0.8, 1.25))
                 crops.append(squared_crop(image, x, y, size, jitter=float(rng.normal(0, 4))))
                 classes.append(COCKED - 1)
