@@ -1,0 +1,1 @@
+"""Data files shipped with the mat driver (the simulated deck's tag map)."""
