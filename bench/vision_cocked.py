@@ -86,7 +86,9 @@ def main() -> int:
         tiles += [blank] * (-len(tiles) % per_row)
         rows = [np.hstack(tiles[i : i + per_row]) for i in range(0, len(tiles), per_row)]
         args.sheet.parent.mkdir(parents=True, exist_ok=True)
-        cv2.imwrite(str(args.sheet), np.vstack(rows), [cv2.IMWRITE_JPEG_QUALITY, 85])
+        jpeg = args.sheet.suffix.lower() in (".jpg", ".jpeg")
+        quality = [cv2.IMWRITE_JPEG_QUALITY, 85] if jpeg else []  # PNG takes no quality
+        cv2.imwrite(str(args.sheet), np.vstack(rows), quality)
         print(f"  contact sheet: {args.sheet}")
     return 0
 
