@@ -192,6 +192,23 @@ def test_a_cocked_die_gets_no_value(reader: DiceReader) -> None:
     assert all(d.status is not DieStatus.READ for d in reading.dice)
 
 
+def test_cocked_dice_of_every_look_are_reported_once_and_not_read(reader: DiceReader) -> None:
+    """A floor under bench/vision_cocked.py, on other seeds: 20 cocked dice of random looks and
+    tilts (25-50 degrees). Before the reader was trained on cocked dice, 8 of 20 got a value
+    and 9 were reported as one cocked die."""
+    given_a_value = once = 0
+    for seed in range(5000, 5020):
+        rng = np.random.default_rng(seed)
+        scene = random_scene(rng, 0, die_size=44)
+        reading = reader.read(
+            render(replace(scene, dice=(random_die(rng, 320, 240, 44, cocked=True),)))
+        )
+        given_a_value += bool(reading.values)
+        once += [d.status for d in reading.dice] == [DieStatus.COCKED]
+    assert given_a_value <= 2
+    assert once >= 16
+
+
 def test_a_cocked_die_seen_as_top_and_side_face_is_reported_once() -> None:
     top = DieReading(None, 0.97, (100, 100, 140, 140), DieStatus.COCKED)
     side = DieReading(None, 0.7, (102, 128, 134, 160), DieStatus.UNREADABLE)

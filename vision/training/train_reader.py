@@ -6,12 +6,16 @@ Same data as the detector (vision/training/train_classifier.py): the real photos
 held out of its model, and rendered trays. Each known die is cut several times with jitter in
 place, size and turn, the way the reader cuts a die the detector kept: squared up by
 `vision.classify.squared_crop`, so the network sees pips in their grid, not at any angle.
+Rendered trays of cocked dice only (`cocked_looks`) teach it that a tilted top face or a side
+face is "cocked", not a flat die. Unlike the detector it sees no grey crops (`--grey 0`): red
+pips on a dark grey die are about as bright as the die, so grey hides the dice it finds hardest.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -22,7 +26,7 @@ import torch
 from torch import nn
 
 from hardware.camera.render import random_scene, render
-from vision.classify import COCKED, VALUE_CLASSES, VALUE_CROP, squared_crop
+from vision.classify import COCKED, VALUE_CLASSES, VALUE_CROP, VALUE_SCALE, squared_crop
 from vision.evaluate import fold_of, load_labels
 from vision.training.harvest import TruthDie, from_labels, rendered_examples
 from vision.training.train_classifier import (
@@ -65,20 +69,40 @@ def network() -> nn.Sequential:
 
 
 def looks(
-    image: np.ndarray, truth: list[TruthDie], rng: np.random.Generator, copies: int
+    image: np.ndarray,
+    truth: list[TruthDie],
+    rng: np.random.Generator,
+    copies: int,
+    *,
+    close: int = 0,
 ) -> tuple[list[np.ndarray], list[int]]:
+    """`copies` jittered cuts of each known die at the sizes the detector's boxes come in,
+    and `close` more cut close around its face (0.6-0.9 of its extent, all pips still in),
+    so that a die filling its crop is not read as a cocked die's side face."""
     crops: list[np.ndarray] = []
     classes: list[int] = []
     for t in truth:
-        for _ in range(copies):
+        for copy in range(copies + close):
             extent = t.extent
             dx, dy = rng.uniform(-0.1, 0.1, 2) * extent
-            size = extent * float(rng.uniform(0.8, 1.25))
+            scale = rng.uniform(0.8, 1.25) if copy < copies else rng.uniform(0.6, 0.9)
             crops.append(
-                squared_crop(image, t.x + dx, t.y + dy, size, jitter=float(rng.normal(0, 4)))
+                squared_crop(
+                    image, t.x + dx, t.y + dy, extent * float(scale), jitter=float(rng.normal(0, 4))
+                )
             )
             classes.append(t.label - 1)  # 1-6 -> 0-5, cocked (7) -> 6
     return crops, classes
+
+
+def side_face_shown(tilt: float, along: float, scale: float) -> float:
+    """How much of a cocked die's side face (0-1) a cut shows whose centre lies `along` the
+    way from the top face's centre to the side face's and whose size is `scale` times the
+    die's extent; the reader's crop reaches VALUE_SCALE / 2 sides each way from its centre."""
+    t = math.radians(tilt)
+    centre = along * (math.cos(t) + math.sin(t))  # in half sides, along the die's own y
+    reach = centre + VALUE_SCALE * scale  # the crop's edge, in half sides
+    return float(np.clip((reach - math.cos(t)) / (2.0 * math.sin(t)), 0.0, 1.0))
 
 
 def cocked_looks(trays: int, seed: int, copies: int) -> tuple[list[np.ndarray], list[int]]:
@@ -86,28 +110,38 @@ def cocked_looks(trays: int, seed: int, copies: int) -> tuple[list[np.ndarray], 
     it: on its tilted top face, at the sizes flat dice are cut at, or on the side face it
     shows, at that face's smaller size. A tilted top face alone still shows its pips, so
     without these the reader reads it as a flat die, and a side face found as a die of its
-    own, as one more die. (Cutting the top face smaller than flat dice are cut taught the
-    network that any die overflowing its crop is cocked, flat ones too.)"""
+    own, as one more die.
+
+    Only cuts that show at least half the side face are labelled cocked: a cut of the top
+    face alone looks like a flat die, and labelling it cocked taught the network to call
+    flat dice cocked. For the same reason the tilt starts at 25 degrees, where the side face
+    is already twice as tall as the sliver a flat die seen a little from the side shows.
+    """
     rng = np.random.default_rng(seed)
     crops: list[np.ndarray] = []
     classes: list[int] = []
     for index in range(trays):
         count = int(rng.integers(1, 6))
         scene = random_scene(rng, count, die_size=float(rng.uniform(18, 64)), cocked=count)
-        dice = tuple(replace(d, tilt=float(rng.uniform(20, 55))) for d in scene.dice)
+        dice = tuple(replace(d, tilt=float(rng.uniform(25, 55))) for d in scene.dice)
         image = render(replace(scene, dice=dice), seed * 100003 + index)
         for d in dice:
             side_x, side_y = d.side_face_centre
             extent = TruthDie(d.x, d.y, d.size, COCKED, d.angle).extent
             for copy in range(copies):
                 on_side = copy % 2 == 1
-                # A share of the way from the top face's centre to the side face's.
-                along = float(rng.uniform(0.8, 1.1) if on_side else rng.uniform(0, 0.5))
+                while True:
+                    # A share of the way from the top face's centre to the side face's.
+                    along = float(rng.uniform(0.8, 1.1) if on_side else rng.uniform(0, 0.5))
+                    scale = float(rng.uniform(0.5, 0.9) if on_side else rng.uniform(0.8, 1.25))
+                    if side_face_shown(d.tilt, along, scale) >= 0.5:
+                        break
                 dx, dy = rng.uniform(-0.1, 0.1, 2) * extent
                 x = d.x + (side_x - d.x) * along + dx
                 y = d.y + (side_y - d.y) * along + dy
-                size = extent * float(rng.uniform(0.5, 0.9) if on_side else rng.uniform(0.8, 1.25))
-                crops.append(squared_crop(image, x, y, size, jitter=float(rng.normal(0, 4))))
+                crops.append(
+                    squared_crop(image, x, y, extent * scale, jitter=float(rng.normal(0, 4)))
+                )
                 classes.append(COCKED - 1)
     return crops, classes
 
@@ -119,14 +153,14 @@ def main() -> int:
     parser.add_argument("--copies", type=int, default=12, help="jittered cuts per real die")
     parser.add_argument("--rendered", type=int, default=500)
     parser.add_argument(
-        "--cocked", type=int, default=0, help="rendered trays of cocked dice only (tried, see docs)"
+        "--cocked", type=int, default=300, help="rendered trays of cocked dice only"
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=MODEL)
     parser.add_argument("--fold-models", type=Path, default=ROOT / "out" / "folds")
     parser.add_argument("--no-final", action="store_true")
     parser.add_argument(
-        "--grey", type=float, default=0.2, help="share of training batches turned grey"
+        "--grey", type=float, default=0.0, help="share of training batches turned grey"
     )
     parser.add_argument(
         "--only-folds",
@@ -146,7 +180,7 @@ def main() -> int:
     rendered_x: list[np.ndarray] = []
     rendered_y: list[int] = []
     for image, truth in rendered_examples(args.rendered, args.seed + 1000):
-        c, k = looks(image, truth, rng, 2)
+        c, k = looks(image, truth, rng, 2, close=1)
         rendered_x += c
         rendered_y += k
     c, k = cocked_looks(args.cocked, args.seed + 2000, 4)
