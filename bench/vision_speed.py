@@ -32,13 +32,23 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def timed(run: Callable[[], object], repeat: int) -> tuple[float, float]:
     """Median and 95th percentile of `repeat` runs, in milliseconds."""
-    times = []
+    return timed_side_by_side([run], repeat)[0]
+
+
+def timed_side_by_side(runs: list[Callable[[], object]], repeat: int) -> list[tuple[float, float]]:
+    """Median and 95th percentile of each of `runs`, taken in turn `repeat` times, so that a
+    host that slows down for a while (a shared virtual machine does) slows all of them alike."""
+    times: list[list[float]] = [[] for _ in runs]
     for _ in range(repeat):
-        started = time.perf_counter()
-        run()
-        times.append((time.perf_counter() - started) * 1000.0)
-    times.sort()
-    return statistics.median(times), times[int(0.95 * (len(times) - 1))]
+        for run, kept in zip(runs, times, strict=True):
+            started = time.perf_counter()
+            run()
+            kept.append((time.perf_counter() - started) * 1000.0)
+    figures = []
+    for kept in times:
+        kept.sort()
+        figures.append((statistics.median(kept), kept[int(0.95 * (len(kept) - 1))]))
+    return figures
 
 
 def main() -> None:
@@ -117,22 +127,18 @@ def reading_times(
             *timed(lambda: reader.read(frames[next(cycle) % len(frames)]), 80),
         ),
     ]
-    for label, settings in (
-        ("calibrated (die size known)", ReaderSettings()),
-        ("calibrated, fast settings (first look only)", FAST),
-    ):
+    labels = ("calibrated (die size known)", "calibrated, fast settings (first look only)")
+    runs = []
+    for settings in (ReaderSettings(), FAST):
         readers = [
             DiceReader(detector, calibration=c, settings=settings, values=values)
             for c in calibrations
         ]
         for r, frame in zip(readers, frames, strict=True):
             r.read(frame)  # works out the tray's background once
-
-        def read_calibrated(readers: list[DiceReader] = readers) -> None:
-            i = next(cycle) % len(frames)
-            readers[i].read(frames[i])
-
-        rows.append((f"read 640x480 frame with 5 dice, {label}", *timed(read_calibrated, 80)))
+        runs.append(reading_in_turn(readers, frames))
+    for label, (median, p95) in zip(labels, timed_side_by_side(runs, 200), strict=True):
+        rows.append((f"read 640x480 frame with 5 dice, {label}", median, p95))
     rows.append(
         (
             "read real 640x640 photo (1-25 dice, mean 7.4), no calibration",
@@ -140,6 +146,17 @@ def reading_times(
         )
     )
     return rows
+
+
+def reading_in_turn(readers: list[DiceReader], frames: list[np.ndarray]) -> Callable[[], None]:
+    """Reads the next frame with its own calibrated reader, a frame each call."""
+    turn = iter(range(10**9))
+
+    def read_next() -> None:
+        i = next(turn) % len(frames)
+        readers[i].read(frames[i])
+
+    return read_next
 
 
 FAST = ReaderSettings(looks=(QUICK_LOOK,))  # the first look (one size, two turns) decides
