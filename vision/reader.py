@@ -152,8 +152,8 @@ class DiceReader:
     def keep(
         self, candidates: list[Candidate], probs: npt.NDArray[np.float32]
     ) -> list[tuple[Candidate, npt.NDArray[np.float32]]]:
-        """The best candidate per die, with the class probabilities of every candidate that
-        saw the same die at about the same size (its supporters)."""
+        """Each die once, placed and sized by every candidate that saw it at about the same
+        size (its supporters; see `pooled_place`), with their class probabilities."""
         settings = self.settings
         if not candidates:
             return []
@@ -173,7 +173,10 @@ class DiceReader:
                 kept.append((c, [index]))
             elif 0.7 <= c.size / owner[0].size <= 1.45:
                 owner[1].append(index)
-        return [(c, probs[support]) for c, support in kept]
+        return [
+            (pooled_place([candidates[i] for i in support], die_prob[support]), probs[support])
+            for _, support in kept
+        ]
 
     def decide(
         self,
@@ -205,6 +208,23 @@ class DiceReader:
         dice = one_report_per_cocked_die(dice, settings.cocked_reach)
         dice.sort(key=lambda d: (round(d.center[1] / 40), d.center[0]))
         return FrameReading(tuple(dice))
+
+
+def pooled_place(seen: list[Candidate], die_prob: npt.NDArray[np.float32]) -> Candidate:
+    """Where a die lies and how big it is, from the candidates that saw it (the likeliest
+    first), each weighted by how likely the detector thinks it is a die. The search's sizes are
+    steps of about 1.4x, too coarse for the value reader's crops and the reported box, so they
+    are averaged on a log scale. (Cross-validated: 5 more dice read right, 1 fewer wrong.)"""
+    best = seen[0]
+    if len(seen) == 1:
+        return best
+    weights = die_prob / die_prob.sum()
+    return Candidate(
+        x=float(sum(w * c.x for w, c in zip(weights, seen, strict=True))),
+        y=float(sum(w * c.y for w, c in zip(weights, seen, strict=True))),
+        size=float(np.exp(sum(w * math.log(c.size) for w, c in zip(weights, seen, strict=True)))),
+        strength=best.strength,
+    )
 
 
 def one_report_per_cocked_die(dice: list[DieReading], reach: float) -> list[DieReading]:

@@ -25,6 +25,7 @@ from vision.classify import (
 )
 from vision.errors import ModelError, SettingsError
 from vision.evaluate import LabelledDie
+from vision.locate import Candidate
 from vision.reader import (
     FULL_LOOK,
     QUICK_LOOK,
@@ -32,6 +33,7 @@ from vision.reader import (
     Look,
     ReaderSettings,
     one_report_per_cocked_die,
+    pooled_place,
 )
 from vision.reading import DieReading, DieStatus
 
@@ -207,6 +209,19 @@ def test_cocked_dice_of_every_look_are_reported_once_and_not_read(reader: DiceRe
         once += [d.status for d in reading.dice] == [DieStatus.COCKED]
     assert given_a_value <= 2
     assert once >= 16
+
+
+def test_a_die_seen_at_two_search_sizes_lies_between_them() -> None:
+    likeliest = Candidate(100.0, 100.0, 34.0, 20.0)
+    other = Candidate(104.0, 100.0, 48.0, 15.0)
+    assert pooled_place([likeliest], np.array([0.9], np.float32)) == likeliest
+    even = pooled_place([likeliest, other], np.array([0.9, 0.9], np.float32))
+    assert even.x == pytest.approx(102.0)
+    assert even.size == pytest.approx(math.sqrt(34.0 * 48.0))  # sizes are steps of ~1.4x
+    assert even.strength == likeliest.strength
+    leaning = pooled_place([likeliest, other], np.array([0.9, 0.3], np.float32))
+    assert 34.0 < leaning.size < even.size
+    assert leaning.x == pytest.approx(101.0)
 
 
 def test_a_cocked_die_seen_as_top_and_side_face_is_reported_once() -> None:
