@@ -180,6 +180,24 @@ def test_touching_dice_are_told_apart(reader: DiceReader) -> None:
     assert reading.values == (2, 5)
 
 
+def test_a_box_spans_the_whole_die(reader: DiceReader) -> None:
+    """Boxes are drawn on previews and given to programs: each holds its die's centre, and
+    they are about as big as the dice (the locator's own size is only their core)."""
+    ratios = []
+    for seed in range(10):
+        rng = np.random.default_rng(300 + seed)
+        scene = random_scene(rng, 4)
+        for d in reader.read(render(scene, seed=seed)).dice:
+            die = min(scene.dice, key=lambda t: math.dist((t.x, t.y), d.center))
+            x0, y0, x1, y1 = d.box
+            assert x0 <= die.x <= x1 and y0 <= die.y <= y1, (d, die)
+            turn = math.radians(die.angle)
+            extent = die.size * (abs(math.cos(turn)) + abs(math.sin(turn)))
+            ratios.append((x1 - x0) / extent)
+    assert len(ratios) >= 36
+    assert 0.88 <= float(np.median(ratios)) <= 1.12, sorted(ratios)
+
+
 def test_an_empty_tray_has_no_dice(reader: DiceReader) -> None:
     scene = random_scene(np.random.default_rng(9), 0)
     assert reader.read(render(scene)).dice == ()
