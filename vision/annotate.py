@@ -14,6 +14,7 @@ _COLOURS = {
     DieStatus.COCKED: (0, 140, 255),
     DieStatus.UNREADABLE: (0, 0, 230),
 }
+_AROUND = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if (dx, dy) != (0, 0)]
 
 
 def annotate(image: Image, reading: FrameReading | None, caption: str = "") -> Image:
@@ -35,8 +36,12 @@ def annotate(image: Image, reading: FrameReading | None, caption: str = "") -> I
 def _outlined_text(
     image: Image, text: str, origin: tuple[int, int], scale: float, colour: tuple[int, int, int]
 ) -> None:
-    """Text in `colour` with a black outline, readable on any tray."""
-    for thickness, ink in ((3, (0, 0, 0)), (1, colour)):
-        cv2.putText(
-            image, text, origin, cv2.FONT_HERSHEY_SIMPLEX, scale, ink, thickness, cv2.LINE_AA
-        )
+    """Text in `colour` with a black outline, readable on any tray.
+
+    The outline is the text drawn thin a pixel off each way, not drawn thick: OpenCV spaces
+    thick letters wider, so a thick outline drifts off the letters along a long caption."""
+    x, y = origin
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    for dx, dy in _AROUND:
+        cv2.putText(image, text, (x + dx, y + dy), font, scale, (0, 0, 0), 1, cv2.LINE_AA)
+    cv2.putText(image, text, origin, font, scale, colour, 1, cv2.LINE_AA)
