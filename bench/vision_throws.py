@@ -54,7 +54,7 @@ def play_tray(
             outcomes[key.get(kind, "wrong")] += 1
         elif kind is not ThrowEventKind.ROLLED:
             outcomes["not read"] += 1
-        elif None not in values and announced == tuple(sorted(v for v in values if v)):
+        elif announced == tuple(sorted(v for v in values if v is not None)):
             outcomes["right"] += 1
         else:
             outcomes["wrong"] += 1

@@ -221,16 +221,11 @@ def pooled_place(seen: list[Candidate], die_prob: npt.NDArray[np.float32]) -> Ca
     first), each weighted by how likely the detector thinks it is a die. The search's sizes are
     steps of about 1.4x, too coarse for the value reader's crops and the reported box, so they
     are averaged on a log scale. (Cross-validated: 5 more dice read right, 1 fewer wrong.)"""
-    best = seen[0]
     if len(seen) == 1:
-        return best
-    weights = die_prob / die_prob.sum()
-    return Candidate(
-        x=float(sum(w * c.x for w, c in zip(weights, seen, strict=True))),
-        y=float(sum(w * c.y for w, c in zip(weights, seen, strict=True))),
-        size=float(np.exp(sum(w * math.log(c.size) for w, c in zip(weights, seen, strict=True)))),
-        strength=best.strength,
-    )
+        return seen[0]
+    places = np.array([(c.x, c.y, math.log(c.size)) for c in seen])
+    x, y, log_size = (die_prob / die_prob.sum()) @ places
+    return Candidate(float(x), float(y), float(np.exp(log_size)), seen[0].strength)
 
 
 def one_report_per_cocked_die(dice: list[DieReading], reach: float) -> list[DieReading]:
