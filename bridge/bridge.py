@@ -19,6 +19,7 @@ import json
 import logging
 import os
 import queue
+import secrets
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from hardware.leds.frames import FrameError
 from hardware.mat import CardEvent, EventKind, LinkEvent, MatDriver, MatError, MatEvent
 from hardware.mat.protocol import LedSetting
 from tabletop.mqtt import BrokerUrl, Connected, Disconnected, Message, MqttLink, Will
+from tabletop.payload import read_json
 from tabletop.topics import TableTopics
 
 log = logging.getLogger(__name__)
@@ -75,7 +77,9 @@ class Bridge:
         self.zones: dict[str, dict[str, Any]] = {}
         self.link = MqttLink(
             url,
-            client_id=f"tabletop-bridge-{table}-{self.boot}",
+            # Not derived from the boot id, which every message carries: an id others can
+            # read is an id others can connect with, taking the bridge's session over.
+            client_id=f"tabletop-bridge-{table}-{secrets.token_hex(8)}",
             subscriptions=[(self.topics.leds_frame, 1), (self.topics.table_alert, 1)],
             will=Will(self.topics.bridge_availability, OFFLINE, clean=OFFLINE),
         )
@@ -188,7 +192,7 @@ class Bridge:
 
     def _show(self, payload: bytes) -> None:
         try:
-            frame = LedFrame.from_json(json.loads(payload))
+            frame = LedFrame.from_json(read_json(payload))
             self.leds.show(frame)
         except (ValueError, FrameError) as error:
             self.stats.bad_frames += 1
@@ -199,13 +203,13 @@ class Bridge:
     def _guide(self, payload: bytes) -> None:
         """Lights the mat's guidance LED (red, blinking) on every slot an alert names."""
         try:
-            alerts = json.loads(payload)["alerts"]
+            alerts = read_json(payload)["alerts"]
             zones = {
                 f"s{alert['seat'] + 1}.{alert['slot']}"
                 for alert in alerts
                 if isinstance(alert.get("seat"), int) and isinstance(alert.get("slot"), int)
             }
-        except (ValueError, KeyError, TypeError) as error:
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
             log.warning("bridge: ignored a bad table/alert message: %s", error)
             return
         layout = self.mat.layout

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import signal
 import sys
 import threading
@@ -39,13 +38,10 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         config = load_config(args.config)
-        url = client_url(args.broker or config.broker.url)
+        # The bridge logs in as its own user ([broker.bridge]), never as the rules daemon.
+        url = config.broker.url_for("bridge", client_url(args.broker or config.broker.url))
     except (ConfigError, MqttError) as error:
         raise UserError(str(error)) from error
-    if config.broker.username is not None:
-        url = dataclasses.replace(
-            url, username=config.broker.username, password=config.broker.password
-        )
     cards = None
     if config.mat.cards is not None:
         from hardware.mat import CardMap

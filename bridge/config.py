@@ -2,23 +2,31 @@
 
 Every error names the key and the problem (`mat.port: expected text, got 3`), so a maker can
 fix the file without reading code. `examples/table.toml` is the commented reference.
+
+The `[broker]` section also says who may use the broker (`[[broker.users]]`, each with a role
+of tabletop/roles.py) and how each of the two processes that read this one file logs in:
+`[broker.rules]` for `tabletop rules`, `[broker.bridge]` for `tabletop bridge` (docs/security.md).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from hardware.leds import LEDS_PER_SEAT, LedConfig
 from rules.errors import InvalidCommand
 from rules.sixshooter import Options
+from tabletop.mqtt import BrokerUrl
+from tabletop.passwords import PasswordHashError, parse_hash
+from tabletop.roles import ALL_TABLES, Role, RoleError, User, check_user_name, parse_role
+from tabletop.topics import TableIdError, check_table_id
 
 MAX_SEATS = 6
 SLOTS_PER_SEAT = 6
-TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 
 
 class ConfigError(Exception):
@@ -51,13 +59,86 @@ class CameraConfig:
     fps: float = 30.0
 
 
+Process = Literal["rules", "bridge"]
+# The role each process's user must have.
+PROCESS_ROLES: dict[str, Role] = {"rules": Role.DAEMON, "bridge": Role.BRIDGE}
+
+
+@dataclass(frozen=True, slots=True)
+class Login:
+    """How one process logs in: a user name and a password, given here or in a file.
+
+    A password file is read only by the process that uses it (`password`), so the rules
+    daemon's and the bridge's secrets can be files readable by one service each.
+    """
+
+    key: str  # where in the file it was given, for messages: "broker.rules"
+    username: str
+    password_text: str | None = field(default=None, repr=False)
+    password_file: str | None = None
+
+    def password(self) -> str | None:
+        """The password: given in the file, or the first line of the password file."""
+        if self.password_file is None:
+            return self.password_text
+        where = f"{self.key}.password_file"
+        try:
+            raw = Path(self.password_file).read_bytes()
+        except OSError as error:
+            raise ConfigError(
+                f"{where}: cannot read {self.password_file}: {error.strerror}"
+            ) from error
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise ConfigError(
+                f"{where}: {self.password_file} is not UTF-8 text (byte {error.start})"
+            ) from None
+        lines = text.splitlines()
+        if not lines or not lines[0]:
+            raise ConfigError(f"{where}: {self.password_file} is empty; put the password on line 1")
+        return lines[0]
+
+
 @dataclass(frozen=True, slots=True)
 class BrokerConfig:
-    """The MQTT broker: None for the embedded broker, else mqtt://user:pass@host:port."""
+    """The MQTT broker: None (or embedded://) for the embedded broker, else mqtt(s)://.
+
+    `users` are who may log in to the embedded broker, and what `tabletop broker acl` writes
+    for Mosquitto; `rules` and `bridge` how each process logs in (else `username` and
+    `password`, the one login both processes used before roles).
+    """
 
     url: str | None = None
     username: str | None = None
-    password: str | None = None
+    password: str | None = field(default=None, repr=False)
+    users: tuple[User, ...] = ()
+    rules: Login | None = None
+    bridge: Login | None = None
+
+    @property
+    def embedded(self) -> bool:
+        """True when this table runs the embedded broker rather than naming another."""
+        return self.url is None or self.url.startswith("embedded://")
+
+    def login(self, process: Process) -> Login | None:
+        """How `process` logs in: its own section, else [broker] username; None: the URL's."""
+        own = self.rules if process == "rules" else self.bridge
+        if own is not None:
+            return own
+        if self.username is not None:
+            return Login("broker", self.username, self.password)
+        return None
+
+    def url_for(self, process: Process, url: BrokerUrl) -> BrokerUrl:
+        """`url` with the credentials `process` logs in with (reads its password file).
+
+        Credentials written in the URL itself (`--broker mqtt://user:pw@host`) win.
+        """
+        login = self.login(process)
+        if login is None or url.username is not None:
+            return url
+        return dataclasses.replace(url, username=login.username, password=login.password())
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,9 +171,16 @@ def load_config(path: str | Path) -> TableConfig:
     """Reads and checks a table's TOML file."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror}") from error
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise ConfigError(
+            f"{path}: line {line} is not UTF-8 text (byte {error.start}); save the file as UTF-8"
+        ) from None
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -126,6 +214,18 @@ class _Section:
             raise ConfigError(f"{self.where(key)}: expected text, got {value!r}")
         return value
 
+    def texts(self, key: str, default: tuple[str, ...]) -> tuple[str, ...]:
+        value = self.raw.get(key, list(default))
+        if isinstance(value, str):
+            value = [value]
+        if (
+            not isinstance(value, list)
+            or not value
+            or not all(isinstance(item, str) and item.strip() for item in value)
+        ):
+            raise ConfigError(f"{self.where(key)}: expected a list of text, got {value!r}")
+        return tuple(value)
+
     def flag(self, key: str, default: bool) -> bool:
         value = self.raw.get(key, default)
         if not isinstance(value, bool):
@@ -143,21 +243,25 @@ class _Section:
 
 def parse_config(raw: dict[str, Any]) -> TableConfig:
     """Checks an already-parsed TOML document."""
+    _check_encodable(raw, "")
     top = _Section(raw, "", ("table", "seats", "mat", "camera", "leds", "broker", "rules"))
     table = _Section(raw.get("table", {}), "table", ("id",))
     table_id = table.text("id", None)
     if table_id is None:
         raise ConfigError('table.id: missing; give the table a short name such as "kitchen"')
-    if not TABLE_ID.match(table_id):
-        raise ConfigError(
-            f"table.id: {table_id!r} must be 1-32 letters, digits, '-' or '_' "
-            "(it is an MQTT topic level)"
-        )
+    try:
+        check_table_id(table_id)  # the one rule for table ids, as the daemon and docs have it
+    except TableIdError as error:
+        raise ConfigError(f"table.id: {error}") from None
     seats = _seats(top.raw.get("seats"))
     mat = _Section(raw.get("mat", {}), "mat", ("port", "cards", "draw_pad"))
     camera = _Section(raw.get("camera", {}), "camera", ("source", "calibration", "fps"))
     leds = _Section(raw.get("leds", {}), "leds", ("backend", "blink_hz", "active_high"))
-    broker = _Section(raw.get("broker", {}), "broker", ("url", "username", "password"))
+    broker = _Section(
+        raw.get("broker", {}),
+        "broker",
+        ("url", "username", "password", "users", "rules", "bridge"),
+    )
     rules = _Section(raw.get("rules", {}), "rules", ("options", "grace_seconds"))
 
     backend = leds.text("backend", "sim")
@@ -167,8 +271,11 @@ def parse_config(raw: dict[str, Any]) -> TableConfig:
     if backend == "gpio":
         _check_pins(seats)
     url = broker.text("url", None)
-    if url is not None and not re.match(r"^mqtts?://", url):
-        raise ConfigError(f"broker.url: {url!r} must start with mqtt:// or mqtts://")
+    if url is not None and not re.match(r"^(mqtts?|embedded)://", url):
+        raise ConfigError(
+            f"broker.url: {url!r} must start with mqtt://, mqtts:// or embedded:// "
+            "(or leave it out for the embedded broker on 127.0.0.1:1883)"
+        )
     try:
         options = Options.from_json(rules.raw.get("options"), "rules.options")
     except InvalidCommand as error:
@@ -194,9 +301,128 @@ def parse_config(raw: dict[str, Any]) -> TableConfig:
             blink_hz=leds.number("blink_hz", 2.0, 0.2, 20.0),
             active_high=leds.flag("active_high", True),
         ),
-        broker=BrokerConfig(url, broker.text("username", None), broker.text("password", None)),
+        broker=_broker(broker, url, table_id),
         rules=RulesConfig(options, rules.number("grace_seconds", 1.5, 0.0, 30.0)),
     )
+
+
+def _broker(section: _Section, url: str | None, table_id: str) -> BrokerConfig:
+    users = _users(section.raw.get("users", []), table_id)
+    config = BrokerConfig(
+        url=url,
+        username=section.text("username", None),
+        password=section.text("password", None),
+        users=users,
+        rules=_login(section.raw.get("rules"), "broker.rules"),
+        bridge=_login(section.raw.get("bridge"), "broker.bridge"),
+    )
+    if config.password is not None and config.username is None:
+        raise ConfigError("broker.password: a password needs broker.username too")
+    for process, role in PROCESS_ROLES.items():
+        login = config.login("rules" if process == "rules" else "bridge")
+        key = f"broker.{process}" if login is None else f"{login.key}.username"
+        user = next((user for user in users if login and user.name == login.username), None)
+        if user is not None and user.role is not role:
+            raise ConfigError(
+                f"{key}: user {user.name!r} has role {user.role.value}; `tabletop {process}` "
+                f"needs a user with role {role.value}"
+            )
+        if not users or not config.embedded:
+            continue
+        # The embedded broker refuses anonymous clients once it has users.
+        if login is None:
+            raise ConfigError(
+                f"{key}: missing; with [[broker.users]] the embedded broker refuses anonymous "
+                f"clients: give `tabletop {process}` a username and password_file"
+            )
+        if user is None:
+            raise ConfigError(f"{key}: {login.username!r} is not one of the [[broker.users]]")
+    if config.embedded:
+        for index, user in enumerate(users, start=1):
+            if user.password_hash is None:
+                raise ConfigError(
+                    f"broker.users[{index}].password_hash: missing; the embedded broker checks "
+                    f"passwords against it: make one with `tabletop broker passwd {user.name}`"
+                )
+    return config
+
+
+def _users(raw: Any, table_id: str) -> tuple[User, ...]:
+    if not isinstance(raw, list):
+        raise ConfigError("broker.users: expected [[broker.users]] tables, one per user")
+    users: list[User] = []
+    for index, entry in enumerate(raw, start=1):
+        where = f"broker.users[{index}]"
+        section = _Section(entry, where, ("name", "role", "tables", "password_hash"))
+        name = section.text("name", None)
+        role_name = section.text("role", None)
+        if name is None or role_name is None:
+            raise ConfigError(f"{where}.{'name' if name is None else 'role'}: missing")
+        try:
+            check_user_name(name)
+        except RoleError as error:
+            raise ConfigError(f"{where}.name: {error}") from None
+        if any(user.name == name for user in users):
+            raise ConfigError(f"{where}.name: {name!r} is listed twice")
+        try:
+            role = parse_role(role_name)
+        except RoleError as error:
+            raise ConfigError(f"{where}.role: {error}") from None
+        tables = section.texts("tables", (table_id,))
+        if ALL_TABLES in tables and len(tables) > 1:
+            raise ConfigError(f'{where}.tables: "*" (every table) stands alone')
+        for table in tables:
+            if table == ALL_TABLES:
+                continue
+            try:
+                check_table_id(table)
+            except TableIdError as error:
+                raise ConfigError(f"{where}.tables: {error}") from None
+        password_hash = section.text("password_hash", None)
+        if password_hash is not None:
+            try:
+                parse_hash(password_hash)
+            except PasswordHashError as error:
+                raise ConfigError(f"{where}.password_hash: {error}") from None
+        users.append(User(name, role, tables, password_hash))
+    return tuple(users)
+
+
+def _login(raw: Any, where: str) -> Login | None:
+    if raw is None:
+        return None
+    section = _Section(raw, where, ("username", "password", "password_file"))
+    username = section.text("username", None)
+    password = section.text("password", None)
+    password_file = section.text("password_file", None)
+    if username is None:
+        raise ConfigError(f"{where}.username: missing")
+    if password is not None and password_file is not None:
+        raise ConfigError(f"{where}.password_file: give password or password_file, not both")
+    if password is None and password_file is None:
+        raise ConfigError(
+            f"{where}.password_file: missing; name the file holding the password (or give password)"
+        )
+    return Login(where, username, password, password_file)
+
+
+def _check_encodable(value: Any, where: str) -> None:
+    """Refuses text UTF-8 cannot carry (a lone surrogate), naming its key."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise ConfigError(
+                f"{where or 'the file'}: holds {value[error.start]!r}, a lone surrogate that "
+                "no text can carry"
+            ) from None
+    elif isinstance(value, dict):
+        for key, inner in value.items():
+            _check_encodable(key, f"{where} key" if where else "a key")
+            _check_encodable(inner, f"{where}.{key}" if where else str(key))
+    elif isinstance(value, list):
+        for index, inner in enumerate(value, start=1):
+            _check_encodable(inner, f"{where}[{index}]")
 
 
 def _seats(raw: Any) -> tuple[Seat, ...]:

@@ -9,7 +9,7 @@ import random
 from dataclasses import dataclass
 from enum import Enum
 
-from .errors import InvalidCommand
+from .errors import InvalidCommand, quote
 
 
 class Suit(Enum):
@@ -87,7 +87,7 @@ def parse_card(text: str, where: str = "card") -> Card:
     card = _CARDS_BY_CODE.get(text.upper()) if isinstance(text, str) else None
     if card is None:
         raise InvalidCommand(
-            f"{where}: {text!r} is not a card code; use rank A 2-10 J Q K followed by suit "
+            f"{where}: {quote(text)} is not a card code; use rank A 2-10 J Q K followed by suit "
             "C D H S (as in 'QS' or '10H'), or JK1 / JK2 for jokers",
             field=where,
         )

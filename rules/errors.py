@@ -7,6 +7,16 @@ so programs can react to it without parsing the message.
 
 from __future__ import annotations
 
+# How much of a bad value an error message quotes: enough to recognise it, never a flood
+# (a refusal is published and kept in the game's state).
+QUOTE_CHARS = 40
+
+
+def quote(value: object, limit: int = QUOTE_CHARS) -> str:
+    """`repr(value)` cut to `limit` characters with an ellipsis, for error messages."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
 
 class RulesError(Exception):
     """Root of every error the rules package raises on purpose."""

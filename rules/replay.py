@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import RulesError
+from .refusals import Refusals
 from .sixshooter import Event, Game, state_to_json
 
 
@@ -27,15 +28,28 @@ class Replay:
 
     game: Game = field(default_factory=Game)
     steps: list[Step] = field(default_factory=list)
+    refusals: Refusals = field(default_factory=Refusals)
 
     @property
     def rejected(self) -> list[dict[str, Any]]:
-        """One entry per refused line: {"line": N, "error": "..."}."""
+        """One entry per refused line of the whole file: {"line": N, "error": "..."}."""
         return [{"line": s.line, "error": s.error} for s in self.steps if s.error is not None]
 
     def to_json(self) -> dict[str, Any]:
-        """The final state as `tabletop replay --json` prints it."""
-        return {**state_to_json(self.game.state), "rejected": self.rejected}
+        """The final state as `tabletop replay --json` prints it: the last game's refusals."""
+        return {**state_to_json(self.game.state), "rejected": self.refusals.to_json()}
+
+    def refused(self, step: Step) -> None:
+        """Records a refused line."""
+        assert step.error is not None
+        self.steps.append(step)
+        self.refusals.add(step.line, step.error)
+
+    def applied(self, step: Step) -> None:
+        """Records an accepted line; a new game starts the list of refusals again."""
+        self.steps.append(step)
+        if isinstance(step.command, dict) and step.command.get("cmd") == "new_game":
+            self.refusals.new_game()
 
 
 def replay_lines(lines: Iterable[str]) -> Replay:
@@ -48,14 +62,14 @@ def replay_lines(lines: Iterable[str]) -> Replay:
         try:
             raw = json.loads(text)
         except json.JSONDecodeError as error:
-            replay.steps.append(
+            replay.refused(
                 Step(number, text, error=f"not valid JSON: {error.msg} at column {error.colno}")
             )
             continue
         try:
             events = replay.game.execute(raw)
         except RulesError as error:
-            replay.steps.append(Step(number, raw, error=str(error)))
+            replay.refused(Step(number, raw, error=str(error)))
         else:
-            replay.steps.append(Step(number, raw, events))
+            replay.applied(Step(number, raw, events))
     return replay

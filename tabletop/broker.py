@@ -1,25 +1,42 @@
-"""The embedded MQTT broker (amqtt, MQTT 3.1.1) and `tabletop broker`, which runs it on its own.
+"""The embedded MQTT broker (amqtt, MQTT 3.1.1), which broker a command uses, and `tabletop broker`.
 
 A fresh machine needs nothing installed to run a table: with no broker URL configured the
-rules daemon starts this broker in-process (see `broker_for`). In deployment a real broker
+rules daemon starts this broker in-process (see `choose_broker`). In deployment a real broker
 (Mosquitto) takes its place, named by an mqtt:// or mqtts:// URL.
+
+With users (from the table's file) the embedded broker holds each to its role
+(tabletop/roles.py); with none it serves anonymous clients from this machine only
+(tabletop/embedded.py). A process that runs an embedded broker records where in a small
+state file (`state_path`): that is how `tabletop gm` and `tabletop bridge` find it without
+flags, even when it had to move off 127.0.0.1:1883.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import errno
+import json
 import logging
 import os
+import secrets
 import signal
+import socket
+import sys
 import threading
+from collections.abc import Sequence
 from concurrent.futures import Future
-from typing import Any
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
 
 from .mqtt import BROKER_ENV, DEFAULT_BROKER_URL, BrokerUrl, MqttError, parse_broker_url
+from .roles import User
 
 log = logging.getLogger(__name__)
+
+STATE_VERSION: Final = 1
 
 
 class BrokerStartError(MqttError):
@@ -31,11 +48,18 @@ class BrokerStartError(MqttError):
 
 
 class EmbeddedBroker:
-    """An amqtt broker on its own thread and event loop, started and stopped from plain code."""
+    """An amqtt broker on its own thread and event loop, started and stopped from plain code.
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 1883) -> None:
+    With `users` it logs each one in by password and holds it to its role; with none it
+    takes anonymous clients from this machine only.
+    """
+
+    def __init__(
+        self, host: str = "127.0.0.1", port: int = 1883, users: Sequence[User] = ()
+    ) -> None:
         self.host = host
         self.port = port
+        self.users = tuple(users)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._broker: Any = None
@@ -67,6 +91,14 @@ class EmbeddedBroker:
                 f"the embedded broker cannot listen on {self.host}:{self.port}: {reason}",
                 address_in_use=in_use,
             ) from error
+        if not self.users and not _is_loopback_host(self.host):
+            log.warning(
+                "the embedded broker listens on %s:%d but has no users, so it refuses every "
+                "client that is not on this machine; add [[broker.users]] to the table's file "
+                "(docs/security.md)",
+                self.host,
+                self.port,
+            )
 
     def stop(self, timeout: float = 10.0) -> None:
         """Disconnects every client and closes the listener."""
@@ -78,13 +110,17 @@ class EmbeddedBroker:
         self._thread = None
 
     def _config(self) -> dict[str, Any]:
+        from .embedded import UserEntry
+
+        entries = [vars(UserEntry.of(user)) for user in self.users]
+        # Only our own plugins: amqtt's default set also logs every packet and publishes $SYS
+        # topics every 20 s, which a table does not need.
+        plugins: dict[str, Any] = {"tabletop.embedded.TableAuthPlugin": {"users": entries}}
+        if entries:
+            plugins["tabletop.embedded.TableTopicPlugin"] = {"users": entries}
         return {
             "listeners": {"default": {"type": "tcp", "bind": f"{self.host}:{self.port}"}},
-            # Only anonymous login: the default plugin set also logs every packet and
-            # publishes $SYS topics every 20 s, which a table does not need.
-            "plugins": {
-                "amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True}
-            },
+            "plugins": plugins,
         }
 
     def _run(self, started: Future[None]) -> None:
@@ -101,7 +137,7 @@ class EmbeddedBroker:
             loop.close()
 
     async def _serve(self, started: Future[None]) -> None:
-        from amqtt.broker import Broker
+        from .embedded import TableBroker
 
         self._stopped = asyncio.Event()
         # amqtt binds lazily inside start() and wraps OSError; probe the port first so a
@@ -109,29 +145,14 @@ class EmbeddedBroker:
         probe = await asyncio.start_server(lambda r, w: None, self.host, self.port)
         probe.close()
         await probe.wait_closed()
-        writers: list[asyncio.StreamWriter] = []
-
-        class _Broker(Broker):  # type: ignore[misc]
-            async def stream_connected(
-                self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, listener_name: str
-            ) -> None:
-                writers[:] = [w for w in writers if not w.is_closing()]
-                writers.append(writer)
-                try:
-                    await super().stream_connected(reader, writer, listener_name)
-                finally:
-                    # amqtt does not always close the socket when a session ends
-                    if not writer.is_closing():
-                        writer.close()
-
-        broker = _Broker(self._config())
+        broker = TableBroker(self._config(), users=bool(self.users))
         self._broker = broker
         await broker.start()
         started.set_result(None)
         await self._stopped.wait()
         # amqtt's shutdown() can hang while a client is still connected (its reader task does
         # not take the cancellation), so drop every connection first, then shut down.
-        for writer in writers:
+        for writer in broker.writers:
             writer.close()
         await asyncio.sleep(0.05)
         try:
@@ -146,63 +167,358 @@ class EmbeddedBroker:
         await asyncio.gather(*leftover, return_exceptions=True)
 
 
-def broker_for(url_text: str | None) -> tuple[BrokerUrl, EmbeddedBroker | None]:
-    """Where to connect for a configured URL (or $TABLETOP_BROKER, or the embedded default).
+@dataclass(frozen=True, slots=True)
+class BrokerChoice:
+    """The broker a command uses and why, in words for the person who started it."""
 
-    For an embedded:// URL it starts the embedded broker and returns it, unless something
-    already listens there (then it assumes that is a broker, such as `tabletop broker`).
+    url: BrokerUrl
+    embedded: EmbeddedBroker | None  # started by this process, which must stop it
+    reason: str
+
+
+def choose_broker(
+    url_text: str | None,
+    source: str | None,
+    users: Sequence[User] = (),
+    default: str = DEFAULT_BROKER_URL,
+) -> BrokerChoice:
+    """Picks the broker for a command that may host one (`tabletop rules`), and says why.
+
+    `url_text` is the URL asked for and `source` where it came from ("--broker"); with none,
+    $TABLETOP_BROKER, else the embedded broker at `default`. An embedded URL starts the
+    embedded broker there (with `users`). If the address is taken: by an embedded broker
+    this project runs (the state file says so), that one is used; by anything else at an
+    address someone asked for, that is used and the reason says so; at the default address,
+    the embedded broker starts on a free port instead, since whatever listens on 1883 (a
+    system Mosquitto, say) is not what a person who configured nothing expects.
     """
-    url = parse_broker_url(url_text or os.environ.get(BROKER_ENV) or DEFAULT_BROKER_URL)
+    if url_text is None and os.environ.get(BROKER_ENV):
+        url_text, source = os.environ[BROKER_ENV], f"${BROKER_ENV}"
+    asked = url_text is not None
+    url = parse_broker_url(url_text if url_text is not None else default)
     if not url.embedded:
-        return url, None
-    broker = EmbeddedBroker(url.host, url.port)
+        return BrokerChoice(url, None, f"using the broker at {url}, as {source} says")
+    broker = EmbeddedBroker(url.host, url.port, users)
     try:
         broker.start()
     except BrokerStartError as error:
         if not error.address_in_use:
             raise
-        log.info("something already listens on %s:%d: using it as the broker", url.host, url.port)
-        return BrokerUrl("mqtt", url.host, url.port), None
-    log.info("embedded MQTT broker listening on %s:%d", url.host, url.port)
-    return broker.url, broker
+    else:
+        why = (
+            f"as {source} asks"
+            if asked
+            else "no broker URL is configured: no --broker, [broker] url or $TABLETOP_BROKER"
+        )
+        return BrokerChoice(
+            broker.url,
+            broker,
+            f"started the embedded broker on {url.host}:{url.port} ({why}){_users_note(users)}",
+        )
+    address = f"{url.host}:{url.port}"
+    there = BrokerUrl("mqtt", url.host, url.port)
+    recorded = recorded_broker()
+    if recorded is not None and (recorded.url.host, recorded.url.port) == (url.host, url.port):
+        return BrokerChoice(
+            there,
+            None,
+            f"using the embedded broker that `{recorded.started_by}` (pid {recorded.pid}) runs "
+            f"on {address}",
+        )
+    what = describe_listener(url.host, url.port)
+    if asked:
+        return BrokerChoice(
+            there, None, f"{address} ({source}) is taken by {what}: using it as the broker"
+        )
+    moved = _start_on_free_port(url.host, users)
+    return BrokerChoice(
+        moved.url,
+        moved,
+        f"{address} is taken by {what}, so the embedded broker listens on "
+        f"{moved.host}:{moved.port} instead{_users_note(users)}. `tabletop gm` and "
+        f"`tabletop bridge` on this machine find it by themselves; elsewhere give "
+        f"--broker mqtt://{moved.host}:{moved.port}",
+    )
+
+
+def broker_for(url_text: str | None) -> tuple[BrokerUrl, EmbeddedBroker | None]:
+    """Where to connect for a URL given on the command line (see `choose_broker`)."""
+    choice = choose_broker(url_text, "--broker")
+    log.info("%s", choice.reason)
+    return choice.url, choice.embedded
 
 
 def client_url(url_text: str | None) -> BrokerUrl:
-    """The URL a client (not hosting a broker) connects to: embedded:// becomes mqtt://."""
-    url = parse_broker_url(url_text or os.environ.get(BROKER_ENV) or DEFAULT_BROKER_URL)
+    """The URL a client (not hosting a broker) connects to: embedded:// becomes mqtt://.
+
+    With no URL and no $TABLETOP_BROKER: the embedded broker that a running `tabletop rules`
+    or `tabletop broker` recorded in the state file, else 127.0.0.1:1883.
+    """
+    text = url_text or os.environ.get(BROKER_ENV)
+    if not text:
+        recorded = recorded_broker()
+        if recorded is not None:
+            log.info(
+                "using the embedded broker of `%s` (pid %d) at %s",
+                recorded.started_by,
+                recorded.pid,
+                recorded.url,
+            )
+            return recorded.url
+        text = DEFAULT_BROKER_URL
+    url = parse_broker_url(text)
     return BrokerUrl("mqtt", url.host, url.port) if url.embedded else url
 
 
+def _users_note(users: Sequence[User]) -> str:
+    if not users:
+        return "; no users: anonymous clients from this machine only"
+    return f"; {len(users)} users, each held to its role"
+
+
+def _start_on_free_port(host: str, users: Sequence[User]) -> EmbeddedBroker:
+    for attempt in range(5):
+        broker = EmbeddedBroker(host, _free_port(host), users)
+        try:
+            broker.start()
+        except BrokerStartError as error:  # taken between the probe and the start
+            if not error.address_in_use or attempt == 4:
+                raise
+            continue
+        return broker
+    raise AssertionError("unreachable")
+
+
+def _free_port(host: str) -> int:
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.bind((host, 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _is_loopback_host(host: str) -> bool:
+    if host == "localhost":
+        return True
+    from .embedded import is_loopback
+
+    return is_loopback(host)
+
+
+def describe_listener(host: str, port: int, timeout: float = 1.0) -> str:
+    """What listens at host:port, in words: another MQTT broker, or some other program."""
+    client_id = f"tabletop-probe-{secrets.token_hex(4)}".encode()
+    body = b"\x00\x04MQTT\x04\x02\x00\x0a" + len(client_id).to_bytes(2, "big") + client_id
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as sock:
+            sock.sendall(bytes([0x10, len(body)]) + body)
+            answer = sock.recv(4)
+            with contextlib.suppress(OSError):
+                sock.sendall(b"\xe0\x00")  # DISCONNECT
+    except OSError:
+        return "a program that does not answer as an MQTT broker"
+    if answer[:2] == b"\x20\x02":
+        return "another MQTT broker (not one this project started; a system Mosquitto?)"
+    return "a program that does not answer as an MQTT broker"
+
+
+# -- the state file: where the embedded broker of this user's running command listens -------
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedBroker:
+    """An embedded broker a running command recorded: its URL, process and command."""
+
+    url: BrokerUrl
+    pid: int
+    started_by: str
+    users: bool
+
+
+def state_path() -> Path:
+    """Where the running embedded broker is recorded: $XDG_RUNTIME_DIR, else $XDG_STATE_HOME.
+
+    Per user, so two people on one machine each find their own table.
+    """
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime:
+        return Path(runtime) / "tabletop" / "broker.json"
+    state = os.environ.get("XDG_STATE_HOME") or os.path.expanduser("~/.local/state")
+    return Path(state) / "tabletop" / "broker.json"
+
+
+def record_broker(url: BrokerUrl, started_by: str, users: bool) -> Path | None:
+    """Records this process's embedded broker for `client_url`; None if it cannot be written.
+
+    Failing to write it never stops the broker: other commands then need --broker.
+    """
+    path = state_path()
+    record = {
+        "v": STATE_VERSION,
+        "url": f"mqtt://{url.host}:{url.port}",
+        "pid": os.getpid(),
+        "started_by": started_by,
+        "users": users,
+    }
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}")
+        temporary.write_text(json.dumps(record) + "\n", encoding="utf-8")
+        temporary.replace(path)
+    except OSError as error:
+        log.warning("cannot record the broker in %s (%s): others need --broker", path, error)
+        return None
+    return path
+
+
+def forget_broker() -> None:
+    """Removes the state file if it records this process's broker."""
+    path = state_path()
+    recorded = _read_record(path)
+    if recorded is not None and recorded.pid == os.getpid():
+        with contextlib.suppress(OSError):
+            path.unlink()
+
+
+def recorded_broker() -> RecordedBroker | None:
+    """The recorded embedded broker, if its process still runs and its port is open."""
+    recorded = _read_record(state_path())
+    if recorded is None or not _process_runs(recorded.pid):
+        return None
+    try:
+        with socket.create_connection((recorded.url.host, recorded.url.port), timeout=0.5):
+            pass
+    except OSError:
+        return None
+    return recorded
+
+
+def _read_record(path: Path) -> RecordedBroker | None:
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        if raw.get("v") != STATE_VERSION:
+            return None
+        url = parse_broker_url(str(raw["url"]))
+        return RecordedBroker(url, int(raw["pid"]), str(raw["started_by"]), bool(raw["users"]))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, MqttError):
+        return None  # no record, or one this version cannot read: as good as none
+
+
+def _process_runs(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+# -- `tabletop broker` ------------------------------------------------------------------------
+
+
 def register(subparsers: Any) -> None:
-    """Adds the `broker` subcommand."""
+    """Adds the `broker` subcommand and its actions `acl` and `passwd`."""
     parser = subparsers.add_parser(
         "broker",
-        help="run the embedded MQTT broker (amqtt) on its own",
-        description="Runs the embedded MQTT 3.1.1 broker until Ctrl-C. Needs no installation; "
-        "for deployment prefer Mosquitto.",
+        help="run the embedded MQTT broker (amqtt) on its own; write Mosquitto's ACL; hash "
+        "passwords",
+        description="With no ACTION, runs the embedded MQTT 3.1.1 broker until Ctrl-C. Needs no "
+        "installation; for deployment prefer Mosquitto, with the ACL that `tabletop broker acl` "
+        "writes (docs/security.md).",
     )
     parser.add_argument(
         "--bind",
-        default="127.0.0.1:1883",
+        default=None,
         metavar="HOST:PORT",
-        help="address to listen on (default 127.0.0.1:1883; 0.0.0.0:1883 for the whole network)",
+        help="address to listen on (default: the file's embedded:// [broker] url, else "
+        "127.0.0.1:1883; 0.0.0.0:1883 for the whole network, which needs users)",
+    )
+    parser.add_argument(
+        "--config",
+        metavar="TABLE.toml",
+        help="take the users and their roles from this table's file (default: no users, "
+        "anonymous clients from this machine only)",
     )
     parser.set_defaults(handler=run)
+    actions = parser.add_subparsers(dest="broker_action", metavar="ACTION")
+    acl = actions.add_parser(
+        "acl",
+        help="print the Mosquitto acl_file for the users of a table's file",
+        description="Prints a Mosquitto acl_file that gives each [[broker.users]] entry of the "
+        "table's file exactly its role's topics (docs/security.md).",
+    )
+    acl.add_argument("--config", required=True, metavar="TABLE.toml", help="the table's file")
+    acl.set_defaults(handler=run_acl)
+    passwd = actions.add_parser(
+        "passwd",
+        help="make a password hash for a broker user (Mosquitto's $7$ format)",
+        description="Prints NAME:HASH, a line for Mosquitto's password_file; the part after "
+        "the colon is the password_hash of [[broker.users]]. With no option it makes a random "
+        "password and shows it once on stderr.",
+    )
+    passwd.add_argument("name", metavar="NAME", help="the user's name")
+    given = passwd.add_mutually_exclusive_group()
+    given.add_argument(
+        "--ask", action="store_true", help="ask for the password (default: make a random one)"
+    )
+    given.add_argument(
+        "--password-stdin",
+        action="store_true",
+        help="read the password from the first line of stdin (default: make a random one)",
+    )
+    passwd.add_argument(
+        "--save",
+        metavar="FILE",
+        help="write the password to FILE (mode 600) rather than show it: the password_file "
+        "of [broker.rules] or [broker.bridge] (default: shown on stderr)",
+    )
+    passwd.add_argument(
+        "--iterations",
+        type=int,
+        default=None,
+        help="PBKDF2 iterations (default 10000; mosquitto_passwd uses 101)",
+    )
+    passwd.set_defaults(handler=run_passwd)
+
+
+def _users_of(path: str) -> tuple[Any, tuple[User, ...]]:
+    from bridge.config import ConfigError, load_config
+
+    from .cli import UserError
+
+    try:
+        config = load_config(path)
+    except ConfigError as error:
+        raise UserError(str(error)) from error
+    return config, config.broker.users
 
 
 def run(args: argparse.Namespace) -> int:
     """Runs the broker in the foreground until interrupted or terminated."""
     from .cli import UserError
 
-    host, _, port_text = str(args.bind).rpartition(":")
+    users: tuple[User, ...] = ()
+    bind = args.bind
+    if args.config:
+        config, users = _users_of(args.config)
+        if bind is None and config.broker.url and config.broker.url.startswith("embedded://"):
+            embedded = parse_broker_url(config.broker.url)
+            bind = f"{embedded.host}:{embedded.port}"
+    bind = bind or "127.0.0.1:1883"
+    host, _, port_text = str(bind).rpartition(":")
+    host = host.strip("[]")
     if not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
-        raise UserError(f"--bind {args.bind!r}: expected HOST:PORT, e.g. 127.0.0.1:1883")
-    broker = EmbeddedBroker(host, int(port_text))
+        raise UserError(f"--bind {bind!r}: expected HOST:PORT, e.g. 127.0.0.1:1883")
+    broker = EmbeddedBroker(host, int(port_text), users)
     try:
         broker.start()
     except BrokerStartError as error:
         raise UserError(str(error)) from error
-    print(f"MQTT broker listening on {host}:{port_text} (Ctrl-C stops it)", flush=True)
+    record_broker(broker.url, "tabletop broker", bool(users))
+    print(
+        f"MQTT broker listening on {host}:{port_text}{_users_note(users)} (Ctrl-C stops it)",
+        flush=True,
+    )
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
     try:
@@ -211,4 +527,56 @@ def run(args: argparse.Namespace) -> int:
         pass
     finally:
         broker.stop()
+        forget_broker()
+    return 0
+
+
+def run_acl(args: argparse.Namespace) -> int:
+    """Prints the Mosquitto acl_file for the table file's users."""
+    from .cli import UserError
+    from .roles import mosquitto_acl
+
+    _, users = _users_of(args.config)
+    if not users:
+        raise UserError(f"{args.config}: no [[broker.users]]: an ACL for nobody would lock all out")
+    sys.stdout.write(mosquitto_acl(users))
+    return 0
+
+
+def run_passwd(args: argparse.Namespace) -> int:
+    """Prints NAME:HASH for a password given, asked for, or made up."""
+    import getpass
+
+    from .cli import UserError
+    from .passwords import DEFAULT_ITERATIONS, PasswordHashError, hash_password, random_password
+    from .roles import RoleError, check_user_name
+
+    try:
+        check_user_name(args.name)
+    except RoleError as error:
+        raise UserError(str(error)) from error
+    if args.password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    elif args.ask:
+        password = getpass.getpass(f"password for {args.name}: ")
+        if getpass.getpass("again: ") != password:
+            raise UserError("the two passwords differ")
+    else:
+        password = random_password()
+        if not args.save:
+            print(f"password for {args.name} (shown once): {password}", file=sys.stderr)
+    if not password:
+        raise UserError("an empty password protects nothing")
+    try:
+        hashed = hash_password(password, iterations=args.iterations or DEFAULT_ITERATIONS)
+    except PasswordHashError as error:
+        raise UserError(str(error)) from error
+    if args.save:
+        try:
+            descriptor = os.open(args.save, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+                file.write(password + "\n")
+        except OSError as error:
+            raise UserError(f"--save {args.save}: cannot write: {error.strerror}") from error
+    print(f"{args.name}:{hashed}")
     return 0

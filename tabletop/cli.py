@@ -3,7 +3,8 @@
 Each entry in COMMAND_MODULES is a module with `register(subparsers)`, which adds its
 subcommand(s) and sets `handler` to a function taking the parsed arguments and returning an
 exit status. Modules are imported only to build the parser, so nothing touches hardware
-before a subcommand runs.
+before a subcommand runs; and when the command line names a subcommand, only the module that
+owns it is imported, so the rules daemon never loads OpenCV and NumPy (half its memory).
 """
 
 from __future__ import annotations
@@ -14,23 +15,27 @@ import logging
 import sys
 from collections.abc import Sequence
 
-COMMAND_MODULES: tuple[str, ...] = (
-    "rules.cli",
-    "rules.daemon.cli",
-    "tabletop.broker",
-    "hardware.mat.cli",
-    "vision.cli",
-    "bridge.cli",
-    "tabletop.sim.cli",
-)
+# Each subcommand and the module that registers it.
+SUBCOMMAND_MODULES: dict[str, str] = {
+    "replay": "rules.cli",
+    "rules": "rules.daemon.cli",
+    "gm": "rules.daemon.cli",
+    "broker": "tabletop.broker",
+    "mat": "hardware.mat.cli",
+    "cards": "hardware.mat.cli",
+    "dice": "vision.cli",
+    "bridge": "bridge.cli",
+    "sim": "tabletop.sim.cli",
+}
+COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(SUBCOMMAND_MODULES.values()))
 
 
 class UserError(Exception):
     """A problem the person at the keyboard can fix; printed as one line, never as a traceback."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Returns the parser for every `tabletop` subcommand."""
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """Returns the parser for every `tabletop` subcommand, or only for the one `argv` names."""
     parser = argparse.ArgumentParser(
         prog="tabletop",
         description="Bridge between a physical game table and its rules engine.",
@@ -39,15 +44,18 @@ def build_parser() -> argparse.ArgumentParser:
         "-v", "--verbose", action="count", default=0, help="more log output (repeat for debug)"
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in COMMAND_MODULES:
+    named = next((word for word in argv or () if not word.startswith("-")), None)
+    modules = [SUBCOMMAND_MODULES[named]] if named in SUBCOMMAND_MODULES else COMMAND_MODULES
+    for name in modules:
         importlib.import_module(name).register(subparsers)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs one `tabletop` subcommand and returns its exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(words)
+    args = parser.parse_args(words)
     level = logging.WARNING - 10 * min(args.verbose, 2)
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:

@@ -51,6 +51,10 @@ class NotConnected(MqttError):
     """The broker could not be reached in the time allowed."""
 
 
+class TlsRefused(NotConnected):
+    """TLS failed (a certificate refused, no TLS at that port): set-up to fix, not a wait."""
+
+
 @dataclass(frozen=True, slots=True)
 class BrokerUrl:
     """Where a broker is and how to log in: the parsed form of a broker URL."""
@@ -232,10 +236,12 @@ class MqttLink:
         if self.url.username is not None:
             client.username_pw_set(self.url.username, self.url.password)
         if self.url.tls:
-            context = ssl.create_default_context(cafile=self.url.ca_file)
-            if self.url.insecure:
-                context.check_hostname = False
-                context.verify_mode = ssl.CERT_NONE
+            context = tls_context(self.url)
+            # paho retries a failed handshake as if the broker were not up yet; a refused
+            # certificate never heals, so say so now rather than time out.
+            problem = tls_problem(self.url, context)
+            if problem is not None:
+                raise TlsRefused(f"cannot connect to the MQTT broker at {self.url}: {problem}")
             client.tls_set_context(context)
         if self.will is not None:
             client.will_set(self.will.topic, self.will.payload, self.will.qos, self.will.retain)
@@ -263,6 +269,11 @@ class MqttLink:
                 return False
             self._drive(min(left, 0.1))
         return True
+
+    @property
+    def refusal(self) -> str | None:
+        """Why the broker last refused the connection (e.g. "Not authorized"), if it did."""
+        return self._refusal
 
     @property
     def is_connected(self) -> bool:
@@ -468,6 +479,50 @@ class MqttLink:
 
     def _on_message(self, client: paho.Client, userdata: object, message: paho.MQTTMessage) -> None:
         self._inbox.put(Message(message.topic, bytes(message.payload), bool(message.retain)))
+
+
+def tls_context(url: BrokerUrl) -> ssl.SSLContext:
+    """The TLS settings of an mqtts:// URL: its `ca` file, else the system's CAs."""
+    try:
+        context = ssl.create_default_context(cafile=url.ca_file)
+    except (OSError, ssl.SSLError) as error:
+        reason = getattr(error, "strerror", None) or getattr(error, "reason", None) or error
+        raise TlsRefused(
+            f"broker URL {url}: cannot read the CA file {url.ca_file}: {reason}"
+        ) from None
+    if url.insecure:
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    return context
+
+
+def tls_problem(url: BrokerUrl, context: ssl.SSLContext, timeout: float = 5.0) -> str | None:
+    """What stops a TLS handshake with the broker, or None if it works or nothing answers yet."""
+    try:
+        sock = socket.create_connection((url.host, url.port), timeout=timeout)
+    except OSError:
+        return None  # not up yet, or unreachable: paho keeps trying
+    with sock:
+        try:
+            with context.wrap_socket(sock, server_hostname=url.host):
+                return None
+        except ssl.SSLCertVerificationError as error:
+            checked = f"the CA file {url.ca_file}" if url.ca_file else "the system's CAs"
+            return f"certificate verify failed: {error.verify_message} (checked with {checked})"
+        except ssl.SSLError as error:
+            return f"the TLS handshake failed ({error.reason or error}): is it a TLS port?"
+        except (TimeoutError, ConnectionResetError) as error:
+            what = (
+                f"got no answer in {timeout:g} s"
+                if isinstance(error, TimeoutError)
+                else "was cut off by the broker"
+            )
+            return (
+                f"the TLS handshake {what}: is it a plain MQTT port (mqtt://, usually 1883) "
+                "rather than a TLS one (mqtts://, usually 8883)?"
+            )
+        except OSError:
+            return None
 
 
 def _no_delay(client: paho.Client, userdata: object, sock: object) -> None:

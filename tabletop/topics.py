@@ -56,6 +56,16 @@ class TableTopics:
     def prompt(self) -> str:
         return f"{self.root}/game/prompt"
 
+    # -- the referee's view: every card, face-down ones too (roles daemon and gm only) ----
+
+    @property
+    def referee_state(self) -> str:
+        return f"{self.root}/referee/state"
+
+    @property
+    def referee_event(self) -> str:
+        return f"{self.root}/referee/event"
+
     @property
     def rules_availability(self) -> str:
         return f"{self.root}/rules/availability"

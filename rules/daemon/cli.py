@@ -111,14 +111,22 @@ def register(subparsers: Any) -> None:
 
 
 def run_daemon(args: argparse.Namespace) -> int:
-    """Runs the daemon until SIGINT or SIGTERM, then publishes `offline` and exits 0."""
-    from tabletop.broker import broker_for
+    """Runs the daemon until SIGINT or SIGTERM, then publishes `offline` and exits 0.
+
+    Says on stderr which broker it uses and why (tabletop.broker.choose_broker); an embedded
+    broker it starts is recorded for `tabletop gm` and `tabletop bridge` to find.
+    """
+    from tabletop.broker import choose_broker, forget_broker, record_broker
     from tabletop.cli import UserError
+    from tabletop.roles import User
 
     from .service import RulesDaemon
 
     seats: list[str] | None = None
     grace = 1.5
+    users: tuple[User, ...] = ()
+    source = "--broker" if args.broker is not None else None
+    config = None
     if args.config:
         from bridge.config import ConfigError, load_config
 
@@ -129,13 +137,23 @@ def run_daemon(args: argparse.Namespace) -> int:
         args.table = config.table
         seats, grace = config.seat_names, config.rules.grace_seconds
         if args.broker is None and config.broker.url is not None:
-            args.broker = config.broker.url
+            args.broker, source = config.broker.url, f"[broker] url of {args.config}"
+        users = config.broker.users
     elif args.seats:
         seats = [name.strip() for name in args.seats.split(",") if name.strip()]
     table = table_id(args)
     try:
-        url, embedded = broker_for(args.broker)
+        choice = choose_broker(args.broker, source, users)
     except MqttError as error:
+        raise UserError(str(error)) from error
+    url, embedded = choice.url, choice.embedded
+    try:
+        if config is not None:
+            # The daemon logs in as its own user ([broker.rules]), never as the bridge.
+            url = config.broker.url_for("rules", url)
+    except Exception as error:
+        if embedded is not None:
+            embedded.stop()
         raise UserError(str(error)) from error
     daemon = RulesDaemon(url, table, args.db, sync=args.sync, seats=seats, grace=grace)
     stop = threading.Event()
@@ -143,13 +161,16 @@ def run_daemon(args: argparse.Namespace) -> int:
         signal.signal(signum, lambda *_: stop.set())
     try:
         daemon.start()
-    except DaemonError as error:
+    except (DaemonError, MqttError) as error:  # MqttError: a TLS set-up that cannot work
+        daemon.close()
         if embedded is not None:
             embedded.stop()
         raise UserError(str(error)) from error
+    if embedded is not None:
+        record_broker(embedded.url, "tabletop rules", bool(users))
     print(
         f"rules daemon: table {table!r}, log {args.db}, broker {url}"
-        f"{' (embedded)' if embedded else ''}",
+        f"{' (embedded)' if embedded else ''}\nrules daemon: {choice.reason}",
         file=sys.stderr,
         flush=True,
     )
@@ -159,4 +180,5 @@ def run_daemon(args: argparse.Namespace) -> int:
         daemon.close()
         if embedded is not None:
             embedded.stop()
+            forget_broker()
     return 0

@@ -34,24 +34,34 @@ class NoReply(DaemonError):
 class TableClient:
     """A synchronous MQTT client of one table's rules daemon."""
 
-    def __init__(self, url: BrokerUrl, table: str, *, follow_events: bool = False) -> None:
+    def __init__(
+        self,
+        url: BrokerUrl,
+        table: str,
+        *,
+        follow_events: bool = False,
+        referee: bool = True,
+    ) -> None:
         self.url = url
         self.topics = TableTopics(table)
         self.follow_events = follow_events
+        # The game master reads the referee's view (every card); a display the public one.
+        self.state_topic = self.topics.referee_state if referee else self.topics.state
+        self.event_topic = self.topics.referee_event if referee else self.topics.event
         self.retained: dict[str, Any] = {}
-        # every event seen on game/event: {"seq", "number", "event", "text"}
+        # every event seen: {"seq", "number", "event", "text"} ("type" for public events)
         self.events: list[dict[str, Any]] = []
         self.replies: list[dict[str, Any]] = []
         self._pending_ids: set[str] = set()
         self._answers: dict[str, dict[str, Any]] = {}
         subscriptions = [
             (self.topics.reply, 1),
-            (self.topics.state, 1),
+            (self.state_topic, 1),
             (self.topics.prompt, 1),
             (self.topics.rules_availability, 1),
         ]
         if follow_events:
-            subscriptions.append((self.topics.event, 1))
+            subscriptions.append((self.event_topic, 1))
         self.link = MqttLink(
             url, client_id=f"tabletop-client-{uuid.uuid4().hex[:12]}", subscriptions=subscriptions
         )
@@ -134,7 +144,7 @@ class TableClient:
             key = None if body.get("id") is None else str(body["id"])
             if key is not None and key in self._pending_ids:
                 self._answers[key] = body
-        elif item.topic == self.topics.event and isinstance(body, dict):
+        elif item.topic == self.event_topic and isinstance(body, dict):
             # filed one event at a time, each with the seq of the command that caused it
             for event in body.get("events", []):
                 self.events.append({"seq": body.get("seq"), **event})
@@ -153,8 +163,9 @@ class TableClient:
         return self.retained[topic]
 
     def state(self, timeout: float = 5.0) -> dict[str, Any]:
-        """The table's retained game/state (what `tabletop replay --json` prints)."""
-        value: dict[str, Any] = self.wait_for(self.topics.state, timeout)
+        """The table's retained state: the referee's view (what `tabletop replay --json`
+        prints), or the public one for a client made with referee=False."""
+        value: dict[str, Any] = self.wait_for(self.state_topic, timeout)
         return value
 
     def messages(self, poll: float = 0.5, stop: threading.Event | None = None) -> Iterator[Message]:

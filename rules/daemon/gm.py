@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tabletop.mqtt import BrokerUrlError, NotConnected
+from tabletop.mqtt import BrokerUrlError, NotConnected, TlsRefused
 from tabletop.topics import TableIdError, check_table_id
 
 ROSTER_KEYS = ("players", "jokers", "seed", "deck", "options")
@@ -44,6 +44,8 @@ def _client(args: argparse.Namespace, follow_events: bool = False) -> Any:
         client = TableClient(client_url(args.broker), table_id(args), follow_events=follow_events)
         client.start(timeout=min(5.0, getattr(args, "timeout", 5.0)))
     except BrokerUrlError as error:
+        raise UserError(str(error)) from error
+    except TlsRefused as error:  # the broker is there; its TLS set-up is what to fix
         raise UserError(str(error)) from error
     except NotConnected as error:
         raise UserError(f"{error} (is `tabletop rules` or a broker running?)") from error
@@ -126,7 +128,7 @@ def run_follow(args: argparse.Namespace) -> int:
         for message in client.messages(poll=0.2, stop=stop):
             if args.json:
                 print(f"{message.topic} {message.payload.decode('utf-8', errors='replace')}")
-            elif message.topic == topics.event:
+            elif message.topic == client.event_topic:
                 for event in json.loads(message.payload).get("events", []):
                     print(f"  {event.get('text')}")
             elif message.topic == topics.reply:
@@ -225,10 +227,16 @@ def load_roster(path: str) -> dict[str, Any]:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as error:
         raise UserError(f"cannot read roster {path}: {error.strerror}") from error
+    except UnicodeDecodeError as error:
+        raise UserError(f"roster {path} is not UTF-8 text (byte {error.start})") from None
     try:
         data: Any = json.loads(text) if path.endswith(".json") else tomllib.loads(text)
     except (ValueError, tomllib.TOMLDecodeError) as error:
         raise UserError(f"roster {path} is not valid {_kind(path)}: {error}") from error
+    bad = _lone_surrogate(data, "")
+    if bad is not None:
+        # JSON's "\ud800" reads as a lone surrogate, which the daemon could never store
+        raise UserError(f"roster {path}: {bad} holds a lone surrogate, which no text can carry")
     if isinstance(data, list):
         data = {"players": data}
     if not isinstance(data, dict):
@@ -241,6 +249,28 @@ def load_roster(path: str) -> dict[str, Any]:
     if not isinstance(data.get("players"), list) or not data["players"]:
         raise UserError(f"roster {path}: 'players' must list at least one player")
     return data
+
+
+def _lone_surrogate(value: Any, where: str) -> str | None:
+    """Where in a roster a text UTF-8 cannot encode is (`players[1].name`), or None."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return where or "the roster"
+    elif isinstance(value, dict):
+        for key, inner in value.items():
+            found = _lone_surrogate(key, f"a key of {where or 'the roster'}") or _lone_surrogate(
+                inner, f"{where}.{key}" if where else str(key)
+            )
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            found = _lone_surrogate(inner, f"{where}[{index}]")
+            if found is not None:
+                return found
+    return None
 
 
 def _kind(path: str) -> str:

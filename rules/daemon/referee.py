@@ -9,23 +9,36 @@ with a message, never in an exception.
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
 from typing import Any, Final
 
 from rules.errors import IllegalMove, InvalidCommand, RulesError
-from rules.sixshooter import Event, Game, event_to_json, pending_to_json, state_to_json
+from rules.refusals import Refusals, short_error
+from rules.sixshooter import (
+    Event,
+    Game,
+    event_to_json,
+    pending_to_json,
+    public_event_to_json,
+    public_state_to_json,
+    state_to_json,
+)
+from rules.sixshooter.events import GameStarted
+from tabletop.payload import PayloadError, check_value, read_json
 
 from .store import CommandRecord, GameLog, StoreError
 
 log = logging.getLogger(__name__)
 
 PROTOCOL_VERSION: Final = 1
-MAX_PAYLOAD_BYTES: Final = 64 * 1024
 MAX_ID_LENGTH: Final = 128
-# Oversized or undecodable payloads are kept in the log only as their first characters.
+# A refused payload is kept in the log only as its first characters: enough to see what was
+# sent, never a way to fill the disk.
 LOGGED_PAYLOAD_CHARS: Final = 2000
+# A reply is final for its id (docs/mqtt.md, "Ids"), except that of a command the engine
+# failed on: that is a bug, and the same command sent again (to a fixed daemon) is decided again.
+RETRYABLE_KINDS: Final = frozenset({"internal"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,43 +66,69 @@ class _Refusal(Exception):
 
 
 class Referee:
-    """One table's game, its rejected commands and its id index, backed by a GameLog."""
+    """One table's game, its refusals and its id index, backed by a GameLog."""
 
     def __init__(self, log_: GameLog) -> None:
         self.log = log_
         self.game = Game()
-        self.rejected: list[dict[str, Any]] = []
+        self.refusals = Refusals()
         self.replies_by_id: dict[str, dict[str, Any]] = {}
         self.last_seq = 0
         self._unsaved: list[CommandRecord] = []
-        self._unsaved_ids: list[str] = []
 
     @property
     def table(self) -> str:
         return self.log.table
 
     def load(self) -> None:
-        """Rebuilds the game, the rejected list and the id index from the log."""
+        """Rebuilds the game, the refusals and the id index from the log.
+
+        What the log holds never stops a table from starting: records the store could not
+        read are skipped (it says so), and a game whose events stop replaying is rebuilt up
+        to the last event that does, with an error in the daemon's log.
+        """
         events: list[Event] = []
-        rejected: list[dict[str, Any]] = []
+        refusals = Refusals()
         replies: dict[str, dict[str, Any]] = {}
         last_seq = 0
         for record in self.log.records():
             last_seq = record.seq
             events.extend(record.events)
             if not record.ok:
-                rejected.append({"line": record.seq, "error": record.reply.get("error", "")})
+                refusals.add(record.seq, str(record.reply.get("error", "")))
+            elif any(isinstance(event, GameStarted) for event in record.events):
+                refusals.new_game()
             if record.command_id is not None:
                 replies[record.command_id] = record.reply
-        try:
-            self.game = Game.from_events(events)
-        except RulesError as error:  # only a damaged or foreign log gets here
-            raise StoreError(f"the log of table {self.table!r} does not replay: {error}") from error
-        self.rejected = rejected
+        self.game = self._replay(events)
+        self.refusals = refusals
         self.replies_by_id = replies
         self.last_seq = last_seq
         self._unsaved.clear()
-        self._unsaved_ids.clear()
+
+    def _replay(self, events: list[Event]) -> Game:
+        try:
+            return Game.from_events(events)
+        except RulesError as error:  # only a damaged or foreign log gets here
+            # The longest prefix that replays (each longer one fails once one does).
+            game, low, high = Game(), 0, len(events) - 1
+            while low < high:
+                middle = (low + high + 1) // 2
+                try:
+                    game = Game.from_events(events[:middle])
+                    low = middle
+                except RulesError:
+                    high = middle - 1
+            game = Game.from_events(events[:low])
+            log.error(
+                "table %s: the log does not replay past event %d of %d (%s); the game goes on "
+                "from there, and the log file keeps every record",
+                self.table,
+                len(game.events),
+                len(events),
+                error,
+            )
+            return game
 
     # -- deciding -------------------------------------------------------------------------
 
@@ -97,29 +136,11 @@ class Referee:
         """Decides one payload from `game/command`; nothing is durable until commit()."""
         command_id: str | None = None
         id_value: str | int | None = None
-        text = ""
         try:
-            if len(payload) > MAX_PAYLOAD_BYTES:
-                raise _Refusal(
-                    "too_large",
-                    f"payload of {len(payload)} bytes is over the {MAX_PAYLOAD_BYTES}-byte limit",
-                )
             try:
-                text = payload.decode("utf-8")
-            except UnicodeDecodeError as error:
-                raise _Refusal(
-                    "invalid", f"payload is not UTF-8 text (byte {error.start})"
-                ) from None
-            try:
-                raw = json.loads(text)
-            except json.JSONDecodeError as error:
-                raise _Refusal(
-                    "invalid", f"not valid JSON: {error.msg} at column {error.colno}"
-                ) from None
-            except RecursionError:
-                raise _Refusal("invalid", "not valid JSON: nested too deeply") from None
-            except ValueError as error:  # e.g. an integer of more than 4,300 digits
-                raise _Refusal("invalid", f"not valid JSON: {error}") from None
+                raw = read_json(payload)
+            except PayloadError as error:
+                raise _Refusal(error.kind, str(error), error.field) from None
             if isinstance(raw, dict):
                 # multi_stage's `id` is its stage's name and its request id at once (the
                 # vocabulary of `tabletop replay`), so a stage name is used once per table.
@@ -132,19 +153,26 @@ class Referee:
             before = len(self.game.events)
             try:
                 events = self.game.execute(raw)
+                events_json = tuple(event_to_json(event) for event in events)
+                # The engine copies text from the command into its events; check what will
+                # be stored and published once more, so nothing unencodable gets that far.
+                check_value(list(events_json), "events")
             except IllegalMove as error:
                 raise _Refusal("illegal", str(error), field=error.rule) from None
             except InvalidCommand as error:
                 raise _Refusal("invalid", str(error), field=error.field) from None
             except RulesError as error:
                 raise _Refusal("invalid", str(error)) from None
+            except PayloadError as error:
+                self.game = Game.from_events(self.game.events[:before])
+                raise _Refusal("invalid", str(error), error.field) from None
             except Exception as error:  # a bug in the engine must not take the table down
                 log.exception("the rules engine failed on a command at table %s", self.table)
                 raise _Refusal(
                     "internal", f"internal: the rules engine failed: {error!r}"
                 ) from None
         except _Refusal as refusal:
-            return self._refuse(command_id, id_value, payload, text, refusal)
+            return self._refuse(command_id, id_value, payload, refusal)
         seq = self._next_seq()
         reply = {
             "v": PROTOCOL_VERSION,
@@ -153,7 +181,9 @@ class Referee:
             "seq": seq,
             "events": len(events),
         }
-        events_json = tuple(event_to_json(event) for event in events)
+        if any(isinstance(event, GameStarted) for event in events):
+            self.refusals.new_game()
+        text = payload.decode("utf-8")
         self._queue(CommandRecord(seq, command_id, text, reply, events, events_json))
         return Outcome(reply, events, events_json, first_event_number=before + 1)
 
@@ -162,7 +192,6 @@ class Referee:
         command_id: str | None,
         id_value: str | int | None,
         payload: bytes,
-        text: str,
         refusal: _Refusal,
     ) -> Outcome:
         seq = self._next_seq()
@@ -171,18 +200,17 @@ class Referee:
             "id": id_value,
             "ok": False,
             "seq": seq,
-            "error": str(refusal),
+            "error": short_error(str(refusal)),
             "kind": refusal.kind,
         }
         if refusal.kind == "illegal":
             reply["rule"] = refusal.field
         elif refusal.field is not None:
             reply["field"] = refusal.field
-        logged = text if text and refusal.kind != "too_large" else payload[:LOGGED_PAYLOAD_CHARS]
-        if isinstance(logged, bytes):
-            logged = logged.decode("utf-8", errors="replace")
-        self._queue(CommandRecord(seq, command_id, logged[:MAX_PAYLOAD_BYTES], reply))
-        self.rejected.append({"line": seq, "error": reply["error"]})
+        logged = payload[: LOGGED_PAYLOAD_CHARS * 4].decode("utf-8", errors="replace")
+        remembered = command_id if refusal.kind not in RETRYABLE_KINDS else None
+        self._queue(CommandRecord(seq, remembered, logged[:LOGGED_PAYLOAD_CHARS], reply))
+        self.refusals.add(seq, reply["error"])
         return Outcome(reply)
 
     def _next_seq(self) -> int:
@@ -193,7 +221,6 @@ class Referee:
         self._unsaved.append(record)
         if record.command_id is not None:
             self.replies_by_id[record.command_id] = record.reply
-            self._unsaved_ids.append(record.command_id)
 
     # -- saving ---------------------------------------------------------------------------
 
@@ -216,13 +243,26 @@ class Referee:
             self.load()
             raise
         self._unsaved.clear()
-        self._unsaved_ids.clear()
 
     # -- views ----------------------------------------------------------------------------
 
     def state_json(self) -> dict[str, Any]:
-        """What `game/state` carries: `tabletop replay --json` of the same commands."""
-        return {**state_to_json(self.game.state), "rejected": list(self.rejected)}
+        """The referee's full view (`referee/state`): `tabletop replay --json` of the same
+        commands, every face-down card included."""
+        return {**state_to_json(self.game.state), "rejected": self.refusals.to_json()}
+
+    def public_state_json(self) -> dict[str, Any]:
+        """What anyone may see (`game/state`): no face-down card, no refusal's words (a
+        refusal can quote a dealt card); `refused` counts this game's refusals."""
+        return {**public_state_to_json(self.game.state), "refused": self.refusals.count}
+
+    @staticmethod
+    def public_events_json(outcome: Outcome) -> list[dict[str, Any]]:
+        """The events of an outcome as anyone may see them, numbered as in the game's log."""
+        return [
+            {"number": outcome.first_event_number + offset, **public_event_to_json(event)}
+            for offset, event in enumerate(outcome.events)
+        ]
 
     def prompt_json(self) -> dict[str, Any]:
         """What `game/prompt` carries: the pending item structured, and in words."""

@@ -8,8 +8,8 @@ every command that arrived while the previous one was being written.
 
 from __future__ import annotations
 
-import json
 import logging
+import secrets
 import threading
 import time
 from collections.abc import Sequence
@@ -19,6 +19,8 @@ from typing import Any, Final
 from rules.sixshooter import describe_event
 from rules.sixshooter.reading import Action, Execute
 from tabletop.mqtt import BrokerUrl, Connected, Disconnected, Message, MqttLink, Will
+from tabletop.payload import PayloadError, encode, read_json
+from tabletop.throttled_log import ThrottledLog
 from tabletop.topics import TableTopics
 
 from .referee import PROTOCOL_VERSION, Outcome, Referee
@@ -32,11 +34,6 @@ OFFLINE: Final = b"offline"
 MAX_BATCH: Final = 512
 # A table move can lead to another (a deal, then nothing else): a bound in case of a bug.
 MAX_TABLE_STEPS: Final = 8
-
-
-def encode(payload: dict[str, Any]) -> bytes:
-    """The wire form of every JSON payload: compact UTF-8."""
-    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
 class RulesDaemon:
@@ -60,9 +57,15 @@ class RulesDaemon:
         subscriptions = [(self.topics.command, 1)]
         if self.physical is not None:
             subscriptions += self.physical.subscriptions
+        # Commands and table events are things to do now: a retained one would be done
+        # again by every daemon that starts, so a retained message on these is never run.
+        self._never_retained = {self.topics.command, self.topics.mat_event, self.topics.dice_event}
+        self._warnings = ThrottledLog(log)
         self.link = MqttLink(
             url,
-            client_id=f"tabletop-rules-{table}",
+            # Unguessable: a client connecting with the daemon's id would take its session
+            # over (MQTT gives an id to the newest connection), and the table would go deaf.
+            client_id=f"tabletop-rules-{table}-{secrets.token_hex(8)}",
             subscriptions=subscriptions,
             will=Will(self.topics.rules_availability, OFFLINE, clean=OFFLINE),
             # The serving loop does the network work itself: a command is read, decided,
@@ -95,11 +98,20 @@ class RulesDaemon:
         self._publish_views()
         self.link.publish_retained(self.topics.rules_availability, ONLINE)
         if not self.link.wait_connected(3.0 if timeout is None else timeout):
-            log.warning(
-                "table %s: no broker at %s yet; still trying (commands wait until then)",
-                self.topics.table,
-                self.url,
-            )
+            if self.link.refusal is not None:
+                log.error(
+                    "table %s: the broker at %s refused the daemon's login (%s): check the "
+                    "user and password in the table's file; still trying",
+                    self.topics.table,
+                    self.url,
+                    self.link.refusal,
+                )
+            else:
+                log.warning(
+                    "table %s: no broker at %s yet; still trying (commands wait until then)",
+                    self.topics.table,
+                    self.url,
+                )
 
     def run(self, stop: threading.Event) -> None:
         """Serves commands until `stop` is set."""
@@ -149,22 +161,20 @@ class RulesDaemon:
         table = self.physical
         now = time.monotonic()
         for item in batch:
-            if isinstance(item, Connected):
-                log.info("table %s: connected to %s", self.topics.table, self.url)
-            elif isinstance(item, Disconnected):
-                log.warning(
-                    "table %s: lost the broker (%s); reconnecting", self.topics.table, item.reason
+            try:
+                self._take(item, outcomes, now)
+            except Exception:  # one message must never cost the others of its batch
+                topic = item.topic if isinstance(item, Message) else type(item).__name__
+                log.exception(
+                    "table %s: a message on %s failed; going on", self.topics.table, topic
                 )
-            elif item.topic == self.topics.command:
-                if table is None:
-                    outcomes.append(self.referee.handle(item.payload))
-                else:
-                    self._table_command(table, item.payload, outcomes, now)
-            elif table is not None and table.owns(item.topic):
-                state = self.referee.game.state
-                self._act(table, table.message(item.topic, item.payload, state, now), outcomes, now)
+                if isinstance(item, Message) and item.topic == self.topics.command:
+                    self._publish_reply(_internal_refusal(item.payload))
         if table is not None:
-            self._act(table, table.reader.tick(self.referee.game.state, now), outcomes, now)
+            try:
+                self._act(table, table.tick(self.referee.game.state, now), outcomes, now)
+            except Exception:
+                log.exception("table %s: reading the table failed; going on", self.topics.table)
             self._publish_table(table)
         if not outcomes:
             return
@@ -195,7 +205,8 @@ class RulesDaemon:
                 continue
             changed = True
             if not outcome.ok and outcome.reply.get("id") is None:
-                log.warning(
+                self._warnings.warning(
+                    "refused without id",
                     "table %s: refused command %s (no id): %s",
                     self.topics.table,
                     outcome.reply["seq"],
@@ -206,6 +217,35 @@ class RulesDaemon:
         if changed:
             self._publish_views()
 
+    def _take(
+        self, item: Message | Connected | Disconnected, outcomes: list[Outcome], now: float
+    ) -> None:
+        """Decides one inbound item; the commands it amounts to go to `outcomes`."""
+        table = self.physical
+        if isinstance(item, Connected):
+            log.info("table %s: connected to %s", self.topics.table, self.url)
+        elif isinstance(item, Disconnected):
+            log.warning(
+                "table %s: lost the broker (%s); reconnecting", self.topics.table, item.reason
+            )
+        elif item.retain and item.topic in self._never_retained:
+            self._warnings.warning(
+                f"retained {item.topic}",
+                "table %s: ignored a retained message on %s (%d bytes): commands and table "
+                "events are never retained; clear it with an empty retained message",
+                self.topics.table,
+                item.topic,
+                len(item.payload),
+            )
+        elif item.topic == self.topics.command:
+            if table is None:
+                outcomes.append(self.referee.handle(item.payload))
+            else:
+                self._table_command(table, item.payload, outcomes, now)
+        elif table is not None and table.owns(item.topic):
+            state = self.referee.game.state
+            self._act(table, table.message(item.topic, item.payload, state, now), outcomes, now)
+
     # -- the physical table ----------------------------------------------------------------
 
     def _table_command(
@@ -213,8 +253,8 @@ class RulesDaemon:
     ) -> None:
         """A game master's command: a deal or a draw without cards waits for the mat."""
         try:
-            raw = json.loads(payload)
-        except (ValueError, UnicodeDecodeError):
+            raw = read_json(payload)
+        except PayloadError:
             raw = None
         if not isinstance(raw, dict):
             outcomes.append(self.referee.handle(payload))  # the referee words the refusal
@@ -273,7 +313,8 @@ class RulesDaemon:
     def _publish_events(self, outcome: Outcome) -> None:
         # One message per command: the events a command caused belong together (a roll and
         # the discards, Strikes and offers it brings), and one message costs one round of
-        # acknowledgements instead of one per event.
+        # acknowledgements instead of one per event. The referee's topic has the engine's
+        # events (a deal names every card); game/event only what anyone may see.
         seq = outcome.reply["seq"]
         first = outcome.first_event_number
         events = [
@@ -283,15 +324,37 @@ class RulesDaemon:
             )
         ]
         self.link.publish(
-            self.topics.event, encode({"v": PROTOCOL_VERSION, "seq": seq, "events": events})
+            self.topics.referee_event,
+            encode({"v": PROTOCOL_VERSION, "seq": seq, "events": events}),
+        )
+        public = self.referee.public_events_json(outcome)
+        self.link.publish(
+            self.topics.event, encode({"v": PROTOCOL_VERSION, "seq": seq, "events": public})
         )
 
     def _publish_reply(self, reply: dict[str, Any]) -> None:
         self.link.publish(self.topics.reply, encode(reply))
 
     def _publish_views(self) -> None:
-        self.link.publish_retained(self.topics.state, encode(self.referee.state_json()))
+        self.link.publish_retained(self.topics.referee_state, encode(self.referee.state_json()))
+        self.link.publish_retained(self.topics.state, encode(self.referee.public_state_json()))
         prompt = encode(self.referee.prompt_json())
         if prompt != self._last_prompt:
             self.link.publish_retained(self.topics.prompt, prompt)
             self._last_prompt = prompt
+
+
+def _internal_refusal(payload: bytes) -> dict[str, Any]:
+    """The reply to a command the daemon failed on before deciding it: nothing applied."""
+    try:
+        raw = read_json(payload)
+        command_id = raw.get("id") if isinstance(raw, dict) else None
+    except PayloadError:
+        command_id = None
+    return {
+        "v": PROTOCOL_VERSION,
+        "id": command_id if isinstance(command_id, str | int) else None,
+        "ok": False,
+        "error": "internal: the daemon failed on this command; nothing was applied",
+        "kind": "internal",
+    }

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import logging
 import os
 import sqlite3
 from collections.abc import Iterable, Iterator
@@ -22,6 +23,8 @@ from rules.errors import RulesError
 from rules.sixshooter import Event, event_from_json, event_to_json
 
 from .errors import DaemonError
+
+log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
 
@@ -152,30 +155,56 @@ class GameLog:
         return self._db
 
     def records(self) -> Iterator[CommandRecord]:
-        """Every command logged for this table, oldest first, with the events it caused."""
+        """Every command logged for this table, oldest first, with the events it caused.
+
+        A row that cannot be read (damaged, or written by a version that stored text it
+        should not have) is skipped with an error in the daemon's log, never fatal: the
+        table must start whatever its log holds. The row stays in the file.
+        """
         db = self._conn()
         try:
             events: dict[int, list[Event]] = {}
             count = 0
-            for seq, text in db.execute(
-                "SELECT seq, event FROM events WHERE table_id = ? ORDER BY number", (self.table,)
+            for number, seq, text in db.execute(
+                "SELECT number, seq, event FROM events WHERE table_id = ? ORDER BY number",
+                (self.table,),
             ):
-                events.setdefault(seq, []).append(event_from_json(json.loads(text)))
                 count += 1
+                try:
+                    events.setdefault(seq, []).append(event_from_json(json.loads(text)))
+                except (ValueError, TypeError, RulesError) as error:
+                    log.error(
+                        "table %s: event %s in %s is unreadable, skipped: %s",
+                        self.table,
+                        number,
+                        self.path,
+                        error,
+                    )
             self._event_count = count
             rows = db.execute(
                 "SELECT seq, command_id, payload, reply FROM commands WHERE table_id = ? "
                 "ORDER BY seq",
                 (self.table,),
             ).fetchall()
-        except (sqlite3.Error, ValueError, RulesError) as error:
+        except sqlite3.Error as error:
             raise StoreError(
                 f"cannot read table {self.table!r} from {self.path}: {error}"
             ) from error
-        for seq, command_id, payload, reply in rows:
-            yield CommandRecord(
-                seq, command_id, payload, json.loads(reply), tuple(events.get(seq, ()))
-            )
+        for seq, command_id, payload, reply_text in rows:
+            try:
+                reply = json.loads(reply_text)
+                if not isinstance(reply, dict):
+                    raise ValueError("the reply is not a JSON object")
+            except (ValueError, TypeError) as error:
+                log.error(
+                    "table %s: command %s in %s is unreadable, skipped: %s",
+                    self.table,
+                    seq,
+                    self.path,
+                    error,
+                )
+                continue
+            yield CommandRecord(seq, command_id, payload, reply, tuple(events.get(seq, ())))
 
     def append(self, records: Iterable[CommandRecord]) -> None:
         """Writes a batch of commands and their events in one transaction, durably."""
@@ -207,7 +236,9 @@ class GameLog:
             db.executemany("INSERT INTO commands VALUES (?, ?, ?, ?, ?, ?)", command_rows)
             db.executemany("INSERT INTO events VALUES (?, ?, ?, ?)", event_rows)
             db.execute("COMMIT")
-        except sqlite3.Error as error:
+        except Exception as error:
+            # Whatever went wrong (the disk, or a value SQLite cannot bind), the transaction
+            # must not stay open: it would hold the write lock of every table in this file.
             if db.in_transaction:
                 db.execute("ROLLBACK")
             raise StoreError(

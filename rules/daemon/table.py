@@ -3,15 +3,17 @@
 `PhysicalTable` decodes what the bridge publishes (`mat/snapshot`, `mat/event`, `dice/event`),
 hands it to the pure `TableReader`, and keeps what the table must be told: the alerts and
 instructions (retained on `table/alert`) and the Strike LED frame (retained on `leds/frame`).
-Malformed payloads are logged and dropped; they never reach the game.
+Malformed payloads are logged and dropped; they never reach the game. Only the bridge the
+daemon expects is heard: each of its messages carries its boot id and a rising `seq`
+(`BridgeGate`); anything else on those topics is dropped with an alert.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from hardware.leds import frame_for_strikes
@@ -19,11 +21,58 @@ from rules.cards import parse_card
 from rules.errors import RulesError
 from rules.sixshooter.reading import EMPTY, Action, Alert, AlertCleared, SlotView, TableReader
 from rules.sixshooter.state import GameState
+from tabletop.payload import read_json
+from tabletop.throttled_log import ThrottledLog
 from tabletop.topics import TableTopics
 
 log = logging.getLogger(__name__)
 
 ALERT_FORMAT_VERSION: Final = 1
+BRIDGE_ALERT: Final = "bridge"
+# How long after the last message of an unexpected sender its alert stays up.
+STRANGER_ALERT_SECONDS: Final = 10.0
+_BRIDGE_ID = re.compile(r"^[0-9A-Za-z_-]{1,64}$")
+
+
+@dataclass(slots=True)
+class BridgeGate:
+    """Which bridge's table events the daemon takes: one bridge, each message newer than the last.
+
+    The first bridge heard is the table's; another is taken instead only when it has just
+    started (its first message, `seq` 1) or the table's bridge said it went offline. Per
+    topic a message must carry a higher `seq` than the last taken: a repeat (a QoS 1
+    redelivery, a replay of an old message) is dropped.
+    """
+
+    bridge: str | None = None
+    last_seq: dict[str, int] = field(default_factory=dict)
+
+    def admit(self, topic: str, raw: dict[str, Any]) -> bool | str:
+        """True to take the message, False to drop it quietly (a repeat), or why it is refused."""
+        sender, seq = raw.get("bridge"), raw.get("seq")
+        if not isinstance(sender, str) or not _BRIDGE_ID.match(sender):
+            return 'it names no bridge (a "bridge" id of 1-64 letters and digits)'
+        if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
+            return f'bridge {sender}: it has no sequence number ("seq" 1, 2, 3, ...)'
+        if sender != self.bridge:
+            if self.bridge is not None and seq != 1:
+                return (
+                    f"it comes from bridge {sender}, but this table's bridge is {self.bridge}: "
+                    "is a second bridge running for this table?"
+                )
+            self.bridge = sender
+            self.last_seq.clear()
+        if seq <= self.last_seq.get(topic, 0):
+            return False
+        self.last_seq[topic] = seq
+        return True
+
+    def offline(self) -> None:
+        """The table's bridge stopped: the next bridge to speak becomes the table's."""
+        self.bridge = None
+        self.last_seq.clear()
+
+
 _SLOT_ZONE = re.compile(r"^s([1-9])\.([1-6])$")
 
 
@@ -35,36 +84,70 @@ class PhysicalTable:
         self.seats = list(seats)
         self.reader = TableReader(self.seats, grace=grace)
         self.alerts: dict[str, Alert] = {}
+        self.gate = BridgeGate()
         self.dropped = 0
+        self._stranger_seen: float | None = None
+        self._warnings = ThrottledLog(log)
 
     @property
     def subscriptions(self) -> list[tuple[str, int]]:
         """The bridge's topics this daemon reads."""
-        return [
-            (self.topics.mat_snapshot, 1),
-            (self.topics.mat_event, 1),
-            (self.topics.dice_event, 1),
-        ]
+        return [(topic, 1) for topic in self._topics]
+
+    @property
+    def _topics(self) -> tuple[str, ...]:
+        return (
+            self.topics.mat_snapshot,
+            self.topics.mat_event,
+            self.topics.dice_event,
+            self.topics.bridge_availability,
+        )
 
     def owns(self, topic: str) -> bool:
         """True for a topic this class reads."""
-        return topic in (self.topics.mat_snapshot, self.topics.mat_event, self.topics.dice_event)
+        return topic in self._topics
 
     def message(self, topic: str, payload: bytes, state: GameState, now: float) -> list[Action]:
         """Turns one bridge message into the reader's actions; bad payloads are dropped."""
+        if topic == self.topics.bridge_availability:
+            if payload == b"offline":
+                self.gate.offline()
+            return []
         try:
-            raw = json.loads(payload.decode("utf-8"))
+            raw = read_json(payload)
             if not isinstance(raw, dict) or raw.get("v") != 1:
                 raise ValueError('expected a JSON object with "v": 1')
+            admitted = self.gate.admit(topic, raw)
+            if admitted is False:
+                return []
+            if isinstance(admitted, str):
+                return self._stranger(topic, admitted, now)
             if topic == self.topics.mat_snapshot:
                 return self._snapshot(raw, state, now)
             if topic == self.topics.mat_event:
                 return self._mat_event(raw, state, now)
             return self._dice(raw, state, now)
-        except (ValueError, KeyError, TypeError, RulesError) as error:
+        except (ValueError, KeyError, TypeError, RulesError) as error:  # PayloadError too
             self.dropped += 1
-            log.warning("dropped a malformed message on %s: %s", topic, error)
+            self._warnings.warning(
+                f"malformed {topic}", "dropped a malformed message on %s: %s", topic, error
+            )
             return []
+
+    def _stranger(self, topic: str, why: str, now: float) -> list[Action]:
+        self.dropped += 1
+        self._stranger_seen = now
+        self._warnings.warning(f"stranger {topic}", "ignored a message on %s: %s", topic, why)
+        return [Alert(BRIDGE_ALERT, f"table events ignored: {why}")]
+
+    def tick(self, state: GameState, now: float) -> list[Action]:
+        """What the passing of time changes: the reader's grace periods, stale alerts."""
+        actions = self.reader.tick(state, now)
+        seen = self._stranger_seen
+        if seen is not None and now - seen >= STRANGER_ALERT_SECONDS:
+            self._stranger_seen = None
+            actions.append(AlertCleared(BRIDGE_ALERT))
+        return actions
 
     def _snapshot(self, raw: dict[str, Any], state: GameState, now: float) -> list[Action]:
         zones = raw["zones"]

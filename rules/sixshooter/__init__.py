@@ -10,7 +10,14 @@ from .engine import Game
 from .events import Event, event_from_json, event_name, event_to_json
 from .model import Descriptor, Method, Options, Outcome, Phase, SlotState, Status
 from .state import GameState
-from .view import describe_event, pending_to_json, render_table, state_to_json
+from .view import (
+    describe_event,
+    pending_to_json,
+    public_event_to_json,
+    public_state_to_json,
+    render_table,
+    state_to_json,
+)
 
 __all__ = [
     "Command",
@@ -30,6 +37,8 @@ __all__ = [
     "event_to_json",
     "parse_command",
     "pending_to_json",
+    "public_event_to_json",
+    "public_state_to_json",
     "render_table",
     "state_to_json",
 ]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..cards import Card, parse_card
-from ..errors import InvalidCommand
+from ..errors import InvalidCommand, quote
 from .model import HAND_SIZE, Descriptor, Method, Options
 
 # Keys a transport may add to any command (correlation id, payload version, origin).
@@ -218,7 +218,7 @@ class _Reader:
     def text(self, key: str, limit: int = MAX_NAME_LENGTH, value: Any = None) -> str:
         value = self.get(key) if value is None else value
         if not isinstance(value, str) or not value.strip():
-            raise self.fail(key, f"expected a non-empty string, got {value!r}")
+            raise self.fail(key, f"expected a non-empty string, got {quote(value)}")
         if len(value) > limit:
             raise self.fail(key, f"longer than {limit} characters")
         return value
@@ -226,7 +226,7 @@ class _Reader:
     def integer(self, key: str, low: int, high: int, value: Any = None) -> int:
         value = self.get(key) if value is None else value
         if not isinstance(value, int) or isinstance(value, bool):
-            raise self.fail(key, f"expected an integer, got {value!r}")
+            raise self.fail(key, f"expected an integer, got {quote(value)}")
         if not low <= value <= high:
             raise self.fail(key, f"must be {low} to {high}, got {value}")
         return value
@@ -234,19 +234,19 @@ class _Reader:
     def boolean(self, key: str) -> bool:
         value = self.get(key)
         if not isinstance(value, bool):
-            raise self.fail(key, f"expected true or false, got {value!r}")
+            raise self.fail(key, f"expected true or false, got {quote(value)}")
         return value
 
     def array(self, key: str) -> list[Any]:
         value = self.get(key)
         if not isinstance(value, list):
-            raise self.fail(key, f"expected a list, got {value!r}")
+            raise self.fail(key, f"expected a list, got {quote(value)}")
         return value
 
     def mapping(self, key: str) -> dict[str, Any]:
         value = self.get(key)
         if not isinstance(value, dict):
-            raise self.fail(key, f"expected an object keyed by player name, got {value!r}")
+            raise self.fail(key, f"expected an object keyed by player name, got {quote(value)}")
         return value
 
     def method(self, key: str, value: Any = None) -> Method:
@@ -255,12 +255,12 @@ class _Reader:
             return Method(value)
         except ValueError:
             expected = "expected danger, sharpness, slyness or charm"
-            raise self.fail(key, f"{expected}, got {value!r}") from None
+            raise self.fail(key, f"{expected}, got {quote(value)}") from None
 
     def card_ref(self, key: str, value: Any = None) -> CardRef:
         value = self.get(key) if value is None else value
         if not isinstance(value, dict) or set(value) != {"player", "slot"}:
-            raise self.fail(key, f'expected {{"player": NAME, "slot": 1-6}}, got {value!r}')
+            raise self.fail(key, f'expected {{"player": NAME, "slot": 1-6}}, got {quote(value)}')
         return CardRef(
             self.text(f"{key}.player", value=value["player"]),
             self.integer(f"{key}.slot", 1, HAND_SIZE, value=value["slot"]),
@@ -280,7 +280,7 @@ def _read_new_game(r: _Reader) -> NewGame:
     if r.has("seed"):
         seed = r.get("seed")
         if not isinstance(seed, int | str) or isinstance(seed, bool):
-            raise r.fail("seed", f"expected an integer or a string, got {seed!r}")
+            raise r.fail("seed", f"expected an integer or a string, got {quote(seed)}")
     deck = None
     if r.has("deck"):
         deck = tuple(
@@ -330,7 +330,7 @@ def _read_operator(r: _Reader, index: int, raw: Any) -> OperatorSpec:
     except ValueError:
         raise r.fail(
             f"{where}.descriptor",
-            f"expected dangerous, sharp, sly or charming, got {raw['descriptor']!r}",
+            f"expected dangerous, sharp, sly or charming, got {quote(raw['descriptor'])}",
         ) from None
     archetype = raw.get("archetype", "")
     if not isinstance(archetype, str) or len(archetype) > MAX_TEXT_LENGTH:
@@ -339,7 +339,7 @@ def _read_operator(r: _Reader, index: int, raw: Any) -> OperatorSpec:
     if isinstance(lucky_raw, int) and not isinstance(lucky_raw, bool):
         lucky_raw = [lucky_raw]
     if not isinstance(lucky_raw, list):
-        raise r.fail(f"{where}.lucky", f"expected a list of numbers 2-10, got {lucky_raw!r}")
+        raise r.fail(f"{where}.lucky", f"expected a list of numbers 2-10, got {quote(lucky_raw)}")
     lucky = tuple(
         r.integer(f"{where}.lucky[{i}]", 2, 10, value=number) for i, number in enumerate(lucky_raw)
     )
@@ -355,7 +355,9 @@ def _read_challenge(r: _Reader) -> Challenge:
         critical = None
     else:
         if not isinstance(critical_raw, int) or isinstance(critical_raw, bool):
-            raise r.fail("critical", f'expected an integer or "impossible", got {critical_raw!r}')
+            raise r.fail(
+                "critical", f'expected an integer or "impossible", got {quote(critical_raw)}'
+            )
         critical = critical_raw
     card = r.card_ref("card") if r.has("card") else None
     wager = r.integer("wager", 0, 3) if r.has("wager") else 0
@@ -448,7 +450,8 @@ def parse_command(raw: object) -> Command:
     read = _READERS.get(name)
     if read is None:
         raise InvalidCommand(
-            f"unknown command {name!r}; known commands are {', '.join(COMMAND_NAMES)}", field="cmd"
+            f"unknown command {quote(name)}; known commands are {', '.join(COMMAND_NAMES)}",
+            field="cmd",
         )
     reader = _Reader(raw, name)
     command = read(reader)

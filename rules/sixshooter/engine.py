@@ -28,6 +28,7 @@ from ..errors import (
     UnknownPlayer,
     WagerNotAllowed,
     WrongPhase,
+    quote,
 )
 from . import commands as cm
 from . import events as ev
@@ -141,7 +142,7 @@ def _operator(state: GameState, name: str) -> Operator:
     operator = state.operators.get(name)
     if operator is None:
         seated = ", ".join(state.operators) or "nobody"
-        raise UnknownPlayer(f"no player named {name!r} at this table (seated: {seated})")
+        raise UnknownPlayer(f"no player named {quote(name)} at this table (seated: {seated})")
     return operator
 
 
@@ -349,7 +350,7 @@ def _new_game(turn: _Turn, c: cm.NewGame) -> None:
     starting: dict[int, str] = {}
     for spec in c.players:
         if spec.name.casefold() in seen_names:
-            raise SetupError(f"two players are named {spec.name!r}: names must differ")
+            raise SetupError(f"two players are named {quote(spec.name)}: names must differ")
         seen_names.add(spec.name.casefold())
         if not spec.lucky:
             raise SetupError(f"{spec.name} needs a Lucky Number from 2 to 10", "operators")
@@ -479,7 +480,7 @@ def _multi_stage(turn: _Turn, c: cm.MultiStage) -> None:
     _require_phase(state, "multi_stage", Phase.PLAY)
     if c.stage in state.stages:
         raise ChallengeError(
-            f"the multi-stage challenge {c.stage!r} is already open", "multi-stage challenges"
+            f"the multi-stage challenge {quote(c.stage)} is already open", "multi-stage challenges"
         )
     turn.emit(ev.StageOpened(c.stage, c.needed))
 
@@ -504,7 +505,7 @@ def _challenge(turn: _Turn, c: cm.Challenge) -> None:
         _check_wager(operator, c.wager)
     if c.stage is not None and c.stage not in state.stages:
         raise ChallengeError(
-            f"no multi-stage challenge {c.stage!r} is open: open it with multi_stage first",
+            f"no multi-stage challenge {quote(c.stage)} is open: open it with multi_stage first",
             "multi-stage challenges",
         )
     card = _usable_card(state, c.card, c.player, c.method) if c.card is not None else None

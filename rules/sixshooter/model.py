@@ -8,7 +8,7 @@ from enum import Enum
 from typing import Any
 
 from ..cards import Card, Rank, Suit
-from ..errors import InvalidCommand
+from ..errors import InvalidCommand, quote
 
 HAND_SIZE = 6
 MAX_STRIKES = 3
@@ -174,14 +174,16 @@ def _option_value(default: object, value: object, where: str) -> object:
         except ValueError:
             choices = ", ".join(repr(member.value) for member in type(default))
             raise InvalidCommand(
-                f"{where}: expected one of {choices}, got {value!r}", field=where
+                f"{where}: expected one of {choices}, got {quote(value)}", field=where
             ) from None
     if isinstance(default, bool):
         if not isinstance(value, bool):
-            raise InvalidCommand(f"{where}: expected true or false, got {value!r}", field=where)
+            raise InvalidCommand(
+                f"{where}: expected true or false, got {quote(value)}", field=where
+            )
         return value
     if isinstance(default, int):
         if not isinstance(value, int) or isinstance(value, bool):
-            raise InvalidCommand(f"{where}: expected an integer, got {value!r}", field=where)
+            raise InvalidCommand(f"{where}: expected an integer, got {quote(value)}", field=where)
         return value
     raise AssertionError(f"option {where} has an unsupported type")  # pragma: no cover

@@ -20,7 +20,7 @@ until the table matches again. The reader does no I/O and reads no clock: caller
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -227,7 +227,7 @@ class TableReader:
                     self._proposed.add(key)
                     actions.append(Execute(command))
                 continue
-            fix = _fix(name, slot, want, have)
+            fix = _fix(name, slot, want, have, state.discard)
             if self._agreed.get(zone) == have:
                 instructions.append(fix)  # the rules moved this card; the player has not yet
             else:
@@ -337,14 +337,26 @@ def _zone_key(zone: tuple[int, int]) -> str:
     return f"s{zone[0] + 1}.{zone[1]}"
 
 
-def _fix(name: str, slot: int, want: SlotView, have: SlotView) -> str:
-    """What a player must do to make a slot match, in plain words."""
+def _fix(
+    name: str, slot: int, want: SlotView, have: SlotView, discard: Collection[Card] = ()
+) -> str:
+    """What a player must do to make a slot match, in plain words.
+
+    The words go to every display at the table, so they never name a card that is, or
+    should be, face-down, unless the rules have already shown it (it is in the discard pile):
+    only the card's owner may know it ("Each player should place their six cards
+    face-down")."""
     where = f"{name}'s slot {slot}"
+    shown = have.face_up or (have.card is not None and have.card in discard)
+    lying = have.card if shown else "the face-down card"
     if want == EMPTY:
-        return f"{where}: discard {have.card} (the slot should be empty)"
+        return f"{where}: discard {lying} (the slot should be empty)"
+    if not want.face_up and have.face_up and have.card == want.card:
+        return f"{where}: turn {want.card} face-down"  # it lies face-up for all to see
+    wanted = want.card if want.face_up else "its own card"
     face = "face-up" if want.face_up else "face-down"
     if have.card is None:
-        return f"{where}: put {want.card} back, {face}"
+        return f"{where}: put {wanted} back, {face}"
     if have.card != want.card:
-        return f"{where}: expected {want.card} {face}, found {have.card}; put {want.card} back"
-    return f"{where}: turn {want.card} {face}"
+        return f"{where}: {lying} does not belong here; put {wanted} back, {face}"
+    return f"{where}: turn {wanted} {face}"

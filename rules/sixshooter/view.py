@@ -50,6 +50,27 @@ def state_to_json(state: GameState) -> dict[str, Any]:
     }
 
 
+def public_state_to_json(state: GameState) -> dict[str, Any]:
+    """The snapshot anyone at the table may see: a face-down card is shown only as face-down.
+
+    "Each player should place their six cards face-down": which card lies face-down is the
+    one thing the table hides, so the public snapshot names no face-down card (the discard
+    pile and face-up cards are on the table for all to see)."""
+    snapshot = state_to_json(state)
+    for player in snapshot["players"]:
+        player["slots"] = [
+            {**slot, "card": None} if slot["state"] == SlotState.FACE_DOWN.value else slot
+            for slot in player["slots"]
+        ]
+    return snapshot
+
+
+def public_event_to_json(event: ev.Event) -> dict[str, Any]:
+    """An event as anyone at the table may see it: its type and its words, which name no
+    face-down card (the engine's event itself may: a deal lists every hand)."""
+    return {"type": ev.event_name(event), "text": describe_event(event)}
+
+
 def pending_to_json(state: GameState) -> dict[str, Any] | None:
     """What the game waits for now, structured, with `prompt` in plain words; None if only for
     the game master."""

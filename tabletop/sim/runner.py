@@ -210,14 +210,15 @@ class SimulatedTable:
             bridge_thread.join(10)
             bridge.close()
             daemon_thread.join(10)
-            self.applied = [
-                json.loads(record.payload) for record in daemon.referee.log.records() if record.ok
-            ]
+            records = list(daemon.referee.log.records())
+            self.applied = [json.loads(record.payload) for record in records if record.ok]
             self.final_state = daemon.referee.state_json()
             daemon.close()
-        self.summary.commands_applied = daemon.referee.last_seq - len(daemon.referee.rejected)
-        self.summary.commands_refused = len(daemon.referee.rejected)
-        self.summary.refusals = [entry["error"] for entry in daemon.referee.rejected]
+        # Every game's, from the log: the state's list of refusals holds the last game's.
+        refusals = [str(record.reply.get("error")) for record in records if not record.ok]
+        self.summary.commands_applied = len(self.applied)
+        self.summary.commands_refused = len(refusals)
+        self.summary.refusals = refusals
 
     def _play(
         self, client: TableClient, mat: SimulatedMat, dice: DiceTray, leds: SimulatedLeds
@@ -250,7 +251,7 @@ class SimulatedTable:
         deadline = time.monotonic() + 600 * self.games
         while games < self.games and time.monotonic() < deadline:
             client.pump(0.01)
-            state = client.retained.get(client.topics.state)
+            state = client.retained.get(client.state_topic)
             alerts = _json(client.retained.get(alert_topic)) or {"alerts": [], "instructions": []}
             self._count_alerts(alerts)
             if state != last_state:

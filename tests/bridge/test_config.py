@@ -49,7 +49,8 @@ def change(path: str, value: Any) -> dict[str, Any]:
     [
         ("mat.prot", "x", "mat.prot: unknown key; known keys are port, cards, draw_pad"),
         ("mat.port", 3, "mat.port: expected text, got 3"),
-        ("table.id", "my table", "table.id: 'my table' must be 1-32 letters"),
+        ("table.id", "my table", "table.id: table id 'my table': use 1-64 letters"),
+        ("table.id", "t" * 65, "use 1-64 letters"),
         ("table.id", KeyError, "table.id: missing"),
         ("leds.backend", "neon", "leds.backend: 'neon' is not a backend"),
         ("camera.fps", 0, "camera.fps: must be 1.0 to 120.0, got 0"),

@@ -91,13 +91,13 @@ def test_a_broker_restart_mid_game_and_the_game_goes_on(
             with client(broker.url, table) as fresh:
                 pump_until(
                     fresh,
-                    lambda: fresh.retained.get(fresh.topics.state) == expected_half,
+                    lambda: fresh.retained.get(fresh.state_topic) == expected_half,
                     15,
                     "the state republished after the restart",
                 )
             replies = [gm.send(command, timeout=20) for command in commands[half:]]
             assert [r["seq"] for r in replies] == list(range(half + 1, len(commands) + 1))
-            pump_until(gm, lambda: gm.retained.get(gm.topics.state) == expected, 10, "the end")
+            pump_until(gm, lambda: gm.retained.get(gm.state_topic) == expected, 10, "the end")
     finally:
         broker.stop()
 

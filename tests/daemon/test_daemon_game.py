@@ -18,7 +18,7 @@ def test_a_full_game_over_mqtt_ends_in_the_state_tabletop_replay_prints(
     assert expected["phase"] == "finished" and expected["rejected"], "the game file changed"
     with running_daemon(broker.url, table, db), client(broker.url, table, True) as gm:
         replies = [gm.send(command) for command in commands]
-        pump_until(gm, lambda: gm.retained.get(gm.topics.state) == expected, 10, "final state")
+        pump_until(gm, lambda: gm.retained.get(gm.state_topic) == expected, 10, "final state")
         refused = [r["seq"] for r in replies if not r["ok"]]
         assert refused == [entry["line"] for entry in expected["rejected"]]
         assert [r["seq"] for r in replies] == list(range(1, len(commands) + 1))

@@ -67,7 +67,7 @@ def running(broker: Broker, table: str, db: Path) -> Iterator[RunningTable]:
 
 
 def phase(gm: Any) -> Any:
-    state = gm.retained.get(gm.topics.state)
+    state = gm.retained.get(gm.state_topic)
     return state.get("phase") if isinstance(state, dict) else None
 
 
