@@ -9,6 +9,7 @@ with a message, never in an exception.
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass
 from typing import Any, Final
@@ -25,7 +26,7 @@ from rules.sixshooter import (
     state_to_json,
 )
 from rules.sixshooter.events import GameStarted
-from tabletop.payload import PayloadError, check_value, read_json
+from tabletop.payload import MAX_PAYLOAD_BYTES, PayloadError, check_value, read_json
 
 from .store import CommandRecord, GameLog, StoreError
 
@@ -140,6 +141,13 @@ class Referee:
             try:
                 raw = read_json(payload)
             except PayloadError as error:
+                # The reply still carries the id when one can be read, so the sender is not
+                # left waiting for an answer that never comes.
+                id_value = _salvage_id(payload)
+                command_id = None if id_value is None else str(id_value)
+                if command_id is not None and command_id in self.replies_by_id:
+                    reply = {**self.replies_by_id[command_id], "duplicate": True}
+                    return Outcome(reply, duplicate=True)
                 raise _Refusal(error.kind, str(error), error.field) from None
             if isinstance(raw, dict):
                 # multi_stage's `id` is its stage's name and its request id at once (the
@@ -295,6 +303,25 @@ def _read_id(raw: dict[str, Any]) -> str | int | None:
     if not text or len(text) > MAX_ID_LENGTH:
         raise _Refusal("invalid", f"id: expected 1 to {MAX_ID_LENGTH} characters", "id")
     return value
+
+
+def _salvage_id(payload: bytes) -> str | int | None:
+    """The id of a payload `read_json` refused, read leniently; None when there is none to read.
+
+    Python's own parser takes what `read_json` refuses (NaN, a repeated key, a lone surrogate
+    escape); an id is only used if it would itself have been accepted."""
+    if len(payload) > MAX_PAYLOAD_BYTES:
+        return None
+    try:
+        raw = json.loads(payload.decode("utf-8"))
+        if not isinstance(raw, dict):
+            return None
+        value = _read_id(raw)
+        if value is not None:
+            check_value(value)
+        return value
+    except (ValueError, RecursionError, _Refusal, PayloadError):
+        return None
 
 
 def _check_version(raw: dict[str, Any]) -> None:

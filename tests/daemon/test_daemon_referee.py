@@ -111,6 +111,29 @@ def test_bad_payloads_are_refused_with_a_reason_and_change_nothing(
     assert after == before
 
 
+@pytest.mark.parametrize(
+    ("payload", "expected_id"),
+    [
+        (b'{"cmd":"roll","value":NaN,"id":"nan-1"}', "nan-1"),
+        (b'{"cmd":"roll","cmd":"end_game","id":7}', 7),
+        (b'{"cmd":"reveal","player":"\\ud800","id":"lone-1"}', "lone-1"),
+        (b'{"cmd":"roll","id":"\\ud800"}', None),
+        (b'{"cmd":"roll","id":"' + b"x" * 200 + b'"', None),
+    ],
+)
+def test_a_refused_payload_is_answered_under_its_id_when_one_can_be_read(
+    db: Path, payload: bytes, expected_id: str | int | None
+) -> None:
+    ref = referee(db)
+    outcome = ref.handle(payload)
+    ref.commit()
+    assert not outcome.ok and outcome.reply["kind"] == "invalid"
+    assert outcome.reply["id"] == expected_id
+    if expected_id is not None:
+        again = ref.handle(payload)
+        assert again.duplicate and again.reply["seq"] == outcome.reply["seq"]
+
+
 def test_a_stage_name_is_also_the_request_id(db: Path) -> None:
     ref = referee(db)
     send(ref, ROSTER)
