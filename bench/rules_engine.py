@@ -1,8 +1,9 @@
-"""Benchmark: Six Shooter commands applied per second on random legal games, on one core.
+"""Benchmark: a game's commands applied per second on random legal games, on one core.
 
-    .venv/bin/python bench/rules_engine.py [--games 200] [--commands 500] [--repeat 5]
+    .venv/bin/python bench/rules_engine.py [--game sixshooter] [--games 200] [--commands 500]
+        [--repeat 5]
 
-Random legal games are generated first (by rules.sixshooter.players, seeded); only the replay of
+Random legal games are generated first (by the game's random player, seeded); only the replay of
 their commands into fresh games is timed, from the JSON objects a client would send (parsing,
 checking, events, fold). The best and the median of --repeat runs are reported.
 """
@@ -22,21 +23,21 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from rules import games as registry
 from rules.errors import RulesError
-from rules.sixshooter import Game
-from rules.sixshooter.players import random_command
+from rules.game import GameRules
 
 
-def legal_games(games: int, commands: int) -> list[list[dict[str, Any]]]:
+def legal_games(rules: GameRules, games: int, commands: int) -> list[list[dict[str, Any]]]:
     """Plays `games` random games of up to `commands` accepted commands each."""
     out = []
     for seed in range(games):
         rng = random.Random(seed)
-        game = Game()
+        game = rules.new_engine()
         accepted: list[dict[str, Any]] = []
         while len(accepted) < commands:
-            command = random_command(game.state, rng)
-            if command["cmd"] == "new_game" and accepted:
+            command = rules.random_command(game.state, rng)
+            if command is None or (command["cmd"] == "new_game" and accepted):
                 break
             try:
                 game.execute(command)
@@ -47,11 +48,11 @@ def legal_games(games: int, commands: int) -> list[list[dict[str, Any]]]:
     return out
 
 
-def replay_all(games: list[list[dict[str, Any]]]) -> tuple[float, int]:
+def replay_all(rules: GameRules, games: list[list[dict[str, Any]]]) -> tuple[float, int]:
     events = 0
     start = time.perf_counter()
     for commands in games:
-        game = Game()
+        game = rules.new_engine()
         for command in commands:
             events += len(game.execute(command))
     return time.perf_counter() - start, events
@@ -59,6 +60,7 @@ def replay_all(games: list[list[dict[str, Any]]]) -> tuple[float, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", default=registry.DEFAULT_GAME, help="which game")
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--commands", type=int, default=500)
     parser.add_argument("--repeat", type=int, default=5)
@@ -67,19 +69,20 @@ def main() -> None:
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
 
     print(f"generating {args.games} random legal games...", file=sys.stderr)
-    games = legal_games(args.games, args.commands)
+    rules = registry.get(args.game)
+    games = legal_games(rules, args.games, args.commands)
     total = sum(len(g) for g in games)
     times = []
     events = 0
     for run in range(args.repeat):
-        elapsed, events = replay_all(games)
+        elapsed, events = replay_all(rules, games)
         times.append(elapsed)
         print(f"run {run + 1}/{args.repeat}: {total / elapsed:,.0f} commands/s", file=sys.stderr)
 
     best = min(times)
     median = sorted(times)[len(times) // 2]
     tracemalloc.start()
-    game = Game()
+    game = rules.new_engine()
     for command in max(games, key=len):
         game.execute(command)
     memory, _ = tracemalloc.get_traced_memory()
@@ -89,6 +92,7 @@ def main() -> None:
         json.dumps(
             {
                 "benchmark": "rules_engine",
+                "game": rules.name,
                 "python": platform.python_version(),
                 "machine": platform.machine(),
                 "games": len(games),

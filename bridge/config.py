@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from hardware.leds import LEDS_PER_SEAT, LedConfig
-from rules.errors import InvalidCommand
-from rules.sixshooter import Options
+from rules import games
+from rules.errors import RulesError
 from tabletop.mqtt import BrokerUrl
 from tabletop.passwords import PasswordHashError, parse_hash
 from tabletop.roles import ALL_TABLES, Role, RoleError, User, check_user_name, parse_role
@@ -145,7 +145,9 @@ class BrokerConfig:
 class RulesConfig:
     """How the rules daemon reads the table: house-rule options and the grace for bumps."""
 
-    options: Options = field(default_factory=Options)
+    game: str = games.DEFAULT_GAME
+    # The game's house rules as JSON values, checked by the game (`tabletop games` lists them).
+    options: dict[str, Any] = field(default_factory=dict)
     grace_seconds: float = 1.5
 
 
@@ -244,7 +246,9 @@ class _Section:
 def parse_config(raw: dict[str, Any]) -> TableConfig:
     """Checks an already-parsed TOML document."""
     _check_encodable(raw, "")
-    top = _Section(raw, "", ("table", "seats", "mat", "camera", "leds", "broker", "rules"))
+    top = _Section(
+        raw, "", ("table", "game", "seats", "mat", "camera", "leds", "broker", "rules")
+    )
     table = _Section(raw.get("table", {}), "table", ("id",))
     table_id = table.text("id", None)
     if table_id is None:
@@ -276,9 +280,11 @@ def parse_config(raw: dict[str, Any]) -> TableConfig:
             f"broker.url: {url!r} must start with mqtt://, mqtts:// or embedded:// "
             "(or leave it out for the embedded broker on 127.0.0.1:1883)"
         )
+    game_name = top.text("game", games.DEFAULT_GAME) or games.DEFAULT_GAME
     try:
-        options = Options.from_json(rules.raw.get("options"), "rules.options")
-    except InvalidCommand as error:
+        game = games.get(game_name, "game")
+        options = game.read_options(rules.raw.get("options"), "rules.options")
+    except RulesError as error:
         raise ConfigError(str(error)) from None
 
     return TableConfig(
@@ -302,7 +308,7 @@ def parse_config(raw: dict[str, Any]) -> TableConfig:
             active_high=leds.flag("active_high", True),
         ),
         broker=_broker(broker, url, table_id),
-        rules=RulesConfig(options, rules.number("grace_seconds", 1.5, 0.0, 30.0)),
+        rules=RulesConfig(game.name, options, rules.number("grace_seconds", 1.5, 0.0, 30.0)),
     )
 
 

@@ -7,12 +7,12 @@ import json
 import sys
 from typing import Any
 
+from . import games
 from .replay import replay_lines
-from .sixshooter import describe_event, render_table
 
 
 def register(subparsers: Any) -> None:
-    """Adds the `replay` subcommand."""
+    """Adds the `replay` and `games` subcommands."""
     parser = subparsers.add_parser(
         "replay",
         help="apply a file of JSON commands and print the game",
@@ -25,6 +25,30 @@ def register(subparsers: Any) -> None:
         "--json", action="store_true", help="print the final state as one JSON object"
     )
     parser.set_defaults(handler=run)
+    listing = subparsers.add_parser(
+        "games",
+        help="list the games this table can host",
+        description="Lists the installed games: name (for `game =` in the table's file, "
+        "`--game` and new_game's \"game\"), title, rules version, the seed text they "
+        "implement, and their options (house rules) with defaults.",
+    )
+    listing.add_argument("--json", action="store_true", help="print the list as JSON")
+    listing.set_defaults(handler=run_games)
+
+
+def run_games(args: argparse.Namespace) -> int:
+    """Prints the installed games."""
+    found = games.available()
+    if args.json:
+        print(json.dumps([info.to_json() for info in found]))
+        return 0
+    for info in found:
+        default = " (default)" if info.name == games.DEFAULT_GAME else ""
+        print(f"{info.name}{default}: {info.title} v{info.version}, seed {info.seed}")
+        for option in info.options:
+            choices = f" [{', '.join(map(str, option.choices))}]" if option.choices else ""
+            print(f"    {option.name} = {json.dumps(option.default)}{choices}: {option.help}")
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,9 +74,9 @@ def run(args: argparse.Namespace) -> int:
             continue
         print(f"line {step.line}: {command}")
         for event in step.events:
-            print(f"    {describe_event(event)}")
+            print(f"    {replay.rules.describe_event(event)}")
     print()
-    print(render_table(replay.game.state))
+    print(replay.rules.render(replay.game.state))
     if replay.rejected:
         print(f"\n{len(replay.rejected)} line(s) refused.")
     return 0

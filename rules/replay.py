@@ -1,4 +1,7 @@
-"""Replays a file of JSON commands through the engine, keeping going past refused lines."""
+"""Replays a file of JSON commands through the games, keeping going past refused lines.
+
+The file's game is the one its `new_game` names (`"game": NAME`), Six Shooter if it names
+none; a later `new_game` may name another once the game before it is over."""
 
 from __future__ import annotations
 
@@ -7,9 +10,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import RulesError
+from . import games
+from .errors import IllegalMove, RulesError
+from .game import Engine, GameRules
 from .refusals import Refusals
-from .sixshooter import Event, Game, state_to_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,7 +22,7 @@ class Step:
 
     line: int
     command: Any
-    events: tuple[Event, ...] = ()
+    events: tuple[Any, ...] = ()
     error: str | None = None
 
 
@@ -26,9 +30,31 @@ class Step:
 class Replay:
     """The outcome of a replay: the game as it ended and every step taken."""
 
-    game: Game = field(default_factory=Game)
+    rules: GameRules = field(default_factory=lambda: games.get(games.DEFAULT_GAME))
+    game: Engine = field(init=False)
     steps: list[Step] = field(default_factory=list)
     refusals: Refusals = field(default_factory=Refusals)
+
+    def __post_init__(self) -> None:
+        self.game = self.rules.new_engine()
+
+    def execute(self, raw: Any) -> tuple[Any, ...]:
+        """Applies one command; a `new_game` naming another game starts it on its own engine."""
+        if isinstance(raw, dict) and raw.get("cmd") == "new_game" and "game" in raw:
+            rules = games.get(raw["game"], "game")
+            command = {key: value for key, value in raw.items() if key != "game"}
+            if rules is not self.rules:
+                if not self.rules.is_over(self.game.state):
+                    raise IllegalMove(
+                        f"this table is playing {self.rules.info.title}: end that game first",
+                        "game",
+                    )
+                engine = rules.new_engine()
+                events = engine.execute(command)
+                self.rules, self.game = rules, engine
+                return events
+            return self.game.execute(command)
+        return self.game.execute(raw)
 
     @property
     def rejected(self) -> list[dict[str, Any]]:
@@ -37,7 +63,7 @@ class Replay:
 
     def to_json(self) -> dict[str, Any]:
         """The final state as `tabletop replay --json` prints it: the last game's refusals."""
-        return {**state_to_json(self.game.state), "rejected": self.refusals.to_json()}
+        return {**self.rules.referee_view(self.game.state), "rejected": self.refusals.to_json()}
 
     def refused(self, step: Step) -> None:
         """Records a refused line."""
@@ -67,7 +93,7 @@ def replay_lines(lines: Iterable[str]) -> Replay:
             )
             continue
         try:
-            events = replay.game.execute(raw)
+            events = replay.execute(raw)
         except RulesError as error:
             replay.refused(Step(number, raw, error=str(error)))
         else:

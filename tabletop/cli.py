@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import logging
 import sys
 from collections.abc import Sequence
@@ -18,6 +19,7 @@ from collections.abc import Sequence
 # Each subcommand and the module that registers it.
 SUBCOMMAND_MODULES: dict[str, str] = {
     "replay": "rules.cli",
+    "games": "rules.cli",
     "rules": "rules.daemon.cli",
     "gm": "rules.daemon.cli",
     "broker": "tabletop.broker",
@@ -47,7 +49,11 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     named = next((word for word in argv or () if not word.startswith("-")), None)
     modules = [SUBCOMMAND_MODULES[named]] if named in SUBCOMMAND_MODULES else COMMAND_MODULES
     for name in modules:
-        importlib.import_module(name).register(subparsers)
+        register = importlib.import_module(name).register
+        if "argv" in inspect.signature(register).parameters:
+            register(subparsers, argv=list(argv or ()))  # its choices depend on the words
+        else:
+            register(subparsers)
     return parser
 
 

@@ -67,6 +67,14 @@ class TableTopics:
         return f"{self.root}/referee/event"
 
     @property
+    def referee_prompt(self) -> str:
+        return f"{self.root}/referee/prompt"
+
+    def seat_state(self, seat: int) -> str:
+        """What the player at `seat` (1-based) may see; the daemon writes it, retained."""
+        return f"{self.root}/seat/{seat}/state"
+
+    @property
     def rules_availability(self) -> str:
         return f"{self.root}/rules/availability"
 

@@ -2,12 +2,12 @@
 
 leds = open_leds(LedConfig(backend="sim", seats=4))
 leds.start()                       # short test pattern, then all off
-leds.show(frame_for_strikes([(1, False), (3, True)]))
+leds.show(frame_for_counts([(1, False), (3, True)]))
 leds.stop()
 """
 
 from .backends import GpioLeds, LedError, SimulatedLeds, StrikeLeds, open_leds
-from .frames import LEDS_PER_SEAT, LedConfig, LedFrame, LedState, frame_for_strikes, startup_pattern
+from .frames import LEDS_PER_SEAT, LedConfig, LedFrame, LedState, frame_for_counts, startup_pattern
 
 __all__ = [
     "LEDS_PER_SEAT",
@@ -18,7 +18,7 @@ __all__ = [
     "LedState",
     "SimulatedLeds",
     "StrikeLeds",
-    "frame_for_strikes",
+    "frame_for_counts",
     "open_leds",
     "startup_pattern",
 ]

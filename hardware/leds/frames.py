@@ -64,15 +64,16 @@ class LedFrame:
         return cls(tuple((state,) * LEDS_PER_SEAT for _ in range(seats)))
 
 
-def frame_for_strikes(seats: Sequence[tuple[int, bool]]) -> LedFrame:
-    """The frame for each seat's (Strikes, removed): one LED lit per Strike, all three blinking
-    when the Operator is removed from play."""
+def frame_for_counts(seats: Sequence[tuple[int, bool]]) -> LedFrame:
+    """The frame for each seat's (count, blinking): one LED lit per unit of the count (Strikes
+    in Six Shooter; each game says what its count means), all of the seat's LEDs blinking
+    when `blinking` (a player out of play)."""
     out = []
-    for strikes, removed in seats:
-        if removed:
+    for count, blinking in seats:
+        if blinking:
             out.append((LedState.BLINK,) * LEDS_PER_SEAT)
         else:
-            lit = max(0, min(strikes, LEDS_PER_SEAT))
+            lit = max(0, min(count, LEDS_PER_SEAT))
             out.append((LedState.ON,) * lit + (LedState.OFF,) * (LEDS_PER_SEAT - lit))
     return LedFrame(tuple(out))
 

@@ -8,14 +8,17 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from rules import games
+from rules.errors import RulesError
 from tabletop.mqtt import MqttError
 from tabletop.topics import DEFAULT_TABLE, TABLE_ENV
 
 from .errors import DaemonError
-from .gm import GM_ACTIONS, run_follow, run_gm, run_state, table_id
+from .gm import GAME_ENV, chosen_game, run_follow, run_gm, run_send, run_state, table_id
 
 log = logging.getLogger(__name__)
 
@@ -43,8 +46,9 @@ def _add_connection_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def register(subparsers: Any) -> None:
-    """Adds the `rules` and `gm` subcommands."""
+def register(subparsers: Any, argv: Sequence[str] = ()) -> None:
+    """Adds the `rules` and `gm` subcommands (`gm`'s actions are those of the game `argv`
+    names with `--game`, or of $TABLETOP_GAME, or of the default game)."""
     rules = subparsers.add_parser(
         "rules",
         help="run the rules daemon of one table over MQTT",
@@ -79,23 +83,48 @@ def register(subparsers: Any) -> None:
         help="read the physical table with these players, seat 1 first, comma-separated "
         "(without --config)",
     )
+    rules.add_argument(
+        "--game",
+        default=games.DEFAULT_GAME,
+        metavar="NAME",
+        help="the game a new game is, unless its new_game names one (default "
+        f"{games.DEFAULT_GAME}; `tabletop games` lists them; with --config, its `game` key)",
+    )
     rules.set_defaults(handler=run_daemon)
 
+    game = chosen_game(list(argv))
     gm = subparsers.add_parser(
         "gm",
         help="game master's commands: start a game, call challenges, enter dice, follow the table",
         description="Sends one command to the table's rules daemon, waits for its reply and "
-        "prints what happened (or why it was refused).",
+        "prints what happened (or why it was refused). The actions are the game's: "
+        f"{game.info.title} here (--game NAME before the action picks another game).",
+    )
+    gm.add_argument(
+        "--game",
+        default=game.name,
+        metavar="NAME",
+        help=f"the game whose actions to offer (default ${GAME_ENV} or {games.DEFAULT_GAME}; "
+        "`tabletop games` lists them)",
     )
     gm_commands = gm.add_subparsers(dest="gm_command", metavar="ACTION", required=True)
-    for name, help_text, add_arguments, build in GM_ACTIONS:
-        action = gm_commands.add_parser(name, help=help_text, description=help_text)
+    for action_spec in game.gm_actions():
+        action = gm_commands.add_parser(
+            action_spec.verb, help=action_spec.help, description=action_spec.help
+        )
         _add_connection_options(action)
         action.add_argument(
             "--timeout", type=float, default=10.0, help="seconds to wait for the reply"
         )
-        add_arguments(action)
-        action.set_defaults(handler=run_gm, build=build)
+        action_spec.arguments(action)
+        action.set_defaults(handler=run_gm, build=action_spec.build, game=game.name)
+    send = gm_commands.add_parser("send", help="send any command as JSON")
+    _add_connection_options(send)
+    send.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the reply")
+    send.add_argument(
+        "json_command", metavar="JSON", help='e.g. \'{"cmd": "roll", "value": 4}\''
+    )
+    send.set_defaults(handler=run_gm, build=run_send)
     state = gm_commands.add_parser("state", help="show the table now")
     _add_connection_options(state)
     state.add_argument("--json", action="store_true", help="print game/state as it is")
@@ -124,6 +153,7 @@ def run_daemon(args: argparse.Namespace) -> int:
 
     seats: list[str] | None = None
     grace = 1.5
+    game, options = args.game, None
     users: tuple[User, ...] = ()
     source = "--broker" if args.broker is not None else None
     config = None
@@ -136,12 +166,17 @@ def run_daemon(args: argparse.Namespace) -> int:
             raise UserError(str(error)) from error
         args.table = config.table
         seats, grace = config.seat_names, config.rules.grace_seconds
+        game, options = config.rules.game, config.rules.options
         if args.broker is None and config.broker.url is not None:
             args.broker, source = config.broker.url, f"[broker] url of {args.config}"
         users = config.broker.users
     elif args.seats:
         seats = [name.strip() for name in args.seats.split(",") if name.strip()]
     table = table_id(args)
+    try:
+        games.get(game, "--game")
+    except RulesError as error:
+        raise UserError(str(error)) from error
     try:
         choice = choose_broker(args.broker, source, users)
     except MqttError as error:
@@ -155,7 +190,9 @@ def run_daemon(args: argparse.Namespace) -> int:
         if embedded is not None:
             embedded.stop()
         raise UserError(str(error)) from error
-    daemon = RulesDaemon(url, table, args.db, sync=args.sync, seats=seats, grace=grace)
+    daemon = RulesDaemon(
+        url, table, args.db, sync=args.sync, seats=seats, grace=grace, game=game, options=options
+    )
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())

@@ -12,20 +12,13 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any, Final
 
+from rules import games
 from rules.errors import IllegalMove, InvalidCommand, RulesError
+from rules.game import Engine, GameRules, Waiting
 from rules.refusals import Refusals, short_error
-from rules.sixshooter import (
-    Event,
-    Game,
-    event_to_json,
-    pending_to_json,
-    public_event_to_json,
-    public_state_to_json,
-    state_to_json,
-)
-from rules.sixshooter.events import GameStarted
 from tabletop.payload import MAX_PAYLOAD_BYTES, PayloadError, check_value, read_json
 
 from .store import CommandRecord, GameLog, StoreError
@@ -33,6 +26,8 @@ from .store import CommandRecord, GameLog, StoreError
 log = logging.getLogger(__name__)
 
 PROTOCOL_VERSION: Final = 1
+# The game of a log written before tables hosted more than one game.
+LEGACY_GAME: Final = "sixshooter"
 MAX_ID_LENGTH: Final = 128
 # A refused payload is kept in the log only as its first characters: enough to see what was
 # sent, never a way to fill the disk.
@@ -47,7 +42,7 @@ class Outcome:
     """What became of one payload: the reply to publish and the events to announce."""
 
     reply: dict[str, Any]
-    events: tuple[Event, ...] = ()
+    events: tuple[Any, ...] = ()
     events_json: tuple[dict[str, Any], ...] = ()
     first_event_number: int = 0
     duplicate: bool = False
@@ -67,11 +62,24 @@ class _Refusal(Exception):
 
 
 class Referee:
-    """One table's game, its refusals and its id index, backed by a GameLog."""
+    """One table's game, its refusals and its id index, backed by a GameLog.
 
-    def __init__(self, log_: GameLog) -> None:
+    The table plays one game at a time; a `new_game` may name another (`"game": NAME`, by
+    default the table's game), which replaces the finished one. `options` are the table's
+    house rules for its own game: a `new_game` without options gets them.
+    """
+
+    def __init__(
+        self,
+        log_: GameLog,
+        game: str = games.DEFAULT_GAME,
+        options: dict[str, Any] | None = None,
+    ) -> None:
         self.log = log_
-        self.game = Game()
+        self.table_game = game
+        self.table_options = options
+        self.rules: GameRules = games.get(game)
+        self.game: Engine = self.rules.new_engine()
         self.refusals = Refusals()
         self.replies_by_id: dict[str, dict[str, Any]] = {}
         self.last_seq = 0
@@ -88,39 +96,70 @@ class Referee:
         read are skipped (it says so), and a game whose events stop replaying is rebuilt up
         to the last event that does, with an error in the daemon's log.
         """
-        events: list[Event] = []
+        rules = games.get(self.table_game)
+        events: list[Any] = []
         refusals = Refusals()
         replies: dict[str, dict[str, Any]] = {}
         last_seq = 0
+        started = False
         for record in self.log.records():
             last_seq = record.seq
-            events.extend(record.events)
+            named = record.reply.get("game") if record.ok else None
+            if named is not None or (not started and record.events_json):
+                # A new game (its reply names it; a log from before games had names holds
+                # Six Shooter's): another game's events start a new engine.
+                try:
+                    game_rules = games.get(named if named is not None else LEGACY_GAME)
+                except RulesError as error:
+                    log.error("table %s: command %s: %s", self.table, record.seq, error)
+                    continue
+                if game_rules is not rules or not started:
+                    rules, events, started = game_rules, [], True
+            decoded = self._decode(rules, record)
+            events.extend(decoded)
             if not record.ok:
                 refusals.add(record.seq, str(record.reply.get("error", "")))
-            elif any(isinstance(event, GameStarted) for event in record.events):
+            elif any(rules.starts_game(event) for event in decoded):
                 refusals.new_game()
             if record.command_id is not None:
                 replies[record.command_id] = record.reply
-        self.game = self._replay(events)
+        self.rules = rules
+        self.game = self._replay(rules, events)
         self.refusals = refusals
         self.replies_by_id = replies
         self.last_seq = last_seq
         self._unsaved.clear()
 
-    def _replay(self, events: list[Event]) -> Game:
+    def _decode(self, rules: GameRules, record: CommandRecord) -> list[Any]:
+        out = []
+        for raw in record.events_json:
+            try:
+                out.append(rules.event_from_json(raw))
+            except (RulesError, ValueError, TypeError, KeyError) as error:
+                log.error(
+                    "table %s: an event of command %s is unreadable, skipped: not one of "
+                    "%s's events (%s)",
+                    self.table,
+                    record.seq,
+                    rules.info.title,
+                    error,
+                )
+        return out
+
+    def _replay(self, rules: GameRules, events: list[Any]) -> Engine:
         try:
-            return Game.from_events(events)
+            return rules.new_engine(events)
         except RulesError as error:  # only a damaged or foreign log gets here
             # The longest prefix that replays (each longer one fails once one does).
-            game, low, high = Game(), 0, len(events) - 1
+            low, high = 0, len(events) - 1
             while low < high:
                 middle = (low + high + 1) // 2
                 try:
-                    game = Game.from_events(events[:middle])
+                    rules.new_engine(events[:middle])
                     low = middle
                 except RulesError:
                     high = middle - 1
-            game = Game.from_events(events[:low])
+            game = rules.new_engine(events[:low])
             log.error(
                 "table %s: the log does not replay past event %d of %d (%s); the game goes on "
                 "from there, and the log file keeps every record",
@@ -158,10 +197,11 @@ class Referee:
                     reply = {**self.replies_by_id[command_id], "duplicate": True}
                     return Outcome(reply, duplicate=True)
                 _check_version(raw)
-            before = len(self.game.events)
+            rules, engine, command = self._game_for(raw)
+            before = len(engine.events)
             try:
-                events = self.game.execute(raw)
-                events_json = tuple(event_to_json(event) for event in events)
+                events = engine.execute(command)
+                events_json = tuple(rules.event_to_json(event) for event in events)
                 # The engine copies text from the command into its events; check what will
                 # be stored and published once more, so nothing unencodable gets that far.
                 check_value(list(events_json), "events")
@@ -172,7 +212,8 @@ class Referee:
             except RulesError as error:
                 raise _Refusal("invalid", str(error)) from None
             except PayloadError as error:
-                self.game = Game.from_events(self.game.events[:before])
+                if engine is self.game:
+                    self.game = rules.new_engine(engine.events[:before])
                 raise _Refusal("invalid", str(error), error.field) from None
             except Exception as error:  # a bug in the engine must not take the table down
                 log.exception("the rules engine failed on a command at table %s", self.table)
@@ -189,11 +230,44 @@ class Referee:
             "seq": seq,
             "events": len(events),
         }
-        if any(isinstance(event, GameStarted) for event in events):
+        if isinstance(raw, dict) and raw.get("cmd") == "new_game":
+            reply["game"] = rules.name  # where `load()` sees a game begin
+        if engine is not self.game:
+            self.rules, self.game = rules, engine
+        if any(rules.starts_game(event) for event in events):
             self.refusals.new_game()
         text = payload.decode("utf-8")
-        self._queue(CommandRecord(seq, command_id, text, reply, events, events_json))
+        self._queue(CommandRecord(seq, command_id, text, reply, events_json))
         return Outcome(reply, events, events_json, first_event_number=before + 1)
+
+    def _game_for(self, raw: Any) -> tuple[GameRules, Engine, Any]:
+        """The game a command goes to, and the command as that game reads it.
+
+        Only `new_game` may name a game (`"game"`, the table's by default); a game other
+        than the one being played starts on a new engine once the current one is over."""
+        if not isinstance(raw, dict) or raw.get("cmd") != "new_game":
+            return self.rules, self.game, raw
+        try:
+            rules = games.get(raw.get("game", self.table_game), "game")
+        except RulesError as error:
+            raise _Refusal("invalid", str(error), "game") from None
+        command = {key: value for key, value in raw.items() if key != "game"}
+        if self.table_options and rules.name == self.table_game:
+            # The table's house rules, unless the command sets an option itself.
+            own = command.get("options")
+            if own is None:
+                command["options"] = dict(self.table_options)
+            elif isinstance(own, dict):
+                command["options"] = {**self.table_options, **own}
+        if rules is self.rules:
+            return rules, self.game, command
+        if not self.rules.is_over(self.game.state):
+            raise _Refusal(
+                "illegal",
+                f"game: this table is playing {self.rules.info.title}: end that game first",
+                "game",
+            )
+        return rules, rules.new_engine(), command
 
     def _refuse(
         self,
@@ -257,39 +331,55 @@ class Referee:
     def state_json(self) -> dict[str, Any]:
         """The referee's full view (`referee/state`): `tabletop replay --json` of the same
         commands, every face-down card included."""
-        return {**state_to_json(self.game.state), "rejected": self.refusals.to_json()}
+        return {
+            **self.rules.referee_view(self.game.state),
+            "rejected": self.refusals.to_json(),
+        }
 
     def public_state_json(self) -> dict[str, Any]:
-        """What anyone may see (`game/state`): no face-down card, no refusal's words (a
-        refusal can quote a dealt card); `refused` counts this game's refusals."""
-        return {**public_state_to_json(self.game.state), "refused": self.refusals.count}
+        """What anyone may see (`game/state`): no face-down card, no secret, no refusal's
+        words (a refusal can quote a dealt card); `refused` counts this game's refusals."""
+        return {**self.rules.public_view(self.game.state), "refused": self.refusals.count}
 
-    @staticmethod
-    def public_events_json(outcome: Outcome) -> list[dict[str, Any]]:
+    def seat_state_json(self, seat: str) -> dict[str, Any]:
+        """What one player may see (`game/seat/<n>/state`)."""
+        return self.rules.seat_view(self.game.state, seat)
+
+    def public_events_json(self, outcome: Outcome) -> list[dict[str, Any]]:
         """The events of an outcome as anyone may see them, numbered as in the game's log."""
+        state = self.game.state
         return [
-            {"number": outcome.first_event_number + offset, **public_event_to_json(event)}
+            {"number": outcome.first_event_number + offset, **self.rules.public_event(event, state)}
             for offset, event in enumerate(outcome.events)
         ]
 
+    def describe_event(self, event: Any) -> str:
+        """An event in the game master's words."""
+        return self.rules.describe_event(event)
+
     def prompt_json(self) -> dict[str, Any]:
-        """What `game/prompt` carries: the pending item structured, and in words."""
-        pending = pending_to_json(self.game.state)
-        phase = self.game.state.phase
-        if pending is not None:
-            words = str(pending["prompt"])
-        elif phase is None:
-            words = "no game yet: the game master starts one (tabletop gm new ROSTER)"
-        elif phase.value == "finished":
-            words = "the game is over"
-        else:
-            words = "the game master: call a challenge, a contest or the end of the adventure"
-        return {
-            "v": PROTOCOL_VERSION,
-            "phase": phase.value if phase else None,
-            "prompt": words,
-            "pending": pending,
-        }
+        """What `game/prompt` carries (anyone may read it): what the game waits for, in a
+        form any table reads (`waiting`, `who`, `dice`), in words, and the game's own
+        `pending` item."""
+        return _prompt_json(self.rules.public_waiting(self.game.state), self.game.state, self)
+
+    def referee_prompt_json(self) -> dict[str, Any]:
+        """The prompt as the game master sees it (`referee/prompt`): nothing hidden."""
+        return _prompt_json(self.rules.waiting(self.game.state), self.game.state, self)
+
+
+def _prompt_json(waiting: Waiting, state: Any, referee: Referee) -> dict[str, Any]:
+    phase = getattr(state, "phase", None)
+    return {
+        "v": PROTOCOL_VERSION,
+        "game": referee.rules.name,
+        "phase": phase.value if isinstance(phase, Enum) else phase,
+        "prompt": waiting.words,
+        "waiting": waiting.kind.value,
+        "who": list(waiting.who),
+        "dice": waiting.dice.to_json() if waiting.dice is not None else None,
+        "pending": dict(waiting.detail) if waiting.detail is not None else None,
+    }
 
 
 def _read_id(raw: dict[str, Any]) -> str | int | None:

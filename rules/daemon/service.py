@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from rules.sixshooter import describe_event
-from rules.sixshooter.reading import Action, Execute
+from rules.games import DEFAULT_GAME
+from rules.reading import Action, Execute
 from tabletop.mqtt import BrokerUrl, Connected, Disconnected, Message, MqttLink, Will
 from tabletop.payload import PayloadError, encode, read_json
 from tabletop.throttled_log import ThrottledLog
@@ -48,12 +48,16 @@ class RulesDaemon:
         *,
         seats: Sequence[str] | None = None,
         grace: float = 1.5,
+        game: str = DEFAULT_GAME,
+        options: dict[str, Any] | None = None,
     ) -> None:
         self.url = url
         self.topics = TableTopics(table)
-        self.referee = Referee(GameLog(db_path, table, sync))
+        self.referee = Referee(GameLog(db_path, table, sync), game, options)
         # With seats, the daemon also reads the physical table the bridge publishes.
-        self.physical = PhysicalTable(self.topics, seats, grace) if seats else None
+        self.physical = (
+            PhysicalTable(self.topics, seats, grace, self.referee.rules) if seats else None
+        )
         subscriptions = [(self.topics.command, 1)]
         if self.physical is not None:
             subscriptions += self.physical.subscriptions
@@ -76,7 +80,7 @@ class RulesDaemon:
             max_inflight=200,
         )
         self.batches = 0
-        self._last_prompt: bytes | None = None
+        self._last_views: dict[str, bytes] = {}
         self._last_table: dict[str, bytes] = {}
 
     def start(self, timeout: float | None = None) -> None:
@@ -317,8 +321,9 @@ class RulesDaemon:
         # events (a deal names every card); game/event only what anyone may see.
         seq = outcome.reply["seq"]
         first = outcome.first_event_number
+        words = self.referee.describe_event
         events = [
-            {"number": first + offset, "event": event_json, "text": describe_event(event)}
+            {"number": first + offset, "event": event_json, "text": words(event)}
             for offset, (event, event_json) in enumerate(
                 zip(outcome.events, outcome.events_json, strict=True)
             )
@@ -338,10 +343,21 @@ class RulesDaemon:
     def _publish_views(self) -> None:
         self.link.publish_retained(self.topics.referee_state, encode(self.referee.state_json()))
         self.link.publish_retained(self.topics.state, encode(self.referee.public_state_json()))
-        prompt = encode(self.referee.prompt_json())
-        if prompt != self._last_prompt:
-            self.link.publish_retained(self.topics.prompt, prompt)
-            self._last_prompt = prompt
+        if self.physical is not None:
+            for number, seat in enumerate(self.physical.seats, start=1):
+                self._publish_changed(
+                    self.topics.seat_state(number), encode(self.referee.seat_state_json(seat))
+                )
+        self._publish_changed(self.topics.prompt, encode(self.referee.prompt_json()))
+        self._publish_changed(
+            self.topics.referee_prompt, encode(self.referee.referee_prompt_json())
+        )
+
+    def _publish_changed(self, topic: str, payload: bytes) -> None:
+        """Publishes a retained view only when it changed (a prompt stays the same for long)."""
+        if self._last_views.get(topic) != payload:
+            self.link.publish_retained(topic, payload)
+            self._last_views[topic] = payload
 
 
 def _internal_refusal(payload: bytes) -> dict[str, Any]:

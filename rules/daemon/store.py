@@ -19,9 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from rules.errors import RulesError
-from rules.sixshooter import Event, event_from_json, event_to_json
-
 from .errors import DaemonError
 
 log = logging.getLogger(__name__)
@@ -63,9 +60,9 @@ class CommandRecord:
     command_id: str | None
     payload: str
     reply: dict[str, Any]
-    events: tuple[Event, ...] = ()
-    # The events' JSON objects when the caller has them already (so each is built once).
-    events_json: tuple[dict[str, Any], ...] | None = None
+    # The events as their game wrote them (`GameRules.event_to_json`): the log keeps any
+    # game's events without knowing the game; the reply of a new game names it.
+    events_json: tuple[dict[str, Any], ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -163,7 +160,7 @@ class GameLog:
         """
         db = self._conn()
         try:
-            events: dict[int, list[Event]] = {}
+            events: dict[int, list[dict[str, Any]]] = {}
             count = 0
             for number, seq, text in db.execute(
                 "SELECT number, seq, event FROM events WHERE table_id = ? ORDER BY number",
@@ -171,8 +168,11 @@ class GameLog:
             ):
                 count += 1
                 try:
-                    events.setdefault(seq, []).append(event_from_json(json.loads(text)))
-                except (ValueError, TypeError, RulesError) as error:
+                    event = json.loads(text)
+                    if not isinstance(event, dict):
+                        raise ValueError("the event is not a JSON object")
+                    events.setdefault(seq, []).append(event)
+                except (ValueError, TypeError) as error:
                     log.error(
                         "table %s: event %s in %s is unreadable, skipped: %s",
                         self.table,
@@ -223,10 +223,7 @@ class GameLog:
                     int(record.ok),
                 )
             )
-            events_json = record.events_json
-            if events_json is None:
-                events_json = tuple(event_to_json(event) for event in record.events)
-            for event_json in events_json:
+            for event_json in record.events_json:
                 number += 1
                 event_rows.append(
                     (self.table, number, record.seq, json.dumps(event_json, separators=(",", ":")))

@@ -16,11 +16,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from hardware.leds import frame_for_strikes
+from hardware.leds import frame_for_counts
 from rules.cards import parse_card
 from rules.errors import RulesError
-from rules.sixshooter.reading import EMPTY, Action, Alert, AlertCleared, SlotView, TableReader
-from rules.sixshooter.state import GameState
+from rules.game import GameRules, TableReader
+from rules.reading import EMPTY, Action, Alert, AlertCleared, SlotView
 from tabletop.payload import read_json
 from tabletop.throttled_log import ThrottledLog
 from tabletop.topics import TableTopics
@@ -73,21 +73,35 @@ class BridgeGate:
         self.last_seq.clear()
 
 
-_SLOT_ZONE = re.compile(r"^s([1-9])\.([1-6])$")
+_SLOT_ZONE = re.compile(r"^s([1-9][0-9]?)\.([1-9][0-9]?)$")
 
 
 class PhysicalTable:
     """Reads one table's mat and dice for the rules daemon."""
 
-    def __init__(self, topics: TableTopics, seats: Sequence[str], grace: float) -> None:
+    def __init__(
+        self, topics: TableTopics, seats: Sequence[str], grace: float, rules: GameRules
+    ) -> None:
         self.topics = topics
         self.seats = list(seats)
-        self.reader = TableReader(self.seats, grace=grace)
+        self.grace = grace
+        self.rules = rules
+        self.reader: TableReader = rules.table_reader(self.seats, grace)
         self.alerts: dict[str, Alert] = {}
         self.gate = BridgeGate()
         self.dropped = 0
         self._stranger_seen: float | None = None
         self._warnings = ThrottledLog(log)
+
+    def use(self, rules: GameRules) -> None:
+        """The table now plays `rules`' game: its reader takes over what the mat shows."""
+        if rules is self.rules:
+            return
+        seen = dict(self.reader.seen)
+        self.rules = rules
+        self.reader = rules.table_reader(self.seats, self.grace)
+        self.reader.seen.update(seen)
+        self.alerts = {key: alert for key, alert in self.alerts.items() if key == BRIDGE_ALERT}
 
     @property
     def subscriptions(self) -> list[tuple[str, int]]:
@@ -107,7 +121,7 @@ class PhysicalTable:
         """True for a topic this class reads."""
         return topic in self._topics
 
-    def message(self, topic: str, payload: bytes, state: GameState, now: float) -> list[Action]:
+    def message(self, topic: str, payload: bytes, state: Any, now: float) -> list[Action]:
         """Turns one bridge message into the reader's actions; bad payloads are dropped."""
         if topic == self.topics.bridge_availability:
             if payload == b"offline":
@@ -140,7 +154,7 @@ class PhysicalTable:
         self._warnings.warning(f"stranger {topic}", "ignored a message on %s: %s", topic, why)
         return [Alert(BRIDGE_ALERT, f"table events ignored: {why}")]
 
-    def tick(self, state: GameState, now: float) -> list[Action]:
+    def tick(self, state: Any, now: float) -> list[Action]:
         """What the passing of time changes: the reader's grace periods, stale alerts."""
         actions = self.reader.tick(state, now)
         seen = self._stranger_seen
@@ -149,7 +163,7 @@ class PhysicalTable:
             actions.append(AlertCleared(BRIDGE_ALERT))
         return actions
 
-    def _snapshot(self, raw: dict[str, Any], state: GameState, now: float) -> list[Action]:
+    def _snapshot(self, raw: dict[str, Any], state: Any, now: float) -> list[Action]:
         zones = raw["zones"]
         if not isinstance(zones, dict):
             raise ValueError("zones: expected an object keyed by zone")
@@ -159,25 +173,26 @@ class PhysicalTable:
             if match is None or not isinstance(held, dict):
                 continue  # the draw pad and unknown zones are not slots
             seat, slot = int(match.group(1)) - 1, int(match.group(2))
-            if seat >= len(self.seats):
+            if seat >= len(self.seats) or slot > self.rules.mat_layout({}).slots_per_seat:
                 continue
             card = parse_card(held["card"], f"zones.{zone}.card") if held.get("card") else None
             views[(seat, slot)] = SlotView(card, held.get("face") == "up") if card else EMPTY
         actions: list[Action] = []
+        slots = self.rules.mat_layout({}).slots_per_seat
         for seat in range(len(self.seats)):
-            for slot in range(1, 7):
+            for slot in range(1, slots + 1):
                 view = views.get((seat, slot), EMPTY)
                 if self.reader.seen.get((seat, slot), EMPTY) != view:
                     actions += self.reader.observe_slot(state, seat, slot, view, now)
         return actions
 
-    def _mat_event(self, raw: dict[str, Any], state: GameState, now: float) -> list[Action]:
+    def _mat_event(self, raw: dict[str, Any], state: Any, now: float) -> list[Action]:
         # Slots are read from the snapshots (the truth); events only tell the draw pad.
         if raw.get("zone") == "pad" and raw.get("event") == "placed" and raw.get("card"):
             return self.reader.observe_pad(state, parse_card(raw["card"], "card"), now)
         return []
 
-    def _dice(self, raw: dict[str, Any], state: GameState, now: float) -> list[Action]:
+    def _dice(self, raw: dict[str, Any], state: Any, now: float) -> list[Action]:
         kind = raw["event"]
         if kind == "rolled":
             values = raw["values"]
@@ -212,13 +227,8 @@ class PhysicalTable:
             "instructions": list(self.reader.instructions),
         }
 
-    def led_payload(self, state: GameState) -> dict[str, Any]:
-        """The retained `leds/frame` message for the current Strikes."""
-        seats = []
-        for name in self.seats:
-            operator = state.operators.get(name)
-            if operator is None:
-                seats.append((0, False))
-            else:
-                seats.append((operator.strikes, operator.status.value != "active"))
-        return frame_for_strikes(seats).to_json()
+    def led_payload(self, state: Any) -> dict[str, Any]:
+        """The retained `leds/frame` message: what the game's indicators show now."""
+        indicators = self.rules.indicators(state, self.seats)
+        frame = frame_for_counts([(seat.lit, seat.blinking) for seat in indicators.seats])
+        return {**frame.to_json(), "meaning": indicators.meaning}

@@ -132,6 +132,9 @@ class Options:
     lucky_cap: int = 9
     lucky_progressive_cap: bool = True
     removed_cards_to_discard: bool = True
+    # "You don't have to tell your players the exact Critical Numbers for challenges before
+    # they roll": the game master's choice; hidden from the public views unless chosen.
+    tell_critical_numbers: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """Returns the options as plain JSON values."""

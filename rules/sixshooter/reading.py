@@ -25,48 +25,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..cards import Card, parse_card
+from ..reading import EMPTY, Action, Alert, AlertCleared, Execute, SlotView
 from .engine import draws_decide_order
 from .events import RollPurpose
 from .model import HAND_SIZE, Phase, SlotState, Status
 from .state import GameState, PendingLucky, PendingRoll
-
-
-@dataclass(frozen=True, slots=True)
-class SlotView:
-    """What one slot of the mat holds: a card (None when empty) and whether it lies face-up."""
-
-    card: Card | None = None
-    face_up: bool = False
-
-
-EMPTY = SlotView()
-
-
-@dataclass(frozen=True, slots=True)
-class Execute:
-    """A command the table's actions amount to; the daemon executes it like any other."""
-
-    command: dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class Alert:
-    """Something on the table that fits nothing; `key` identifies it until it is cleared."""
-
-    key: str
-    message: str
-    seat: int | None = None  # 0-based seat and 1-based slot of the zone to fix, if any
-    slot: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class AlertCleared:
-    """The table matches again where the alert `key` was raised."""
-
-    key: str
-
-
-Action = Execute | Alert | AlertCleared
 
 
 @dataclass(slots=True)

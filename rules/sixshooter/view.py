@@ -65,21 +65,34 @@ def public_state_to_json(state: GameState) -> dict[str, Any]:
     return snapshot
 
 
-def public_event_to_json(event: ev.Event) -> dict[str, Any]:
+def public_event_to_json(event: ev.Event, hide_critical: bool = False) -> dict[str, Any]:
     """An event as anyone at the table may see it: its type and its words, which name no
-    face-down card (the engine's event itself may: a deal lists every hand)."""
-    return {"type": ev.event_name(event), "text": describe_event(event)}
+    face-down card (the engine's event itself may: a deal lists every hand) and, with
+    `hide_critical`, no Critical Number before the roll."""
+    text = describe_event(event)
+    if hide_critical:
+        match event:
+            case ev.ChallengeDeclared(player=p, method=m, wager=w):
+                wager = f", wagering {w} Strike(s)" if w else ""
+                text = f"{p} attempts a {m.value} challenge{wager}"
+            case ev.ChallengeBoosted(player=p):
+                text = f"{p}'s Critical Number is lowered"
+            case _:
+                pass
+    return {"type": ev.event_name(event), "text": text}
 
 
-def pending_to_json(state: GameState) -> dict[str, Any] | None:
+def pending_to_json(state: GameState, hide_critical: bool = False) -> dict[str, Any] | None:
     """What the game waits for now, structured, with `prompt` in plain words; None if only for
-    the game master."""
+    the game master. `hide_critical` leaves out the challenge's Critical Number (players see
+    it only if the game master chose so)."""
     head = state.pending[0] if state.pending else None
     out: dict[str, Any]
     if isinstance(head, PendingRoll):
         out = {"type": "roll", "purpose": head.purpose.value, "player": head.player}
         if head.purpose is ev.RollPurpose.CHALLENGE and state.challenge is not None:
-            out["critical"] = state.challenge.critical
+            if not hide_critical:
+                out["critical"] = state.challenge.critical
             out["method"] = state.challenge.method.value
             out["boosted"] = state.challenge.boosted
         if head.purpose is ev.RollPurpose.CONTEST and state.contest is not None:
@@ -104,7 +117,9 @@ def pending_to_json(state: GameState) -> dict[str, Any] | None:
         out = {"type": "return_or_retire", "players": deciding}
     else:
         return None
-    out["prompt"] = describe_pending(state, head) if head else _phase_prompt(state, out)
+    out["prompt"] = (
+        describe_pending(state, head, hide_critical) if head else _phase_prompt(state, out)
+    )
     return out
 
 
@@ -119,7 +134,7 @@ def _and(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def describe_pending(state: GameState, item: Pending) -> str:
+def describe_pending(state: GameState, item: Pending, hide_critical: bool = False) -> str:
     """One pending item in plain words, for prompts and error messages."""
     if isinstance(item, PendingLucky):
         return (
@@ -128,10 +143,8 @@ def describe_pending(state: GameState, item: Pending) -> str:
         )
     if item.purpose is ev.RollPurpose.CHALLENGE and state.challenge is not None:
         challenge = state.challenge
-        return (
-            f"{item.player}: roll the die for the {challenge.method.value} challenge "
-            f"(Critical Number {challenge.critical})"
-        )
+        critical = "" if hide_critical else f" (Critical Number {challenge.critical})"
+        return f"{item.player}: roll the die for the {challenge.method.value} challenge{critical}"
     if item.purpose is ev.RollPurpose.CONTEST:
         return f"{item.player}: roll the die for the contest"
     return f"{item.player}: roll the die to Roll Your Hand"
@@ -255,4 +268,29 @@ def render_table(state: GameState) -> str:
     )
     pending = pending_to_json(state)
     lines.append(f"  waiting for: {pending['prompt'] if pending else 'the game master'}")
+    return "\n".join(lines)
+
+
+def render_public_view(state: dict[str, Any]) -> str:
+    """The table as text from its public view (`game/state`): hands, Strikes, Lucky Numbers."""
+    lines = [f"Adventure {state.get('adventure')}, {str(state.get('phase')).replace('_', ' ')}"]
+    players = state.get("players", [])
+    width = max((len(p["name"]) for p in players), default=0)
+    for player in players:
+        marks = []
+        for slot in player["slots"]:
+            if slot["state"] == "face_up":
+                marks.append(f"[{slot['card']:>3}]")
+            else:
+                marks.append("[ ##]" if slot["state"] == "face_down" else "[ --]")
+        strikes = "X" * player["strikes"] + "." * (3 - player["strikes"])
+        lucky = "/".join(map(str, player["lucky"])) or "-"
+        status = "" if player["status"] == "active" else f"  ({player['status']})"
+        lines.append(
+            f"  {player['name']:<{width}}  {' '.join(marks)}  strikes {strikes}  lucky {lucky}"
+            f"{status}"
+        )
+    lines.append(f"  deck {state.get('deck_count')}, discard {len(state.get('discard', []))}")
+    if state.get("turn_order"):
+        lines.append(f"  turn order {', '.join(state['turn_order'])}")
     return "\n".join(lines)

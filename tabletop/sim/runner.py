@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bridge.bridge import Bridge
-from hardware.leds import LedConfig, SimulatedLeds, frame_for_strikes
+from hardware.leds import LedConfig, SimulatedLeds, frame_for_counts
 from hardware.mat import open_mat
 from hardware.mat.sim import SimulatedMat
 from rules.daemon.client import TableClient
@@ -279,7 +279,7 @@ class SimulatedTable:
         self.summary.mistakes_made = people.mistakes_made
         # Let the last LED frame reach the LEDs before the table is put away.
         if self.strike_history:
-            final = frame_for_strikes(self.strike_history[-1])
+            final = frame_for_counts(self.strike_history[-1])
             settle = time.monotonic() + 3.0
             while leds.frame != final and time.monotonic() < settle:
                 client.pump(0.02)

@@ -21,7 +21,7 @@ def test_the_commented_example_loads() -> None:
     config = load_config(EXAMPLE)
     assert config.table == "kitchen" and config.seat_names == ["Ana", "Bo", "Cy"]
     assert config.leds.seats == 3 and config.leds.backend == "sim"
-    assert config.rules.options.ace_high is True and config.broker.url is None
+    assert config.rules.options["ace_high"] is True and config.broker.url is None
 
 
 def test_gpio_leds_take_the_pins_of_every_seat() -> None:

@@ -291,7 +291,7 @@ def test_no_public_payload_of_a_game_names_a_face_down_card(
         attacker.client.subscribe(topic, qos=1)
     commands = full_game_commands()
     ending = next(n for n, c in enumerate(commands) if c["cmd"] == "end_adventure")
-    with running_daemon(broker.url, table, db), client(broker.url, table) as gm:
+    with running_daemon(broker.url, table, db), client(broker.url, table, True) as gm:
         for command in commands[:ending]:
             gm.send(command)
         gm.settle()
@@ -308,6 +308,12 @@ def test_no_public_payload_of_a_game_names_a_face_down_card(
     assert '"face_down"' in seen and '"text"' in seen, "the public payloads were read"
     leaks = [line for line in seen.splitlines() if set(CARD.findall(line)) & hidden]
     assert leaks == []
+    # "You don't have to tell your players the exact Critical Numbers for challenges before
+    # they roll": hidden unless the game master chose otherwise (tell_critical_numbers).
+    said = [event["text"] for event in gm.events]
+    assert any(re.search(r"Critical Number \d", text) for text in said), "the GM is told"
+    assert "attempts a" in seen, "challenges were announced publicly"
+    assert not re.search(r"Critical Number \d|\"critical\"", seen)
 
 
 # -- 9. smaller ones ---------------------------------------------------------------------------

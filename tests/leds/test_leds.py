@@ -15,7 +15,7 @@ from hardware.leds import (
     LedFrame,
     LedState,
     SimulatedLeds,
-    frame_for_strikes,
+    frame_for_counts,
     open_leds,
     startup_pattern,
 )
@@ -25,12 +25,12 @@ OFF, ON, BLINK = LedState.OFF, LedState.ON, LedState.BLINK
 
 
 def test_one_led_per_strike_and_all_blinking_when_removed() -> None:
-    frame = frame_for_strikes([(0, False), (2, False), (3, True)])
+    frame = frame_for_counts([(0, False), (2, False), (3, True)])
     assert frame.seats == ((OFF, OFF, OFF), (ON, ON, OFF), (BLINK, BLINK, BLINK))
 
 
 def test_frames_round_trip_through_json_and_bad_payloads_are_named() -> None:
-    frame = frame_for_strikes([(1, False), (3, True)])
+    frame = frame_for_counts([(1, False), (3, True)])
     assert LedFrame.from_json(frame.to_json()) == frame
     assert frame.to_json() == {"v": 1, "seats": [["on", "off", "off"], ["blink"] * 3]}
     with pytest.raises(FrameError, match="seats\\[2\\]: expected 3 LED states"):
@@ -60,9 +60,9 @@ def test_simulated_leds_record_only_changes_and_draw_themselves() -> None:
     leds.start()
     assert leds.frames[-1] == LedFrame.all(2, OFF)
     start = len(leds.changes)
-    leds.show(frame_for_strikes([(1, False), (0, False)]))
-    leds.show(frame_for_strikes([(1, False), (0, False)]))
-    leds.show(frame_for_strikes([(1, False), (3, True)]))
+    leds.show(frame_for_counts([(1, False), (0, False)]))
+    leds.show(frame_for_counts([(1, False), (0, False)]))
+    leds.show(frame_for_counts([(1, False), (3, True)]))
     changes = [(c.seat, c.led, c.state) for c in leds.changes[start:]]
     assert changes == [(0, 0, ON), (1, 0, BLINK), (1, 1, BLINK), (1, 2, BLINK)]
     assert leds.render(["Ana", "Bo"]).splitlines() == ["Ana        ● ○ ○", "Bo         ◐ ◐ ◐"]
@@ -119,7 +119,7 @@ def test_gpio_leds_drive_the_configured_pins() -> None:
     leds.start()
     assert gpio.mode == "BCM" and set(gpio.levels) == {5, 6, 13, 19, 26, 21}
     assert all(level == 0 for level in gpio.levels.values())
-    leds.show(frame_for_strikes([(2, False), (0, False)]))
+    leds.show(frame_for_counts([(2, False), (0, False)]))
     assert [gpio.levels[p] for p in (5, 6, 13, 19, 26, 21)] == [1, 1, 0, 0, 0, 0]
     leds.stop()
     assert sorted(gpio.cleaned) == sorted(p for seat in PINS for p in seat)
@@ -129,7 +129,7 @@ def test_gpio_leds_active_low_inverts_levels() -> None:
     gpio = RecordingGpio()
     leds = gpio_leds(gpio, active_high=False)
     leds.start()
-    leds.show(frame_for_strikes([(1, False), (0, False)]))
+    leds.show(frame_for_counts([(1, False), (0, False)]))
     assert gpio.levels[5] == 0 and gpio.levels[6] == 1
     leds.stop()
 
@@ -139,7 +139,7 @@ def test_gpio_blinking_leds_toggle_in_step() -> None:
     leds = gpio_leds(gpio, blink_hz=50.0)
     leds.start()
     before = len(gpio.history)
-    leds.show(frame_for_strikes([(0, False), (3, True)]))
+    leds.show(frame_for_counts([(0, False), (3, True)]))
     time.sleep(0.2)
     leds.stop()
     blinks = [(pin, level) for pin, level in gpio.history if pin in PINS[1]]

@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 
 from bridge.config import ConfigError, load_config, parse_config
-from rules.daemon.gm import load_roster
-from tabletop.cli import UserError
+from rules.roster import RosterError, load_roster
 from tabletop.mqtt import parse_broker_url
 from tabletop.passwords import hash_password
 from tabletop.roles import ALL_TABLES, Role
@@ -171,8 +170,8 @@ def test_a_lone_surrogate_never_gets_into_a_table(tmp_path: Path) -> None:
 def test_a_roster_with_a_lone_surrogate_is_refused_before_it_is_sent(tmp_path: Path) -> None:
     roster = tmp_path / "roster.json"
     roster.write_text(json.dumps({"players": [{"name": "Ana"}, {"name": "\ud800"}]}))
-    with pytest.raises(UserError, match="players\\[1\\].name holds a lone surrogate"):
-        load_roster(str(roster))
+    with pytest.raises(RosterError, match="players\\[1\\].name holds a lone surrogate"):
+        load_roster(str(roster), ("players",))
     roster.write_bytes(b'{"players": [{"name": "\xed\xa0\x80"}]}')
-    with pytest.raises(UserError, match="is not UTF-8 text"):
-        load_roster(str(roster))
+    with pytest.raises(RosterError, match="is not UTF-8 text"):
+        load_roster(str(roster), ("players",))

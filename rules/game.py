@@ -1,0 +1,323 @@
+"""The game interface: everything the table needs from a game, and all it may assume of one.
+
+A game module (Six Shooter in `rules.sixshooter.game`, others beside it) is a `GameRules`
+object the registry (`rules.games`) finds by name. The daemon, the replay, `tabletop gm`, the
+bridge's configuration and the simulated table talk to a game only through this interface, so
+none of them knows which game is on the table. Like boardgame.io's game object, a game gives
+its setup (options), its moves (commands -> events), the fold (events -> state), what it waits
+for, and views of its state for each audience; like OpenSpiel's chance player, the dice are an
+outside party: the game says what throw it waits for, the camera (or a person) answers.
+
+Everything here is pure: no I/O, no clock, no global random state.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Protocol
+
+from .errors import InvalidCommand
+from .reading import Action, SlotView
+
+
+class Engine(Protocol):
+    """One table's game in play: its events and the state folded from them."""
+
+    @property
+    def events(self) -> Sequence[Any]: ...
+
+    @property
+    def state(self) -> Any: ...
+
+    def execute(self, command: Mapping[str, Any]) -> tuple[Any, ...]:
+        """The events a command causes (already folded), or a RulesError naming the rule."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One house rule a table may choose: its name, default, what it means, allowed values."""
+
+    name: str
+    default: Any
+    help: str
+    choices: tuple[Any, ...] = ()
+
+
+class Scoring(Enum):
+    """How the dice of one throw are read."""
+
+    HIGHEST = "highest"
+    LOWEST = "lowest"
+    SUM = "sum"
+    COUNT_SIXES = "count_sixes"
+    EACH = "each"  # every die counts on its own (poker hands, pools kept die by die)
+
+
+@dataclass(frozen=True, slots=True)
+class DiceThrow:
+    """A throw the game waits for: who throws, how many dice, how they are read."""
+
+    who: str | None
+    count: int
+    scoring: Scoring = Scoring.HIGHEST
+    rerollable: bool = False  # some dice may be kept and the others thrown again
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "who": self.who,
+            "count": self.count,
+            "scoring": self.scoring.value,
+            "rerollable": self.rerollable,
+        }
+
+
+class WaitKind(Enum):
+    """What kind of thing the game waits for, for any game."""
+
+    NOTHING = "nothing"  # no game yet, or the game is over
+    GAME_MASTER = "game_master"  # a call only the game master makes
+    DICE = "dice"
+    CARD = "card"  # a card turned, laid or lifted on the mat
+    CHOICE = "choice"  # a player decides (yes/no, keep/retire, ...)
+
+
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    """What the game waits for now: in a generic form for the table, and in plain words."""
+
+    kind: WaitKind
+    words: str
+    who: tuple[str, ...] = ()
+    dice: DiceThrow | None = None
+    # The game's own structured account of what is pending (`pending` in game/prompt).
+    detail: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MatLayout:
+    """The mat a game needs: slots per seat (zones `s<seat>.<slot>`), a draw pad, which deck."""
+
+    slots_per_seat: int
+    pad: bool = False
+    deck: str | None = None  # "standard-52", "standard-54" (with jokers), or None for no cards
+
+
+@dataclass(frozen=True, slots=True)
+class SeatLights:
+    """One seat's indicator LEDs: how many are lit, and whether they blink (out of play)."""
+
+    lit: int
+    blinking: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Indicators:
+    """What the seats' LEDs show in this game, and what they mean (for the docs and the UI)."""
+
+    meaning: str
+    seats: tuple[SeatLights, ...]
+
+
+ArgumentAdder = Callable[[argparse.ArgumentParser], None]
+CommandBuilder = Callable[[argparse.Namespace], dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class GmAction:
+    """One verb of `tabletop gm`: its help, its arguments, and the command it builds."""
+
+    verb: str
+    help: str
+    arguments: ArgumentAdder
+    build: CommandBuilder
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """A game as `tabletop games` lists it."""
+
+    name: str
+    title: str
+    version: str
+    seed: str
+    options: tuple[Option, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "version": self.version,
+            "seed": self.seed,
+            "options": [
+                {
+                    "name": o.name,
+                    "default": o.default,
+                    "help": o.help,
+                    **({"choices": list(o.choices)} if o.choices else {}),
+                }
+                for o in self.options
+            ],
+        }
+
+
+class TableReader(Protocol):
+    """Reads a physical table for one game: mat and dice observations in, actions out.
+
+    Its actions are `rules.reading`'s `Execute`, `Alert` and `AlertCleared`; `seen` is what
+    the mat last showed in each (0-based seat, 1-based slot). The reader does no I/O and
+    reads no clock: callers pass `now`."""
+
+    instructions: list[str]
+    seen: dict[tuple[int, int], SlotView]
+
+    def request(self, state: Any, command: dict[str, Any], now: float) -> list[Action]: ...
+
+    def observe_slot(
+        self, state: Any, seat: int, slot: int, view: SlotView, now: float
+    ) -> list[Action]: ...
+
+    def observe_pad(self, state: Any, card: Any, now: float) -> list[Action]: ...
+
+    def observe_dice(self, state: Any, values: Sequence[int], now: float) -> list[Action]: ...
+
+    def refused(self, command: dict[str, Any], error: str) -> list[Action]: ...
+
+    def applied(self, state: Any, command: dict[str, Any], now: float) -> list[Action]: ...
+
+    def tick(self, state: Any, now: float) -> list[Action]: ...
+
+
+class GameRules(ABC):
+    """A game module: what the table asks of a game. Subclass it, and register the instance."""
+
+    info: GameInfo
+    # The keys a roster file for a new game may have (`tabletop gm new ROSTER`).
+    roster_keys: tuple[str, ...] = ("players", "seed", "options")
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    # -- setup ------------------------------------------------------------------------------
+
+    def read_options(self, raw: object, where: str = "options") -> dict[str, Any]:
+        """The options as plain JSON values with defaults filled in; a bad key or value is an
+        InvalidCommand naming it (`rules.options.cap`)."""
+        if raw is None:
+            raw = {}
+        if not isinstance(raw, Mapping):
+            raise InvalidCommand(f"{where}: expected a table of options", field=where)
+        known = {option.name: option for option in self.info.options}
+        out: dict[str, Any] = {}
+        for key, value in raw.items():
+            option = known.get(key)
+            if option is None:
+                names = ", ".join(sorted(known)) or "none"
+                raise InvalidCommand(
+                    f"{where}.{key}: {self.info.title} has no such option (it has: {names})",
+                    field=f"{where}.{key}",
+                )
+            out[key] = self.check_option(option, value, f"{where}.{key}")
+        return {o.name: out.get(o.name, o.default) for o in self.info.options}
+
+    def check_option(self, option: Option, value: Any, where: str) -> Any:
+        """One option's value, checked against its default's type and its choices."""
+        default = option.default
+        if isinstance(default, bool) != isinstance(value, bool) or not isinstance(
+            value, type(default)
+        ):
+            raise InvalidCommand(
+                f"{where}: expected {type(default).__name__}, got {value!r}", field=where
+            )
+        if option.choices and value not in option.choices:
+            allowed = ", ".join(repr(c) for c in option.choices)
+            raise InvalidCommand(f"{where}: expected one of {allowed}, got {value!r}", field=where)
+        return value
+
+    # -- moves and the fold -----------------------------------------------------------------
+
+    @abstractmethod
+    def new_engine(self, events: Sequence[Any] = ()) -> Engine:
+        """An engine with these events already folded (none: no game yet)."""
+
+    @abstractmethod
+    def event_to_json(self, event: Any) -> dict[str, Any]: ...
+
+    @abstractmethod
+    def event_from_json(self, raw: Mapping[str, Any]) -> Any:
+        """An event from its JSON; a RulesError if it is not one of this game's."""
+
+    @abstractmethod
+    def starts_game(self, event: Any) -> bool:
+        """True for the event a new game begins with (refusals are counted per game)."""
+
+    @abstractmethod
+    def is_over(self, state: Any) -> bool:
+        """True when no game is being played (none yet, or finished): another may start."""
+
+    # -- views ------------------------------------------------------------------------------
+
+    @abstractmethod
+    def referee_view(self, state: Any) -> dict[str, Any]:
+        """Everything (`referee/state`, `tabletop replay --json`): every hidden card too."""
+
+    @abstractmethod
+    def public_view(self, state: Any) -> dict[str, Any]:
+        """What anyone at the table may see (`game/state`): no face-down card, no secret."""
+
+    @abstractmethod
+    def seat_view(self, state: Any, seat: str) -> dict[str, Any]:
+        """What one player may see: the public view and that player's own secrets."""
+
+    @abstractmethod
+    def describe_event(self, event: Any) -> str:
+        """An event in plain words, for the game master (may name hidden things)."""
+
+    @abstractmethod
+    def public_event(self, event: Any, state: Any) -> dict[str, Any]:
+        """An event as anyone may see it: {"type": ..., "text": ...}, naming nothing hidden."""
+
+    @abstractmethod
+    def waiting(self, state: Any) -> Waiting:
+        """What the game waits for now, as the game master may see it."""
+
+    def public_waiting(self, state: Any) -> Waiting:
+        """What the game waits for, as anyone may see it (default: the same as `waiting`)."""
+        return self.waiting(state)
+
+    @abstractmethod
+    def render(self, state: Any) -> str:
+        """The table as text, for a terminal (`tabletop replay`)."""
+
+    @abstractmethod
+    def render_view(self, view: Mapping[str, Any]) -> str:
+        """The table as text from its public view (`tabletop gm state`, which reads MQTT)."""
+
+    # -- the physical table -----------------------------------------------------------------
+
+    @abstractmethod
+    def mat_layout(self, options: Mapping[str, Any]) -> MatLayout: ...
+
+    @abstractmethod
+    def table_reader(self, seats: Sequence[str], grace: float) -> TableReader: ...
+
+    @abstractmethod
+    def indicators(self, state: Any, seats: Sequence[str]) -> Indicators:
+        """What each seat's LEDs show now."""
+
+    # -- people -----------------------------------------------------------------------------
+
+    @abstractmethod
+    def gm_actions(self) -> tuple[GmAction, ...]:
+        """The game master's verbs for `tabletop gm` (besides new, send, state and follow)."""
+
+    @abstractmethod
+    def random_command(self, state: Any, rng: random.Random) -> dict[str, Any] | None:
+        """A random, usually legal, command (None when the game is over): for tests and
+        benchmarks."""
