@@ -1,11 +1,11 @@
-"""The bridge on the Pi: mat, dice camera and Strike LEDs on one side, MQTT on the other.
+"""The bridge on the Pi: mat, dice camera and seat LEDs on one side, MQTT on the other.
 
 What it publishes under `tabletop/v1/<table>/` (docs/mqtt.md):
 - `mat/event`: every mat event, with the bridge's boot id and a sequence number (QoS 1);
 - `mat/snapshot` (retained): what every zone holds now, the truth that events only hint at;
 - `dice/event`: every throw the vision pipeline announces;
 - `bridge/availability` (retained): `online`, and `offline` as the last will.
-What it reads: `leds/frame` (retained), shown on the Strike LEDs; MQTT resends it after every
+What it reads: `leds/frame` (retained), shown on the seat LEDs; MQTT resends it after every
 reconnect because it is retained and the link resubscribes.
 
 While the broker is away, events wait in a bounded queue (the oldest are dropped and counted:
@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
-from hardware.leds import LedFrame, StrikeLeds
+from hardware.leds import LedFrame, SeatLeds
 from hardware.leds.frames import FrameError
 from hardware.mat import CardEvent, EventKind, LinkEvent, MatDriver, MatError, MatEvent
 from hardware.mat.protocol import LedSetting
@@ -65,7 +65,7 @@ class Bridge:
         url: BrokerUrl,
         table: str,
         mat: MatDriver,
-        leds: StrikeLeds,
+        leds: SeatLeds,
         dice: Callable[[threading.Event], Iterator[dict[str, Any]]] | None = None,
     ) -> None:
         self.topics = TableTopics(table)

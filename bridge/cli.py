@@ -13,9 +13,9 @@ def register(subparsers: Any) -> None:
     """Adds the `bridge` subcommand."""
     parser = subparsers.add_parser(
         "bridge",
-        help="run the Pi's bridge: sensor mat, dice camera and Strike LEDs over MQTT",
+        help="run the Pi's bridge: sensor mat, dice camera and seat LEDs over MQTT",
         description="Reads the sensor mat and the dice camera and publishes what happens; shows "
-        "the rules daemon's LED frames on the Strike LEDs (docs/mqtt.md).",
+        "the rules daemon's LED frames on the seat LEDs (docs/mqtt.md).",
     )
     parser.add_argument("--config", required=True, metavar="TABLE.toml", help="the table's file")
     parser.add_argument(

@@ -35,7 +35,7 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Seat:
-    """One seat at the table: who sits there and the BCM pins of their three Strike LEDs."""
+    """One seat at the table: who sits there and the BCM pins of its three LEDs."""
 
     name: str
     leds: tuple[int, ...] = ()

@@ -1,4 +1,4 @@
-"""Strike LEDs: three per seat, driven by declarative frames through a real or simulated backend.
+"""Seat LEDs: three per seat, driven by declarative frames through a real or simulated backend.
 
 leds = open_leds(LedConfig(backend="sim", seats=4))
 leds.start()                       # short test pattern, then all off
@@ -6,7 +6,7 @@ leds.show(frame_for_counts([(1, False), (3, True)]))
 leds.stop()
 """
 
-from .backends import GpioLeds, LedError, SimulatedLeds, StrikeLeds, open_leds
+from .backends import GpioLeds, LedError, SeatLeds, SimulatedLeds, open_leds
 from .frames import LEDS_PER_SEAT, LedConfig, LedFrame, LedState, frame_for_counts, startup_pattern
 
 __all__ = [
@@ -16,8 +16,8 @@ __all__ = [
     "LedError",
     "LedFrame",
     "LedState",
+    "SeatLeds",
     "SimulatedLeds",
-    "StrikeLeds",
     "frame_for_counts",
     "open_leds",
     "startup_pattern",

@@ -1,4 +1,4 @@
-"""Strike LED backends: RPi.GPIO on a Pi, and a simulated one that records every change.
+"""Seat LED backends: RPi.GPIO on a Pi, and a simulated one that records every change.
 
 Both take the same declarative frames; `open_leds` picks one from the configuration, or from
 the environment variable TABLETOP_LEDS ("sim" or "gpio"), which wins so a developer can run a
@@ -23,7 +23,7 @@ class LedError(Exception):
     """An LED backend that cannot start or a frame it cannot show."""
 
 
-class StrikeLeds:
+class SeatLeds:
     """Shows LED frames; subclasses set physical LEDs in `_set`."""
 
     def __init__(self, config: LedConfig, clock: Callable[[], float] = time.monotonic) -> None:
@@ -76,7 +76,7 @@ class LedChange:
     state: LedState
 
 
-class SimulatedLeds(StrikeLeds):
+class SimulatedLeds(SeatLeds):
     """LEDs that exist only in memory: every change is recorded for tests and drawn on request."""
 
     def __init__(self, config: LedConfig, clock: Callable[[], float] = time.monotonic) -> None:
@@ -102,7 +102,7 @@ class SimulatedLeds(StrikeLeds):
         return "\n".join(lines)
 
 
-class GpioLeds(StrikeLeds):
+class GpioLeds(SeatLeds):
     """LEDs on Raspberry Pi pins through the RPi.GPIO API (rpi-lgpio provides it on a Pi 5).
 
     Blinking LEDs are toggled by one thread at `blink_hz`, so every blinking LED is in step."""
@@ -142,7 +142,7 @@ class GpioLeds(StrikeLeds):
             for pin in pins:
                 gpio.setup(pin, gpio.OUT, initial=self._level(False))
         self._stopping.clear()
-        self._blinker = threading.Thread(target=self._blink, name="strike-led-blink", daemon=True)
+        self._blinker = threading.Thread(target=self._blink, name="seat-led-blink", daemon=True)
         self._blinker.start()
 
     def _close(self) -> None:
@@ -175,7 +175,7 @@ class GpioLeds(StrikeLeds):
                     self._gpio.output(self.config.pins[seat][led], self._level(lit))
 
 
-def open_leds(config: LedConfig, clock: Callable[[], float] = time.monotonic) -> StrikeLeds:
+def open_leds(config: LedConfig, clock: Callable[[], float] = time.monotonic) -> SeatLeds:
     """The backend the configuration (or TABLETOP_LEDS) asks for; nothing is opened yet."""
     backend = os.environ.get("TABLETOP_LEDS", config.backend)
     if backend == "sim":

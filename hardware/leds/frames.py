@@ -1,4 +1,4 @@
-"""LED frames: what every Strike LED should show, as immutable values with a versioned JSON form."""
+"""LED frames: what every seat LED should show, as immutable values with a versioned JSON form."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ class FrameError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class LedFrame:
-    """Every seat's three Strike LEDs, seat 1 first."""
+    """Every seat's three LEDs, seat 1 first (what they count is the game's)."""
 
     seats: tuple[tuple[LedState, ...], ...]
 
@@ -93,7 +93,7 @@ def startup_pattern(seats: int) -> list[LedFrame]:
 
 @dataclass(frozen=True, slots=True)
 class LedConfig:
-    """How the Strike LEDs are driven: `backend` "gpio" or "sim"; `pins` the BCM pin numbers,
+    """How the seat LEDs are driven: `backend` "gpio" or "sim"; `pins` the BCM pin numbers,
     three per seat, seat 1 first."""
 
     backend: str = "sim"

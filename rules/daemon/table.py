@@ -2,7 +2,7 @@
 
 `PhysicalTable` decodes what the bridge publishes (`mat/snapshot`, `mat/event`, `dice/event`),
 hands it to the pure `TableReader`, and keeps what the table must be told: the alerts and
-instructions (retained on `table/alert`) and the Strike LED frame (retained on `leds/frame`).
+instructions (retained on `table/alert`) and the seat LED frame (retained on `leds/frame`).
 Malformed payloads are logged and dropped; they never reach the game. Only the bridge the
 daemon expects is heard: each of its messages carries its boot id and a rising `seq`
 (`BridgeGate`); anything else on those topics is dropped with an alert.

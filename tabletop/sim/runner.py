@@ -1,7 +1,7 @@
 """The simulated table: every program of a real table, with simulated devices and people.
 
 An embedded broker on a free port, the rules daemon reading the table, the bridge with the
-simulated mat (real firmware behind a pty), simulated Strike LEDs and the dice tray, and
+simulated mat (real firmware behind a pty), simulated seat LEDs and the dice tray, and
 simulated people who play whole games physically. The people see what players see: the
 retained game state, the alerts and the LEDs.
 """
@@ -359,7 +359,7 @@ class SimulatedTable:
         from rules.daemon.gm import render_state
 
         prompt = client.retained.get(client.topics.prompt)
-        lines = ["\x1b[2J\x1b[H" + render_state(state, prompt), "", "Strike LEDs:"]
+        lines = ["\x1b[2J\x1b[H" + render_state(state, prompt), "", "seat LEDs:"]
         lines.append(leds.render(self.names))
         for alert in alerts.get("alerts", []):
             lines.append(f"ALERT: {alert['message']}")

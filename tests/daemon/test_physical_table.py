@@ -1,5 +1,5 @@
 """The whole chain with no hardware: the simulated mat (real firmware behind a pty) -> bridge ->
-MQTT -> rules daemon reading the table -> state, alerts and Strike LED frames back."""
+MQTT -> rules daemon reading the table -> state, alerts and seat LED frames back."""
 
 from __future__ import annotations
 

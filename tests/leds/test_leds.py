@@ -1,4 +1,4 @@
-"""Strike LEDs: frames, the start-up pattern, the simulated backend and the RPi.GPIO backend."""
+"""seat LEDs: frames, the start-up pattern, the simulated backend and the RPi.GPIO backend."""
 
 from __future__ import annotations
 

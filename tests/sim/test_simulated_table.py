@@ -52,7 +52,7 @@ def test_simulated_games_finish_replay_and_light_the_strikes(seed: int) -> None:
     assert summary.mistakes_made >= 1
     assert summary.alerts_raised >= summary.mistakes_made
     assert summary.alerts_resolved == summary.alerts_raised
-    assert "Strike LEDs:" in view.getvalue()
+    assert "seat LEDs:" in view.getvalue()
 
 
 def test_the_simulated_camera_and_the_vision_pipeline_read_the_throws() -> None:
