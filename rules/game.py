@@ -193,6 +193,56 @@ class TableReader(Protocol):
     def tick(self, state: Any, now: float) -> list[Action]: ...
 
 
+class TableHands(Protocol):
+    """What simulated hands can do at the table (`tabletop sim`); seats from 0, slots from 1."""
+
+    def lay(self, seat: int, slot: int, card: str, face_up: bool) -> None: ...
+
+    def lift(self, seat: int, slot: int) -> None: ...
+
+    def flip(self, seat: int, slot: int) -> None: ...
+
+    def lay_on_pad(self, card: str) -> None: ...
+
+    def throw(self, values: Sequence[int]) -> None:
+        """Throws dice into the tray that come to rest showing `values`."""
+        ...
+
+
+class SimulatedPeople(Protocol):
+    """A game's simulated players and game master, for `tabletop sim` and tests.
+
+    They see what people at the table see: the public state and prompt, and the alerts; they
+    act with their hands (`TableHands`) and send the game master's commands."""
+
+    mistakes_made: int
+
+    def start_game(self, seed: int) -> None:
+        """Clears the table and announces a new game (its `new_game` goes out by `send`)."""
+        ...
+
+    def replied(self, ok: bool) -> None:
+        """The daemon's answer to the last command they sent."""
+        ...
+
+    def step(
+        self, state: dict[str, Any] | None, prompt: dict[str, Any] | None, alerts: dict[str, str]
+    ) -> bool:
+        """Does the next thing a person would do now; False when there is nothing to do."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class PeopleSettings:
+    """How simulated people behave: how often they make a mistake the table must catch, how
+    long a game runs (a game's own unit: challenges per adventure, hands of poker, ...), and
+    how time passes for them (`pause(seconds)`, scaled by `tabletop sim --speed`)."""
+
+    mistake_rate: float = 0.02
+    length: int = 12
+    pause: Callable[[float], None] = lambda seconds: None
+
+
 class GameRules(ABC):
     """A game module: what the table asks of a game. Subclass it, and register the instance."""
 
@@ -321,3 +371,14 @@ class GameRules(ABC):
     def random_command(self, state: Any, rng: random.Random) -> dict[str, Any] | None:
         """A random, usually legal, command (None when the game is over): for tests and
         benchmarks."""
+
+    def simulated_people(
+        self,
+        seats: Sequence[str],
+        hands: TableHands,
+        rng: random.Random,
+        send: Callable[[dict[str, Any]], None],
+        settings: PeopleSettings,
+    ) -> SimulatedPeople:
+        """People who play this game at a simulated table (`tabletop sim --game NAME`)."""
+        raise NotImplementedError(f"{self.info.title} has no simulated people yet")
