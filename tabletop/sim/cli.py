@@ -7,6 +7,8 @@ import json
 import sys
 from typing import Any
 
+from tabletop.errors import UserError
+
 
 def register(subparsers: Any) -> None:
     """Adds the `sim` subcommand."""
@@ -44,7 +46,6 @@ def run(args: argparse.Namespace) -> int:
     """Plays the games and prints the summary."""
     from rules import games
     from rules.errors import RulesError
-    from tabletop.cli import UserError
     from tabletop.sim.runner import SimulatedTable
 
     try:

@@ -29,8 +29,8 @@ from rules.daemon.client import TableClient
 from rules.daemon.service import RulesDaemon
 from rules.game import PeopleSettings
 from rules.games import DEFAULT_GAME
-from tabletop.broker import EmbeddedBroker
-from tabletop.mqtt import BrokerUrl
+from wire.broker import EmbeddedBroker
+from wire.mqtt import BrokerUrl
 
 from .dice import DiceTray, RenderedDiceTray
 

@@ -22,9 +22,9 @@ from daemon_helpers import (
 )
 
 from rules.sixshooter import parse_command
-from tabletop.broker import broker_for
 from tabletop.cli import build_parser, main
-from tabletop.mqtt import BrokerUrlError, parse_broker_url
+from wire.broker import broker_for
+from wire.mqtt import BrokerUrlError, parse_broker_url
 
 ROSTER_TOML = """
 seed = 4

@@ -21,8 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rules.daemon.referee import Outcome
-from tabletop.mqtt import MqttLink, NotConnected, parse_broker_url
-from tabletop.payload import MAX_PAYLOAD_BYTES
+from wire.mqtt import MqttLink, NotConnected, parse_broker_url
+from wire.payload import MAX_PAYLOAD_BYTES
 
 
 def test_bad_input_gets_a_reply_naming_the_problem_and_the_daemon_goes_on(

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from rules.daemon.referee import Referee
 from rules.daemon.store import GameLog, StoreError
 from rules.replay import replay_lines
-from tabletop.payload import MAX_PAYLOAD_BYTES
+from wire.payload import MAX_PAYLOAD_BYTES
 
 _opened: list[GameLog] = []
 
