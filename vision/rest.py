@@ -118,12 +118,12 @@ class RestDetector:
         hand_mask, arrived_blob = self._hands(arrived)
         near = hand_mask
         for earlier in self._hand_masks:
-            near = earlier if near is None else cv2.bitwise_or(near, earlier)
+            near = earlier if near is None else np.asarray(cv2.bitwise_or(near, earlier), np.uint8)
         self._hand_masks = [*self._hand_masks, hand_mask][-2:] if hand_mask is not None else []
         if near is not None:
             # What changed at a hand, or where one just was, is the hand moving, not dice:
             # a changed blob touching it is the hand's.
-            changed = _apart_from(changed, cv2.dilate(near, _SQUARE7))
+            changed = _apart_from(changed, np.asarray(cv2.dilate(near, _SQUARE7), np.uint8))
         moving = cv2.countNonZero(changed) / area
         changed_blob, _ = _largest_blob(changed)
         largest = max(changed_blob, arrived_blob) / area
