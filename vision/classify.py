@@ -45,15 +45,21 @@ def crop(
     angle: float = 0.0,
     scale: float = CROP_SCALE,
     side: int = CROP,
+    blurred: Image | None = None,
 ) -> Image:
-    """The side x side patch centred on (x, y) spanning scale * size pixels, optionally turned."""
+    """The side x side patch centred on (x, y) spanning scale * size pixels, optionally turned.
+
+    `blurred` is the whole image already blurred as `crop_blur` says for this size (when many
+    crops of one size are cut from one image, blurring it once is cheaper)."""
     zoom = side / (scale * size)
     matrix = cv2.getRotationMatrix2D((float(x), float(y)), angle, zoom)
     matrix[0, 2] += side / 2 - x
     matrix[1, 2] += side / 2 - y
     # Shrinking by more than 2x aliases pips away; pre-blur instead of INTER_AREA (no rotation).
     source = image
-    if zoom < 0.5:
+    if blurred is not None:
+        source = blurred
+    elif zoom < 0.5:
         sigma = 0.5 / zoom
         x0 = max(0, math.floor(x - size * scale))
         y0 = max(0, math.floor(y - size * scale))
@@ -67,6 +73,13 @@ def crop(
         source, matrix, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
     return np.asarray(out, np.uint8)
+
+
+def crop_blur(size: float, scale: float = CROP_SCALE, side: int = CROP) -> float:
+    """The blur (Gaussian sigma) `crop` gives a picture before cutting a crop of a die this
+    size from it; 0 when none."""
+    zoom = side / (scale * size)
+    return 0.3 / zoom if zoom < 0.5 else 0.0
 
 
 def die_angle(patch: Image) -> float:
@@ -173,7 +186,20 @@ class DieClassifier:
 
     def score(self, image: Image, candidates: Sequence[Candidate]) -> npt.NDArray[np.float32]:
         """Class probabilities for each candidate in an image."""
-        return self.probabilities([crop(image, c.x, c.y, c.size) for c in candidates])
+        blurred: dict[float, Image] = {}
+        crops = []
+        for c in candidates:
+            sigma = crop_blur(c.size)
+            whole = None
+            if sigma:
+                # Many candidates share a size: the whole picture blurred once costs less
+                # than a blurred patch for each.
+                whole = blurred.get(sigma)
+                if whole is None:
+                    whole = np.asarray(cv2.GaussianBlur(image, (0, 0), sigma), np.uint8)
+                    blurred[sigma] = whole
+            crops.append(crop(image, c.x, c.y, c.size, blurred=whole))
+        return self.probabilities(crops)
 
 
 class ValueClassifier(DieClassifier):
