@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .calibration import Calibration
+from .calibration import Calibration, floor_of
 from .classify import COCKED, NO_DIE, VALUE_CLASSES, DieClassifier, ValueClassifier
 from .errors import SettingsError
 from .locate import DEFAULT_SIZES, Candidate, find_candidates, tray_lab
@@ -93,7 +93,15 @@ class DiceReader:
     def candidates(self, image: Image) -> list[Candidate]:
         """Where dice may lie: the whole picture, or only the tray when calibrated."""
         if self.calibration is None:
-            return find_candidates(image, self._sizes())
+            # The tray's floor, as the picture shows it: what lies on the rim (a hole in it, a
+            # screw, its corners) is not a die.
+            x0, y0, x1, y1 = floor_of(image)
+            return [
+                c
+                for c in find_candidates(image, self._sizes())
+                if x0 - c.size / 2 <= c.x <= x1 + c.size / 2
+                and y0 - c.size / 2 <= c.y <= y1 + c.size / 2
+            ]
         h, w = image.shape[:2]
         if self._tray_lab is None or self._tray_lab.shape[:2] != (h // 2, w // 2):
             background = self.calibration.background_for(image)
