@@ -146,7 +146,7 @@ def _signature(reading: FrameReading) -> tuple[Any, ...]:
 
 
 def dice_word(count: int) -> str:
-    """"1 die", "3 dice": for messages people read."""
+    """A count in words for messages people read: "1 die", "3 dice"."""
     return f"{count} {'die' if count == 1 else 'dice'}"
 
 
@@ -291,8 +291,7 @@ class ThrowWatcher:
         if len(self._readings) >= self.give_up:
             if any(r.dice for r in self._readings):
                 reason = (
-                    f"the dice did not read the same in {self.give_up} frames at rest: "
-                    "throw again"
+                    f"the dice did not read the same in {self.give_up} frames at rest: throw again"
                 )
             else:
                 reason = "dice rolled but no die was found at rest: throw again"
