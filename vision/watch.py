@@ -219,7 +219,7 @@ class ThrowWatcher:
     give_up: int = 15  # still frames of disagreeing readings before "unclear"
     min_moving: int = 3  # moving frames in a row before it counts as a throw (a nudge moves
     # for a frame or two; a throw rolls for many)
-    hand_quiet: int = 5  # frames after a hand during which motion is the hand leaving
+    hand_quiet: int = 5  # frames after a hand in which a hand again is the same one
     state: TrayState = TrayState.EMPTY
     last_observation: RestObservation | None = None
     last_reading: FrameReading | None = None
@@ -263,10 +263,10 @@ class ThrowWatcher:
         elif self._armed and new is not TrayState.MOVING and self._settled():
             events.extend(self._read(image, index, stamp))
         if loose:
-            # Dice rolling (beside a hand that threw them, too); right after a hand, motion is
-            # the hand leaving.
-            if self._since_hand > self.hand_quiet or new is TrayState.HAND:
-                self._moving_run += 1
+            # Dice rolling, beside a hand that threw them too, or just after it left: the hand's
+            # own motion is not counted (see vision.rest), and its fingertips going out of
+            # view move for a frame or two, fewer than `min_moving`.
+            self._moving_run += 1
             if not self._armed and self._moving_run >= self.min_moving:
                 events.append(ThrowEvent(ThrowEventKind.ROLLING, index, stamp))
                 self._armed = True
