@@ -34,6 +34,9 @@ from .rest import RestDetector, RestObservation, TrayState
 
 Image = npt.NDArray[np.uint8]
 VERSION = 1
+# Mean colour change (0-255 per channel) below which a die's place looks as it did: noise and
+# a drifting lamp stay well under it, a die taken away (tray where it lay) goes far over.
+SAME_PLACE_CHANGE = 20.0
 
 
 class ThrowEventKind(enum.Enum):
@@ -171,9 +174,11 @@ def match_dice(
     )
     used_now: set[int] = set()
     used_before: set[int] = set()
+    ratios: dict[int, float] = {}
     for ratio, i, j in pairs:
         if ratio > 0.35 or i in used_now or j in used_before:
             continue
+        ratios[i] = ratio
         used_now.add(i)
         used_before.add(j)
         same_face = (current.dice[i].status, current.dice[i].value) == (
@@ -182,6 +187,15 @@ def match_dice(
         )
         origins[i] = DieOrigin.KEPT if same_face else DieOrigin.MOVED
     if rethrown is not None:
+        stayed = [i for i in range(n) if origins[i] is not DieOrigin.THROWN]
+        extra = len(stayed) - (n - rethrown)
+        if extra > 0:
+            # More dice in old places than were kept: a rethrown die landed where a taken one
+            # lay. The turned ones, then the farthest from their old places, were thrown.
+            order = sorted(stayed, key=lambda i: (origins[i] is DieOrigin.KEPT, -ratios[i]))
+            for i in order[:extra]:
+                origins[i] = DieOrigin.THROWN
+                used_now.discard(i)
         pushed = n - rethrown - len(used_now)
         if pushed > 0:
             free = [b for j, b in enumerate(previous.dice) if j not in used_before]
@@ -225,6 +239,9 @@ class ThrowWatcher:
     last_reading: FrameReading | None = None
     expectation: Expectation | None = None  # what the next throw should be (see `expect`)
     announced: FrameReading | None = None  # the dice at rest when the last throw was announced
+    before: FrameReading | None = None  # of those, the ones still lying when this throw began
+    _announced_image: Image | None = None
+    _calm_image: Image | None = None  # the last frame in which nothing moved
     _armed: bool = False
     _readings: list[FrameReading] = field(default_factory=list)
     _frame: int = 0
@@ -258,7 +275,6 @@ class ThrowWatcher:
             # as present, and the reader has the last word on whether dice lie there.)
             if self.state is not TrayState.EMPTY:
                 events.append(ThrowEvent(ThrowEventKind.CLEARED, index, stamp))
-            self.announced = None
             self._readings.clear()
         elif self._armed and new is not TrayState.MOVING and self._settled():
             events.extend(self._read(image, index, stamp))
@@ -270,11 +286,32 @@ class ThrowWatcher:
             if not self._armed and self._moving_run >= self.min_moving:
                 events.append(ThrowEvent(ThrowEventKind.ROLLING, index, stamp))
                 self._armed = True
+                self.before = self._still_lying()
             self._readings.clear()
         else:
             self._moving_run = 0
+            if new in (TrayState.STILL, TrayState.EMPTY):
+                self._calm_image = image
         self.state = new
         return events
+
+    def _still_lying(self) -> FrameReading | None:
+        """The dice of the last announcement that still lay in the tray just before this throw:
+        their places look as they did then. (A die taken by a hand leaves the tray there;
+        "empty", uncalibrated, is no proof: a die by the wall may not count as present.)"""
+        then, now = self._announced_image, self._calm_image
+        if self.announced is None or then is None or now is None or then.shape != now.shape:
+            return None
+        kept = []
+        for die in self.announced.dice:
+            x0, y0, x1, y1 = die.box
+            # The middle of the box: the die itself, not the tray around its corners.
+            mx, my = (x1 - x0) // 5, (y1 - y0) // 5
+            a = then[y0 + my : y1 - my, x0 + mx : x1 - mx].astype(np.int16)
+            b = now[y0 + my : y1 - my, x0 + mx : x1 - mx].astype(np.int16)
+            if a.size and float(np.abs(a - b).mean()) < SAME_PLACE_CHANGE:
+                kept.append(die)
+        return FrameReading(tuple(kept))
 
     def _settled(self) -> bool:
         return self.detector.still_frames > self.settle
@@ -307,8 +344,9 @@ class ThrowWatcher:
         self._readings.clear()
         self.expectation = None
         rethrown = expectation.rethrown if expectation is not None else None
-        origins = match_dice(self.announced, reading, rethrown)
+        origins = match_dice(self.before, reading, rethrown)
         self.announced = reading
+        self._announced_image = self._calm_image
         who = expectation.who if expectation is not None else ""
         reason = unclear or self._doubt(reading, origins, expectation)
         if reason:
