@@ -111,7 +111,7 @@ def run_read(args: argparse.Namespace) -> int:
         if loaded is None:
             status = 1
             if args.json:
-                print(json.dumps({"image": name, "error": problem}))
+                print(json.dumps({"image": name, "error": f"cannot read {name}: {problem}"}))
             else:
                 print(f"{name}: {problem}", file=sys.stderr)
             continue

@@ -38,7 +38,9 @@ def settled(
     return events, [e for e in events if e.kind in SETTLED_KINDS]
 
 
-def rest_truth(camera: SimulatedCamera, number: int) -> tuple[tuple[int | None, ...], tuple[str, ...]]:
+def rest_truth(
+    camera: SimulatedCamera, number: int
+) -> tuple[tuple[int | None, ...], tuple[str, ...]]:
     truth = next(t for t in camera.rendered if t.phase == "rest" and t.throw == number)
     return truth.values, truth.origins
 
