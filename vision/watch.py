@@ -37,6 +37,7 @@ VERSION = 1
 # Mean colour change (0-255 per channel) below which a die's place looks as it did: noise and
 # a drifting lamp stay well under it, a die taken away (tray where it lay) goes far over.
 SAME_PLACE_CHANGE = 20.0
+NONE_FOUND = "dice rolled but no die was found at rest: throw again"
 
 
 class ThrowEventKind(enum.Enum):
@@ -266,6 +267,16 @@ class ThrowWatcher:
         self._since_hand += 1
         loose = observation.moving > self.detector.settings.moving_fraction
         if new is TrayState.HAND:
+            if self._armed and self._readings:
+                # The dice lay still and were being read when a hand reached in: whatever it
+                # does next, this throw must not pass without a word.
+                found = any(r.dice for r in self._readings)
+                reason = (
+                    "a hand reached in before the dice read the same a few frames in a row"
+                    if found
+                    else "dice rolled but no die was found at rest before a hand reached in"
+                )
+                events.append(self._announce(self._readings[-1], index, stamp, reason))
             if self._since_hand > self.hand_quiet:
                 events.append(ThrowEvent(ThrowEventKind.HAND, index, stamp))
             self._since_hand = 0
@@ -325,13 +336,16 @@ class ThrowWatcher:
         agreed = len(recent) == self.agree and all(_signature(r) == signature for r in recent)
         if agreed and reading.dice:
             return [self._announce(reading, index, stamp)]
+        if agreed and len(self._readings) >= 2 * self.agree:
+            # No die, frame after frame, where dice rolled: say so rather than wait.
+            return [self._announce(reading, index, stamp, NONE_FOUND)]
         if len(self._readings) >= self.give_up:
             if any(r.dice for r in self._readings):
                 reason = (
                     f"the dice did not read the same in {self.give_up} frames at rest: throw again"
                 )
             else:
-                reason = "dice rolled but no die was found at rest: throw again"
+                reason = NONE_FOUND
             return [self._announce(reading, index, stamp, reason)]
         return []
 
