@@ -132,6 +132,11 @@ def told_apart(heard: Heard) -> bool:
     return seen_stayed == stayed and list(event.values_of(DieOrigin.THROWN)) == thrown
 
 
+def _kind_of(reason: str) -> str:
+    """A reason with its numbers left out, so that alike reasons count together."""
+    return " ".join("N" if word.isdigit() else word for word in reason.split())
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1,3,5,7,10,15,20", help="pool sizes, comma-separated")
@@ -147,6 +152,7 @@ def main() -> int:
     print(f"pools ({'no expectation' if args.no_expect else 'expected count'}):")
     print("| dice | throws | right | not read | unclear | wrong | silent | s/throw |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    reasons: Counter[str] = Counter()
     for size in sizes:
         total: Counter[str] = Counter()
         started = time.perf_counter()
@@ -155,11 +161,15 @@ def main() -> int:
                 seed = 1000 * size + tray
                 for heard in play(seed, pool_plans(size, TRAY_THROWS), reader, not args.no_expect):
                     total[outcome(heard)] += 1
+                    if heard.event is not None and heard.event.kind is ThrowEventKind.UNCLEAR:
+                        reasons[_kind_of(heard.event.reason)] += 1
                 step(str(dict(total)))
         count = trays * TRAY_THROWS
         cells = " | ".join(f"{total[o]} ({100.0 * total[o] / count:.1f} %)" for o in OUTCOMES)
         per = (time.perf_counter() - started) / count
         print(f"| {size} | {count} | {cells} | {per:.1f} |", flush=True)
+    if reasons:
+        print("\nwhy unclear: " + "; ".join(f"{n} x {r}" for r, n in reasons.most_common()))
     if args.rerolls:
         hands = -(-args.rerolls // TRAY_THROWS)
         rerolls: Counter[str] = Counter()

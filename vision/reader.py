@@ -220,6 +220,7 @@ class DiceReader:
             else:
                 dice.append(DieReading(best, confidence, box, DieStatus.READ))
         dice = one_report_per_cocked_die(dice, settings.cocked_reach)
+        dice = without_fragments(dice)
         dice.sort(key=lambda d: (round(d.center[1] / 40), d.center[0]))
         return FrameReading(tuple(dice))
 
@@ -252,6 +253,28 @@ def one_report_per_cocked_die(dice: list[DieReading], reach: float) -> list[DieR
         confidence = max(d.confidence for d in pair if d.status is DieStatus.COCKED)
         merged.append(DieReading(None, confidence, box, DieStatus.COCKED))
     return merged
+
+
+def without_fragments(dice: list[DieReading]) -> list[DieReading]:
+    """Drops the dice not read that are a piece of a die read: centred inside its box and
+    under 0.7 times its size (a side face or a corner of a die seen a little from the side,
+    found as a small die of its own). A cocked die leaning on a flat one is as big as it."""
+
+    def side(d: DieReading) -> float:
+        return float(max(d.box[2] - d.box[0], d.box[3] - d.box[1]))
+
+    read = [d for d in dice if d.status is DieStatus.READ]
+    return [
+        d
+        for d in dice
+        if d.status is DieStatus.READ
+        or not any(
+            r.box[0] <= d.center[0] <= r.box[2]
+            and r.box[1] <= d.center[1] <= r.box[3]
+            and side(d) < 0.7 * side(r)
+            for r in read
+        )
+    ]
 
 
 def _cocked_pair(dice: list[DieReading], reach: float) -> tuple[DieReading, DieReading] | None:
