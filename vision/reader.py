@@ -256,25 +256,25 @@ def one_report_per_cocked_die(dice: list[DieReading], reach: float) -> list[DieR
 
 
 def without_fragments(dice: list[DieReading]) -> list[DieReading]:
-    """Drops the dice not read that are a piece of a die read: centred inside its box and
-    under 0.7 times its size (a side face or a corner of a die seen a little from the side,
-    found as a small die of its own). A cocked die leaning on a flat one is as big as it."""
+    """Drops the dice not read that are a piece of a die read, or a die read and what lies
+    around it: one centred inside the other's box, under 0.7 times its size (a side face or a
+    corner of a die seen a little from the side, found as a small die of its own), or over
+    1.6 times (a die in the corner of the tray, found with the corner as one big die). A
+    cocked die leaning on a flat one is about as big as it."""
 
     def side(d: DieReading) -> float:
         return float(max(d.box[2] - d.box[0], d.box[3] - d.box[1]))
 
+    def inside(point: tuple[float, float], d: DieReading) -> bool:
+        return d.box[0] <= point[0] <= d.box[2] and d.box[1] <= point[1] <= d.box[3]
+
+    def piece(d: DieReading, r: DieReading) -> bool:
+        if inside(d.center, r) and side(d) < 0.7 * side(r):
+            return True
+        return inside(r.center, d) and side(d) > 1.6 * side(r)
+
     read = [d for d in dice if d.status is DieStatus.READ]
-    return [
-        d
-        for d in dice
-        if d.status is DieStatus.READ
-        or not any(
-            r.box[0] <= d.center[0] <= r.box[2]
-            and r.box[1] <= d.center[1] <= r.box[3]
-            and side(d) < 0.7 * side(r)
-            for r in read
-        )
-    ]
+    return [d for d in dice if d.status is DieStatus.READ or not any(piece(d, r) for r in read)]
 
 
 def _cocked_pair(dice: list[DieReading], reach: float) -> tuple[DieReading, DieReading] | None:
