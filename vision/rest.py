@@ -62,6 +62,9 @@ class RestObservation:
     present: float  # share of the frame unlike the tray
     largest: float  # share of the frame taken by the largest blob (changed or present)
     hand: bool = False  # a hand is in view (the state is HAND)
+    # Share of the frame changed by blobs clear of anything reaching in from the frame's edge
+    # (and of any hand): dice rolling in the tray.
+    rolling: float = 0.0
 
 
 class RestDetector:
@@ -78,12 +81,14 @@ class RestDetector:
         self._tray_size: tuple[int, int] | None = None
         self.still_frames = 0  # consecutive frames without motion, up to now
         self._hand_masks: list[npt.NDArray[np.uint8]] = []  # the last frames' hands, if any
+        self._reaching: npt.NDArray[np.uint8] | None = None  # last frame's blobs at the edge
 
     def reset(self) -> None:
         self._previous = None
         self._reference = None
         self.still_frames = 0
         self._hand_masks = []
+        self._reaching = None
 
     def observe(self, image: Image) -> RestObservation:
         """The state of this frame (the first frame of a run counts as not moving)."""
@@ -125,6 +130,18 @@ class RestDetector:
             # a changed blob touching it is the hand's.
             changed = _apart_from(changed, np.asarray(cv2.dilate(near, _SQUARE7), np.uint8))
         moving = cv2.countNonZero(changed) / area
+        rolling = 0.0
+        if moving:
+            # What moves within something that reaches in from the frame's edge (fingertips
+            # of a hand not yet thick enough to be one; a die still flying in) is not yet
+            # dice rolling in the tray.
+            reaching = _touching_edge(arrived)
+            if self._reaching is not None and self._reaching.shape == reaching.shape:
+                # ... nor what changes where such a thing was a frame ago (it withdrew).
+                reaching = np.asarray(cv2.bitwise_or(reaching, self._reaching), np.uint8)
+            inside = _apart_from(changed, np.asarray(cv2.dilate(reaching, _SQUARE3), np.uint8))
+            rolling = cv2.countNonZero(inside) / area
+        self._reaching = _touching_edge(arrived)
         changed_blob, _ = _largest_blob(changed)
         largest = max(changed_blob, arrived_blob) / area
         present_share = 0.0
@@ -141,7 +158,9 @@ class RestDetector:
         if self.still_frames >= settings.reference_after:
             # The settled tray (dice and all) is what a hand or a new throw is measured against.
             self._reference = ycc
-        return RestObservation(state, moving, present_share, largest, hand_mask is not None)
+        return RestObservation(
+            state, moving, present_share, largest, hand_mask is not None, rolling
+        )
 
     def _hands(self, arrived: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.uint8] | None, int]:
         """The mask of the hand-thick blobs of `arrived` (None when there is none) and the
@@ -153,7 +172,11 @@ class RestDetector:
             return None, 0
         largest = int(stats[1:, cv2.CC_STAT_AREA].max())
         h, w = arrived.shape
-        thickness = cv2.distanceTransform(arrived, cv2.DIST_L2, 3)
+        # A hand half in view goes on beyond the frame's edge: the mask is carried on past
+        # it, so the hand's thickness is measured whole (a die there is as thick as ever).
+        pad = w // 10
+        padded = cv2.copyMakeBorder(arrived, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+        thickness = cv2.distanceTransform(padded, cv2.DIST_L2, 3)[pad:-pad, pad:-pad]
         edge_radius = self.settings.hand_radius * w
         loose_radius = self.settings.loose_hand_radius * w
         thick = thickness >= edge_radius
@@ -219,6 +242,14 @@ def _without_specks(mask: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
     if count <= 1 or not len(specks):
         return mask
     return np.where(np.isin(labels, specks), 0, mask).astype(np.uint8)
+
+
+def _touching_edge(mask: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """The blobs of `mask` that touch the frame's edge."""
+    border = np.zeros_like(mask)
+    border[0, :] = border[-1, :] = 255
+    border[:, 0] = border[:, -1] = 255
+    return np.asarray(cv2.subtract(mask, _apart_from(mask, border)), np.uint8)
 
 
 def _apart_from(mask: npt.NDArray[np.uint8], other: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:

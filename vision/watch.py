@@ -265,7 +265,8 @@ class ThrowWatcher:
         self._frame += 1
 
         self._since_hand += 1
-        loose = observation.moving > self.detector.settings.moving_fraction
+        moving_fraction = self.detector.settings.moving_fraction
+        loose = observation.moving > moving_fraction
         if new is TrayState.HAND:
             if self._armed and self._readings:
                 # The dice lay still and were being read when a hand reached in: whatever it
@@ -290,10 +291,12 @@ class ThrowWatcher:
         elif self._armed and new is not TrayState.MOVING and self._settled():
             events.extend(self._read(image, index, stamp))
         if loose:
-            # Dice rolling, beside a hand that threw them too, or just after it left: the hand's
-            # own motion is not counted (see vision.rest), and its fingertips going out of
-            # view move for a frame or two, fewer than `min_moving`.
-            self._moving_run += 1
+            # Dice rolling in the tray, beside a hand that threw them too, or just after it
+            # left: the hand's own motion is not counted (see vision.rest), nor what moves
+            # only at the frame's edge (fingertips reaching in are not thick enough to be a
+            # hand; dice flying in over the edge roll on into the tray).
+            if observation.rolling > moving_fraction:
+                self._moving_run += 1
             if not self._armed and self._moving_run >= self.min_moving:
                 events.append(ThrowEvent(ThrowEventKind.ROLLING, index, stamp))
                 self._armed = True
