@@ -5,7 +5,7 @@
 
 Pools: for each size, `--throws` throws in trays of 5 throws (one seed per tray; the seeds
 follow from the size, so every run plays the same films). A hand takes the last throw's dice
-before each throw. The throws vary as at a table: the dice fly in from each edge in turn,
+before each throw, 0.8 s after they came to rest. The throws vary as at a table: the dice fly in from each edge in turn,
 every third throw the throwing hand stays in view 5 frames, and pools of 15 or more (a cup
 emptied by the game master), and every fifth throw of 5 or more, land in a heap. Every frame
 goes through the ThrowWatcher and the reader with the committed models, uncalibrated, and the
@@ -44,6 +44,9 @@ from vision.watch import (
 )
 
 TRAY_THROWS = 5
+# The dice lie 0.8 s (at 30 fps) before the hand takes them: time for the watcher to read them
+# the same three frames in a row, or to say after 15 that it cannot.
+STILL_FRAMES = 24
 OUTCOMES = ("right", "not read", "unclear", "wrong", "silent")
 
 
@@ -64,6 +67,7 @@ def pool_plans(size: int, count: int) -> list[ThrowPlan]:
             edge=EDGES[k % len(EDGES)],
             hand_stays=5 if k % 3 == 1 else 0,
             heap=size >= 15 or (size >= 5 and k % 5 == 3),
+            still_frames=STILL_FRAMES,
         )
         for k in range(count)
     ]
@@ -71,7 +75,7 @@ def pool_plans(size: int, count: int) -> list[ThrowPlan]:
 
 def reroll_plans(count: int) -> list[ThrowPlan]:
     """A poker hand: 5 dice, then `count - 1` rerolls keeping 1..4 dice in turn."""
-    plans = [ThrowPlan(dice=5, hand_first=False)]
+    plans = [ThrowPlan(dice=5, hand_first=False, still_frames=STILL_FRAMES)]
     for k in range(1, count):
         keep = 1 + (k - 1) % 4
         plans.append(
@@ -80,6 +84,7 @@ def reroll_plans(count: int) -> list[ThrowPlan]:
                 keep=keep,
                 nudged=1 if k % 3 == 0 else 0,
                 edge=EDGES[k % len(EDGES)],
+                still_frames=STILL_FRAMES,
             )
         )
     return plans
