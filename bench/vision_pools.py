@@ -5,9 +5,10 @@
 
 Pools: for each size, `--throws` throws in trays of 5 throws (one seed per tray; the seeds
 follow from the size, so every run plays the same films). A hand takes the last throw's dice
-before each throw, 0.8 s after they came to rest. The throws vary as at a table: the dice fly in from each edge in turn,
-every third throw the throwing hand stays in view 5 frames, and pools of 15 or more (a cup
-emptied by the game master), and every fifth throw of 5 or more, land in a heap. Every frame
+before each throw, 0.8 s after they came to rest. The throws vary as at a table: the dice
+fly in from each edge in turn, every third throw the throwing hand stays in view 5 frames,
+and pools of 15 or more (a cup emptied by the game master), and every fifth throw of 5 or
+more, land in a heap. Every frame
 goes through the ThrowWatcher and the reader with the committed models, uncalibrated, and the
 watcher is told what to expect (`Expectation(dice=size)`, as a game does; `--no-expect` leaves
 it to itself). A throw is "right" when its first announcement has exactly its values, "not
