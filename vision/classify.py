@@ -45,21 +45,15 @@ def crop(
     angle: float = 0.0,
     scale: float = CROP_SCALE,
     side: int = CROP,
-    blurred: Image | None = None,
 ) -> Image:
-    """The side x side patch centred on (x, y) spanning scale * size pixels, optionally turned.
-
-    `blurred` is the whole image already blurred as `crop_blur` says for this size (when many
-    crops of one size are cut from one image, blurring it once is cheaper)."""
+    """The side x side patch centred on (x, y) spanning scale * size pixels, optionally turned."""
     zoom = side / (scale * size)
     matrix = cv2.getRotationMatrix2D((float(x), float(y)), angle, zoom)
     matrix[0, 2] += side / 2 - x
     matrix[1, 2] += side / 2 - y
     # Shrinking by more than 2x aliases pips away; pre-blur instead of INTER_AREA (no rotation).
     source = image
-    if blurred is not None:
-        source = blurred
-    elif zoom < 0.5:
+    if zoom < 0.5:
         sigma = 0.5 / zoom
         x0 = max(0, math.floor(x - size * scale))
         y0 = max(0, math.floor(y - size * scale))
@@ -75,11 +69,9 @@ def crop(
     return np.asarray(out, np.uint8)
 
 
-def crop_blur(size: float, scale: float = CROP_SCALE, side: int = CROP) -> float:
-    """The blur (Gaussian sigma) `crop` gives a picture before cutting a crop of a die this
-    size from it; 0 when none."""
-    zoom = side / (scale * size)
-    return 0.3 / zoom if zoom < 0.5 else 0.0
+def shrinks_over_half(size: float, scale: float = CROP_SCALE, side: int = CROP) -> bool:
+    """Whether `crop` shrinks a die of this size by more than 2x (and so blurs it first)."""
+    return side / (scale * size) < 0.5
 
 
 def die_angle(patch: Image) -> float:
@@ -186,19 +178,20 @@ class DieClassifier:
 
     def score(self, image: Image, candidates: Sequence[Candidate]) -> npt.NDArray[np.float32]:
         """Class probabilities for each candidate in an image."""
-        blurred: dict[float, Image] = {}
+        half: Image | None = None
         crops = []
         for c in candidates:
-            sigma = crop_blur(c.size)
-            whole = None
-            if sigma:
-                # Many candidates share a size: the whole picture blurred once costs less
-                # than a blurred patch for each.
-                whole = blurred.get(sigma)
-                if whole is None:
-                    whole = np.asarray(cv2.GaussianBlur(image, (0, 0), sigma), np.uint8)
-                    blurred[sigma] = whole
-            crops.append(crop(image, c.x, c.y, c.size, blurred=whole))
+            if shrinks_over_half(c.size):
+                # A crop that shrinks a die by over 2x is cut from the picture at half size
+                # (shrunk once, by area): cheaper than blurring a patch for each, or the whole
+                # picture for each size.
+                if half is None:
+                    h, w = image.shape[:2]
+                    small = cv2.resize(image, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+                    half = np.asarray(small, np.uint8)
+                crops.append(crop(half, (c.x - 0.5) / 2, (c.y - 0.5) / 2, c.size / 2))
+            else:
+                crops.append(crop(image, c.x, c.y, c.size))
         return self.probabilities(crops)
 
 
