@@ -474,7 +474,9 @@ def _turn_order(out: _Out, command: Mapping[str, Any]) -> None:
         row = entry.get("ranks")
         if not isinstance(row, list) or len(row) != len(skills):
             raise InvalidCommand(
-                f"{at}ranks: expected {len(skills)} ranks ({', '.join(skills)})", f"{at}ranks"
+                f"{at}ranks: expected {len(skills)} rank{'s' if len(skills) > 1 else ''} "
+                f"({', '.join(skills)})",
+                f"{at}ranks",
             )
         for j, _ in enumerate(row):
             read.integer({"r": row[j]}, "r", 0, MAX_RANK, at=f"{at}ranks[{j}]")

@@ -84,6 +84,11 @@ class Contest:
     over: bool = False
 
 
+def _alike(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+    shortest = min(len(a), len(b))
+    return a[:shortest] == b[:shortest]
+
+
 @dataclass(frozen=True, slots=True)
 class Order:
     """A turn order being set or in use: compare keys (ranks, then tie dice), whose turn."""
@@ -98,13 +103,14 @@ class Order:
 
     @property
     def tied(self) -> tuple[str, ...]:
-        """The first group still tied (highest first), in called order; () when none."""
-        groups: dict[tuple[int, ...], list[str]] = {}
+        """A group still tied, in called order; () when none.
+
+        Keys are ranks followed by tie dice; one key being the start of another means the
+        shorter one's die for this pass is still to come, so the two are still tied."""
         for who in self.entrants:
-            groups.setdefault(self.keys[who], []).append(who)
-        for key in sorted(groups, reverse=True):
-            if len(groups[key]) > 1:
-                return tuple(groups[key])
+            group = tuple(w for w in self.entrants if _alike(self.keys[w], self.keys[who]))
+            if len(group) > 1:
+                return group
         return ()
 
     @property
