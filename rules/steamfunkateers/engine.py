@@ -357,6 +357,8 @@ def _reroll(out: _Out, command: Mapping[str, Any]) -> None:
                 f"a six was taken away: {len(kept)} sixes stay in the tray, "
                 f"{sixes(values)} seen; rethrow only the dice not showing sixes"
             )
+    elif rethrown == len(pool.values):
+        raise RerollError(f"expected the {rethrown} dice thrown again, got {len(values)}")
     else:
         raise RerollError(
             f"expected the {rethrown} rethrown dice or the whole tray of {len(pool.values)}, "
