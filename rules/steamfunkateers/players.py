@@ -167,8 +167,8 @@ class SimulatedTable:
     _acted_on: tuple[str, str, str] | None = None  # the state and prompt last acted on
 
     def start_game(self, seed: int) -> None:
-        """Announces a new game with the seats as players (no cards to clear)."""
-        self.rng.seed(seed)
+        """Announces a new game with the seats as players (no cards to clear, and no deck
+        to shuffle, so `seed` has nothing to set: the dice come from `rng`)."""
         self.calls = 0
         self._acted_on = None
         self.send(new_game_command(self.rng, self.seats))

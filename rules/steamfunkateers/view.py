@@ -174,12 +174,16 @@ def _pool_waiting(state: GameState, pool: Pool) -> Waiting:
         detail = {"type": "roll", "who": pool.who, "dice": pool.dice, "prompt": words}
         return Waiting(WaitKind.DICE, words, (thrower,), throw, detail)
     others = pool.dice - pool.sixes
-    assert rerollable(state, pool)
-    words = (
-        f"{thrower}{owner}: {pool.sixes} six{'es' if pool.sixes != 1 else ''}; throw the "
-        f"{others} other dice again for a point of Vigor, or keep (gm keep)"
-    )
-    throw = DiceThrow(thrower, pool.dice, Scoring.COUNT_SIXES, rerollable=True)
+    can = rerollable(state, pool)
+    sixes = f"{pool.sixes} six{'es' if pool.sixes != 1 else ''}"
+    if can:
+        words = (
+            f"{thrower}{owner}: {sixes}; throw the {others} other dice again for a point of "
+            "Vigor, or keep (gm keep)"
+        )
+    else:
+        words = f"{thrower}{owner}: {sixes}; no Vigor left for a reroll: keep (gm keep)"
+    throw = DiceThrow(thrower, pool.dice, Scoring.COUNT_SIXES, rerollable=can)
     detail = {"type": "reroll", "who": pool.who, "dice": pool.dice, "prompt": words}
     return Waiting(WaitKind.DICE, words, (thrower,), throw, detail)
 
