@@ -16,6 +16,7 @@ from ..errors import (
     OutOfTurn,
     SetupError,
     UnknownPlayer,
+    plain,
     quote,
 )
 from . import commands as read
@@ -99,7 +100,11 @@ class Game:
             )
         state = self._state
         if cmd != "new_game" and not state.in_play:
-            raise NoGame("no game in play: start one with new_game")
+            raise NoGame(
+                "the game is over: the game master starts a new one"
+                if state.over
+                else "there is no game yet: the game master starts one first"
+            )
         if cmd not in _WHILE_THROWING and throw_pending(state):
             raise OutOfTurn(f"{waiting_words(state)} first")
         out = _Out(state)
@@ -163,7 +168,7 @@ def waiting_words(state: GameState) -> str:
 
 def _new_game(out: _Out, command: Mapping[str, Any]) -> None:
     if out.state.in_play:
-        raise SetupError("a game is in play: end_game first")
+        raise SetupError("a game is in play: end the game first")
     raw_options = command.get("options") or {}
     if not isinstance(raw_options, dict):
         raise InvalidCommand("options: expected a table of options", "options")
@@ -200,15 +205,16 @@ def _end_game(out: _Out, command: Mapping[str, Any]) -> None:
 
 
 def _award(out: _Out, command: Mapping[str, Any]) -> None:
-    player = _player(out.state, read.text(command, "player"), "player")
+    player = _player(out.state, read.text(command, "player"))
     points = read.integer(command, "points", 1, None, 1)
     out.add(VigorChanged(player, points, "awarded by the GM"))
 
 
-def _player(state: GameState, name: str, key: str) -> str:
+def _player(state: GameState, name: str) -> str:
     if name not in state.players:
         raise UnknownPlayer(
-            f"{key}: {quote(name)} is not at the table ({', '.join(state.players)})"
+            f"there is no player named {plain(name)} at this table "
+            f"(seated: {', '.join(state.players)})"
         )
     return name
 
@@ -230,7 +236,7 @@ def _pool(out: _Out, spec: Mapping[str, Any], at: str) -> tuple[str, int, str]:
     bonus = read.integer(spec, "bonus", 0, 1, 0, at=at)
     extra = read.flag(spec, "extra_die", at=at)
     if "player" in spec:
-        who = _player(state, read.text(spec, "player", at=at), f"{at}player")
+        who = _player(state, read.text(spec, "player", at=at))
         rank = read.integer(spec, "rank", 0, None, at=at)
         if rank > MAX_RANK:
             raise PoolError(f"{at}rank: {rank} is over the maximum Skill rank of {MAX_RANK}")
@@ -438,7 +444,7 @@ def _unresolved_contest(out: _Out) -> None:
 def _contest(out: _Out, command: Mapping[str, Any]) -> None:
     contest = out.state.contest
     if contest is not None and not contest.over:
-        raise ContestRuleError("a contest is in play: finish it or end_contest first")
+        raise ContestRuleError("a contest is in play: finish it or call it off first")
     raw = command.get("participants")
     if not isinstance(raw, list) or len(raw) < 2:
         raise InvalidCommand("participants: a contest needs two or more names", "participants")
@@ -499,7 +505,7 @@ def _settle_order(out: _Out) -> None:
 
 def _order_in_use(state: GameState) -> None:
     if state.order is None or not state.order.order:
-        raise TurnOrderError("no turn order is set: call turn_order first")
+        raise TurnOrderError("no turn order is set: the game master sets one first")
 
 
 def _end_turn(out: _Out, command: Mapping[str, Any]) -> None:
@@ -541,7 +547,7 @@ def _present(state: GameState) -> list[str]:
 
 
 def _fold(out: _Out, command: Mapping[str, Any]) -> None:
-    player = _player(out.state, read.text(command, "player"), "player")
+    player = _player(out.state, read.text(command, "player"))
     if player not in _present(out.state):
         raise VigorError(f"{player} is in no action in play to fold out of")
     pool = (
@@ -584,7 +590,7 @@ def _narrate(out: _Out, command: Mapping[str, Any]) -> None:
         raise InvalidCommand('bids: expected {"player": points, ...}', "bids")
     checked: dict[str, int] = {}
     for name in bids:
-        player = _player(out.state, name, f"bids.{name}")
+        player = _player(out.state, name)
         checked[player] = read.integer(bids, name, 1, None, at="bids.")
         have = out.state.vigor.get(player, 0)
         if have < checked[player]:

@@ -197,7 +197,7 @@ def _gm_words(state: GameState) -> str:
     if order is not None and order.current is not None:
         return (
             f"exchange {order.exchange}: {order.current}'s turn; the game master calls the "
-            "action's pools, then end_turn"
+            "action's pools, then ends the turn (gm end-turn)"
         )
     return "the game master: call a check, a contest or a turn order"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rules.errors import InvalidCommand
+from rules.errors import InvalidCommand, UnknownPlayer
 from rules.steamfunkateers.model import PoolError, VigorError
 from tests.steamfunkateers.helpers import check, new_game, pool, vigor
 
@@ -65,7 +65,9 @@ def test_the_gms_extra_die_gives_each_player_one_vigor() -> None:
 
 def test_an_unknown_player_and_a_pool_given_twice_are_refused() -> None:
     game = new_game()
-    with pytest.raises(Exception, match="'Zed' is not at the table"):
+    with pytest.raises(
+        UnknownPlayer, match=r"no player named Zed at this table \(seated: Ana, Bo\)"
+    ):
         check(game, pool("Zed", 3))
     with pytest.raises(PoolError, match="Ana already has a pool"):
         check(game, pool("Ana", 3), pool("Ana", 2))
