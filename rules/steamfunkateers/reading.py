@@ -34,9 +34,10 @@ class DiceReader:
     def observe_slot(
         self, state: Any, seat: int, slot: int, view: SlotView, now: float
     ) -> list[Action]:
-        return [
-            Alert("mat", "Steamfunkateers uses no cards: take the card off the mat", seat, slot)
-        ]
+        key = f"mat.s{seat}.{slot}"
+        if view.card is None:
+            return [AlertCleared(key)]  # an empty slot is what this game expects
+        return [Alert(key, "Steamfunkateers uses no cards: take the card off the mat", seat, slot)]
 
     def observe_pad(self, state: Any, card: Any, now: float) -> list[Action]:
         return [Alert("pad", "Steamfunkateers uses no cards: take the card off the pad")]

@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 
 from rules import games
+from rules.cards import parse_card
 from rules.errors import RulesError
 from rules.game import PeopleSettings, Scoring, WaitKind
-from rules.reading import Alert, AlertCleared, Execute
+from rules.reading import Alert, AlertCleared, Execute, SlotView
 from rules.steamfunkateers.engine import Game
 from rules.steamfunkateers.events import ContestEnded, DiceRerolled
 from rules.steamfunkateers.game import STEAMFUNKATEERS
@@ -69,10 +70,15 @@ def test_the_reader_turns_a_throw_into_the_awaited_roll_or_reroll() -> None:
     assert reroll[-1] == Execute({"cmd": "reroll", "values": [6, 6, 3]})
 
 
-def test_the_reader_asks_for_cards_to_leave_the_table() -> None:
+def test_the_reader_asks_for_cards_to_leave_the_table_and_is_content_with_an_empty_mat() -> None:
     reader = STEAMFUNKATEERS.table_reader(["Ana"], 1.0)
     alert = reader.observe_pad(Game().state, None, 0.0)
     assert isinstance(alert[0], Alert) and "uses no cards" in alert[0].message
+    card = SlotView(parse_card("4S"), face_up=True)
+    laid = reader.observe_slot(Game().state, 0, 1, card, 0.0)
+    assert len(laid) == 1 and isinstance(laid[0], Alert)
+    assert (laid[0].key, laid[0].seat, laid[0].slot) == ("mat.s0.1", 0, 1)
+    assert reader.observe_slot(Game().state, 0, 1, SlotView(), 1.0) == [AlertCleared("mat.s0.1")]
 
 
 def test_each_seats_leds_show_its_contest_victories() -> None:
