@@ -264,7 +264,7 @@ def describe_event(event: Event) -> str:
             kind = f" {name}" if name else ""
             return f"{target}'s condition{kind} has severity {severity}"
         case NarrationWon(player, spent):
-            return f"{player} spends {_plural(spent, 'point')} of Vigor and narrates the conflict"
+            return f"{player} wins the bid ({_plural(spent, 'point')} of Vigor) and narrates"
         case GmBought(on, points, detail):
             more = f": {detail}" if detail else ""
             return f"The GM buys {on.replace('_', ' ')} for {points} Vigor{more}"
