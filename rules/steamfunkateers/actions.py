@@ -1,0 +1,185 @@
+"""The game master's verbs for Steamfunkateers (`tabletop gm VERB`): each builds one command.
+
+A pool is written `NAME=RANK` for a player (`Ana=4`) or `npc` / `npc:NAME` for the GM's
+(`npc:Thugs`), followed by comma-separated changes: `skill=Burglary`, `obstacle=1`, `bonus`,
+`extra` (a Vigor die), and for the GM `base=6`, `outnumbering=2`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..game import ArgumentAdder, GmAction
+from .model import GmCost, OrderKind
+
+_NUMBERS = ("obstacle", "outnumbering", "base")
+
+
+def pool_spec(text: str) -> dict[str, Any]:
+    """One pool from `NAME=RANK,change,...` or `npc[:NAME],change,...`."""
+    head, *changes = text.split(",")
+    pool: dict[str, Any]
+    if head == "npc" or head.startswith("npc:"):
+        pool = {"npc": head[4:] or "GM"}
+    else:
+        name, sep, rank = head.partition("=")
+        if not sep or not name or not rank.isdigit():
+            raise argparse.ArgumentTypeError(
+                f"{text!r}: expected PLAYER=RANK (Ana=4) or npc[:NAME], then ,changes"
+            )
+        pool = {"player": name, "rank": int(rank)}
+    for change in changes:
+        key, sep, value = change.partition("=")
+        if key in ("bonus", "extra") and not sep:
+            pool["bonus" if key == "bonus" else "extra_die"] = 1 if key == "bonus" else True
+        elif key in _NUMBERS and value.isdigit():
+            pool[key] = int(value)
+        elif key == "skill" and value:
+            pool["skill"] = value
+        else:
+            raise argparse.ArgumentTypeError(
+                f"{change!r} in {text!r}: expected skill=NAME, obstacle=1|2, bonus, extra, "
+                "base=N or outnumbering=N"
+            )
+    return pool
+
+
+def _entrant(text: str) -> dict[str, Any]:
+    name, sep, ranks = text.partition("=")
+    numbers = ranks.split("/") if sep else []
+    if not name or not numbers or not all(n.isdigit() for n in numbers):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected NAME=RANK[/RANK/RANK], e.g. Ana=3/2/1"
+        )
+    return {"who": name, "ranks": [int(n) for n in numbers]}
+
+
+def _bid(text: str) -> tuple[str, int]:
+    name, sep, points = text.partition("=")
+    if not sep or not name or not points.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r}: expected PLAYER=POINTS")
+    return name, int(points)
+
+
+def _die(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 6:
+        raise argparse.ArgumentTypeError(f"{text!r}: a die shows 1 to 6")
+    return int(text)
+
+
+def _args(*adders: tuple[tuple[str, ...], dict[str, Any]]) -> ArgumentAdder:
+    def add(parser: argparse.ArgumentParser) -> None:
+        for names, options in adders:
+            parser.add_argument(*names, **options)
+
+    return add
+
+
+def _plain(cmd: str) -> tuple[ArgumentAdder, Any]:
+    return _args(), lambda a: {"cmd": cmd}
+
+
+def _new(a: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "cmd": "new_game",
+        "players": a.players,
+        "options": {"starting_vigor": a.vigor, "gm_vigor": a.gm_vigor},
+    }
+
+
+def _pools(cmd: str) -> Any:
+    return lambda a: {"cmd": cmd, "pools": a.pools, **({"task": a.task} if a.task else {})}
+
+
+_POOLS = _args(
+    (("pools",), {"nargs": "+", "type": pool_spec, "help": "Ana=4,skill=Burglary,obstacle=1"}),
+    (("--task",), {"default": "", "help": "what the check is for"}),
+)
+_DICE = _args((("values",), {"nargs": "+", "type": _die, "help": "the dice as read"}))
+
+GM_ACTIONS: tuple[GmAction, ...] = (
+    GmAction(
+        "new",
+        "start Steamfunkateers with these players",
+        _args(
+            (("players",), {"nargs": "+"}),
+            (("--vigor",), {"type": int, "default": 0, "help": "each player's starting Vigor"}),
+            (("--gm-vigor",), {"type": int, "default": 0, "help": "the GM's starting Vigor"}),
+        ),
+        _new,
+    ),
+    GmAction("check", "call a roll: one pool or several (opposed)", _POOLS, _pools("check")),
+    GmAction(
+        "contest",
+        "start a contest (three victories win it)",
+        _args((("participants",), {"nargs": "+"}), (("--goal",), {"default": ""})),
+        lambda a: {"cmd": "contest", "participants": a.participants, "goal": a.goal},
+    ),
+    GmAction("exchange", "call the contest's next exchange", _POOLS, _pools("exchange")),
+    GmAction("end-contest", "call the contest off unresolved", *_plain("end_contest")),
+    GmAction("roll", "enter a throw by hand", _DICE, lambda a: {"cmd": "roll", "values": a.values}),
+    GmAction(
+        "reroll",
+        "enter a Vigor reroll by hand (the rethrown dice or the whole tray)",
+        _DICE,
+        lambda a: {"cmd": "reroll", "values": a.values},
+    ),
+    GmAction("keep", "the thrower keeps the dice without a reroll", *_plain("keep")),
+    GmAction(
+        "fold",
+        "a player spends a point of Vigor to fold",
+        _args((("player",), {})),
+        lambda a: {"cmd": "fold", "player": a.player},
+    ),
+    GmAction("gm-fold", "the GM folds, giving each present player a Vigor", *_plain("gm_fold")),
+    GmAction(
+        "turn-order",
+        "set a turn order: scene (Empathy), physical (Spot/Athletics/Physique) or mental",
+        _args(
+            (("kind",), {"choices": [k.value for k in OrderKind]}),
+            (("entrants",), {"nargs": "+", "type": _entrant, "help": "Ana=3/2/1 Thug=2/2/2"}),
+        ),
+        lambda a: {"cmd": "turn_order", "kind": a.kind, "entrants": a.entrants},
+    ),
+    GmAction("end-turn", "the current turn is over", *_plain("end_turn")),
+    GmAction("end-conflict", "the conflict is resolved", *_plain("end_conflict")),
+    GmAction(
+        "condition",
+        "a loser suffers a condition; the winner (or the GM) throws its severity",
+        _args(
+            (("target",), {}),
+            (("--by",), {"default": "GM"}),
+            (("--name",), {"default": "", "help": "the condition, from the Conditions table"}),
+        ),
+        lambda a: {"cmd": "condition", "target": a.target, "by": a.by, "name": a.name},
+    ),
+    GmAction(
+        "narrate",
+        "bids of Vigor for narration: the highest narrates",
+        _args((("bids",), {"nargs": "+", "type": _bid})),
+        lambda a: {"cmd": "narrate", "bids": dict(a.bids)},
+    ),
+    GmAction(
+        "gm-buy",
+        "the GM spends Vigor: " + ", ".join(c.value for c in GmCost),
+        _args(
+            (("on",), {"choices": [c.value for c in GmCost]}),
+            (("--points",), {"type": int, "default": None}),
+            (("--detail",), {"default": ""}),
+        ),
+        lambda a: {
+            "cmd": "gm_buy",
+            "on": a.on,
+            "detail": a.detail,
+            **({"points": a.points} if a.points is not None else {}),
+        },
+    ),
+    GmAction(
+        "award",
+        "give a player Vigor",
+        _args((("player",), {}), (("points",), {"type": int, "nargs": "?", "default": 1})),
+        lambda a: {"cmd": "award", "player": a.player, "points": a.points},
+    ),
+    GmAction("end-game", "end the game", *_plain("end_game")),
+)

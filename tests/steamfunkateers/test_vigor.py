@@ -1,0 +1,100 @@
+"""Spending Vigor: folds, the GM's fold, narration bids, the GM's costs, awards; conditions."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules.errors import InvalidCommand
+from rules.steamfunkateers.engine import Game
+from rules.steamfunkateers.model import NarrationError, VigorError
+from tests.steamfunkateers.helpers import check, new_game, pool, roll, vigor
+
+
+def test_a_fold_costs_one_vigor_and_removes_the_player_from_the_roll() -> None:
+    game = new_game(vigor=1)
+    check(game, pool("Ana", 2), {"npc": "Thug"})
+    game.execute({"cmd": "fold", "player": "Ana"})
+    assert vigor(game, "Ana") == 0
+    assert game.state.round is None, "all player characters folded: the action is unresolved"
+    assert game.state.last_result is not None and game.state.last_result.sixes == ()
+
+
+def test_a_fold_without_vigor_or_outside_an_action_is_refused() -> None:
+    game = new_game(vigor=0)
+    check(game, pool("Ana", 2))
+    with pytest.raises(VigorError, match="a fold costs 1"):
+        game.execute({"cmd": "fold", "player": "Ana"})
+    with pytest.raises(VigorError, match="no action in play"):
+        new_game(vigor=1).execute({"cmd": "fold", "player": "Ana"})
+
+
+def test_when_all_players_in_a_contest_fold_it_remains_unresolved() -> None:
+    game = new_game(vigor=1)
+    game.execute({"cmd": "contest", "participants": ["Ana", "Thug"]})
+    game.execute({"cmd": "fold", "player": "Ana"})
+    assert game.state.contest is not None and game.state.contest.over
+    assert game.state.contest.winner is None
+
+
+def test_the_gm_folds_by_giving_each_present_player_one_vigor() -> None:
+    game = new_game(vigor=0, players=("Ana", "Bo", "Cy"))
+    game.execute({"cmd": "contest", "participants": ["Ana", "Bo"]})
+    game.execute({"cmd": "gm_fold"})
+    assert [vigor(game, p) for p in ("Ana", "Bo", "Cy")] == [1, 1, 0]
+    assert game.state.contest is not None and game.state.contest.over
+
+
+def test_the_highest_bid_narrates_and_only_the_narrator_spends() -> None:
+    game = new_game(vigor=3)
+    game.execute({"cmd": "narrate", "bids": {"Ana": 1, "Bo": 2}})
+    assert game.state.narrator == "Bo" and vigor(game, "Bo") == 1 and vigor(game, "Ana") == 3
+    with pytest.raises(NarrationError, match="Ana and Bo tie at 1"):
+        game.execute({"cmd": "narrate", "bids": {"Ana": 1, "Bo": 1}})
+
+
+@pytest.mark.parametrize(
+    ("on", "points", "left"),
+    [
+        ("take_the_initiative", None, 2),
+        ("lost_possession", None, 0),
+        ("innocent_in_danger", None, 1),
+        ("reinforcements", 3, 0),
+        ("hazard", 2, 1),
+    ],
+)
+def test_the_gms_costs(on: str, points: int | None, left: int) -> None:
+    game = new_game(gm_vigor=3)
+    command = {"cmd": "gm_buy", "on": on, **({"points": points} if points else {})}
+    game.execute(command)
+    assert vigor(game, "GM") == left
+
+
+def test_the_gm_cannot_overspend_or_price_outside_the_range() -> None:
+    game = new_game(gm_vigor=2)
+    with pytest.raises(VigorError, match="GM has 2 Vigor, lost possession costs 3"):
+        game.execute({"cmd": "gm_buy", "on": "lost_possession"})
+    with pytest.raises(InvalidCommand, match="points: expected 2 to 2, got 1"):
+        game.execute({"cmd": "gm_buy", "on": "innocent_in_danger", "points": 1})
+
+
+def test_a_loser_suffers_a_condition_as_severe_as_one_die_of_the_winner() -> None:
+    game = new_game()
+    game.execute({"cmd": "condition", "target": "Ana", "by": "Bo", "name": "bruised"})
+    assert game.state.condition is not None and game.state.condition.thrower == "Bo"
+    roll(game, 4)
+    assert game.state.conditions["Ana"] == (("bruised", 4),)
+
+
+def test_a_condition_from_an_npc_is_thrown_by_the_gm() -> None:
+    game = new_game()
+    game.execute({"cmd": "condition", "target": "Bo", "by": "Thug"})
+    assert game.state.condition is not None and game.state.condition.thrower == "GM"
+
+
+def test_the_gm_awards_vigor_and_new_game_gives_the_starting_vigor() -> None:
+    game = new_game(vigor=2, gm_vigor=1)
+    assert vigor(game, "Ana") == 2 and vigor(game, "GM") == 1
+    game.execute({"cmd": "award", "player": "Ana", "points": 2})
+    assert vigor(game, "Ana") == 4
+    with pytest.raises(InvalidCommand, match="options.starting: Steamfunkateers has no such"):
+        Game().execute({"cmd": "new_game", "players": ["A"], "options": {"starting": 1}})
