@@ -19,7 +19,7 @@ DEFAULT_GAME: Final = "sixshooter"
 ENTRY_POINT_GROUP: Final = "tabletop.games"
 
 # name -> "module:attribute" of its GameRules instance
-_BUILT_IN: Final[dict[str, str]] = {
+BUILT_IN: Final[dict[str, str]] = {
     "sixshooter": "rules.sixshooter.game:SIX_SHOOTER",
     "steamfunkateers": "rules.steamfunkateers.game:STEAMFUNKATEERS",
 }
@@ -49,7 +49,12 @@ def unregister(name: str) -> None:
 
 def _sources() -> dict[str, str]:
     found = {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)}
-    return {**found, **_BUILT_IN}
+    return {**found, **BUILT_IN}
+
+
+def built_in_packages() -> list[str]:
+    """The packages of the games that ship with the project (`rules.sixshooter`, ...)."""
+    return sorted(source.partition(":")[0].rpartition(".")[0] for source in BUILT_IN.values())
 
 
 def names() -> list[str]:

@@ -163,6 +163,8 @@ class SimulatedTable:
     send: Callable[[dict[str, Any]], None]
     settings: PeopleSettings
     mistakes_made: int = 0
+    mistakes_caught: int = 0  # wrong throws the table's alert made them throw again
+    _slipped: bool = False  # the last throw had a die too many
     calls: int = 0  # checks, exchanges and other calls made this game
     _acted_on: tuple[str, str, str] | None = None  # the state and prompt last acted on
 
@@ -189,6 +191,9 @@ class SimulatedTable:
         if seen == self._acted_on:
             return False
         self._acted_on = seen
+        if self._slipped and alerts:
+            self._slipped = False
+            self.mistakes_caught += 1
         if prompt.get("waiting") == "dice":
             self._throw(state)
         elif self.calls >= self.settings.length:
@@ -208,5 +213,6 @@ class SimulatedTable:
         if self.rng.random() < self.settings.mistake_rate:
             # A die too many in the tray: the table must say so before anything counts.
             self.mistakes_made += 1
+            self._slipped = True
             values = [*values, self.rng.randint(1, 6)]
         self.hands.throw(values)

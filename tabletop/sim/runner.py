@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bridge.bridge import Bridge
-from hardware.leds import LedConfig, SimulatedLeds, frame_for_counts
+from hardware.leds import LedConfig, LedFrame, SimulatedLeds
 from hardware.mat import open_mat
 from hardware.mat.sim import SimulatedMat
 from rules import games as registry
@@ -94,7 +94,7 @@ class Summary:
     mistakes_caught: int = 0
     card_to_state_ms: list[float] = field(default_factory=list)
     die_to_state_ms: list[float] = field(default_factory=list)
-    strike_to_led_ms: list[float] = field(default_factory=list)
+    indicator_to_led_ms: list[float] = field(default_factory=list)
     host_card_ms: list[float] = field(default_factory=list)
     deal_to_state_ms: list[float] = field(default_factory=list)
     host_die_ms: list[float] = field(default_factory=list)
@@ -115,7 +115,7 @@ class Summary:
                 "card_laid_to_state": _percentiles(self.card_to_state_ms),
                 "last_card_of_a_deal_to_state": _percentiles(self.deal_to_state_ms),
                 "die_at_rest_to_state": _percentiles(self.die_to_state_ms),
-                "strike_to_led": _percentiles(self.strike_to_led_ms),
+                "indicators_to_led": _percentiles(self.indicator_to_led_ms),
                 "host_share_card_reported_to_state": _percentiles(self.host_card_ms),
                 "host_share_die_reported_to_state": _percentiles(self.host_die_ms),
             },
@@ -168,14 +168,15 @@ class SimulatedTable:
         self.broker = broker
         self._reported_at: tuple[str, float] | None = None
         self._last_phase: str | None = None
-        self._strikes_seen: list[tuple[int, float]] = []  # (seat, when the state showed it)
+        # (seat, when the daemon's LED frame for it reached the table's client)
+        self._frames_seen: list[tuple[int, float]] = []
         self.table = "sim"
         self.summary = Summary(games)
-        # For tests and reports: what was applied, the final state, and every Strike picture
-        # the table published, next to what the LEDs showed.
+        # For tests and reports: what was applied, the final state, and every LED frame the
+        # daemon published (the game's indicators), next to what the LEDs showed.
         self.applied: list[dict[str, Any]] = []
         self.final_state: dict[str, Any] | None = None
-        self.strike_history: list[tuple[tuple[int, bool], ...]] = []
+        self.frame_history: list[LedFrame] = []
         self.led_frames: list[Any] = []
         self._moved_at: tuple[str, float] | None = None
         self._alert_keys: set[str] = set()
@@ -220,7 +221,7 @@ class SimulatedTable:
         bridge_thread.start()
         client = TableClient(url, self.table, follow_events=True)
         client.start(timeout=10)
-        for topic in (f"{client.topics.root}/table/alert",):
+        for topic in (client.topics.table_alert, client.topics.leds_frame):
             client.link.subscribe(topic)
         simulator = mat.simulator
         assert simulator is not None
@@ -270,17 +271,16 @@ class SimulatedTable:
         people.start_game(seed=self.seed)
         last_state: Any = None
         waiting_since: float | None = None
-        strikes: dict[str, int] = {}
         deadline = time.monotonic() + 600 * self.games
         while games < self.games and time.monotonic() < deadline:
             client.pump(0.01)
+            self._watch_frames(client)
             state = client.retained.get(client.state_topic)
             alerts = _json(client.retained.get(alert_topic)) or {"alerts": [], "instructions": []}
             self._count_alerts(alerts)
             if state != last_state:
                 previous_phase = self._last_phase
                 self._state_changed(state)
-                self._watch_strikes(state, strikes)
                 last_state = state
                 waiting_since = None
                 self._show(state, alerts, leds, client)
@@ -293,7 +293,7 @@ class SimulatedTable:
                     continue
             if waiting_since is not None and time.monotonic() - waiting_since < patience:
                 continue
-            fixes = {a["key"]: a["message"] for a in alerts["alerts"] if a["key"].startswith("s")}
+            fixes = {a["key"]: a["message"] for a in alerts["alerts"]}
             # A move that changed nothing (a mistake, a card the rules had already moved) has
             # no latency to measure.
             self._moved_at = None
@@ -311,8 +311,8 @@ class SimulatedTable:
                 break
             client.pump(0.02)
         # Let the last LED frame reach the LEDs before the table is put away.
-        if self.strike_history:
-            final = frame_for_counts(self.strike_history[-1])
+        if self.frame_history:
+            final = self.frame_history[-1]
             settle = time.monotonic() + 3.0
             while leds.frame != final and time.monotonic() < settle:
                 client.pump(0.02)
@@ -352,31 +352,33 @@ class SimulatedTable:
             self.summary.die_to_state_ms.append(elapsed)
         self._moved_at = None
 
-    def _watch_strikes(self, state: Any, strikes: dict[str, int]) -> None:
-        if not isinstance(state, dict):
+    def _watch_frames(self, client: TableClient) -> None:
+        """Keeps each new LED frame the daemon publishes (`leds/frame`, the game's
+        indicators), and when each seat's picture changed, for the LED latency."""
+        raw = _json(client.retained.get(client.topics.leds_frame))
+        if raw is None:
             return
-        by_name = {p["name"]: p for p in state.get("players", [])}
-        picture = tuple(
-            (by_name[name]["strikes"], by_name[name]["status"] != "active")
-            if name in by_name
-            else (0, False)
-            for name in self.names
-        )
-        if not self.strike_history or self.strike_history[-1] != picture:
-            self.strike_history.append(picture)
-        for index, player in enumerate(state.get("players", [])):
-            before = strikes.get(player["name"], 0)
-            strikes[player["name"]] = player["strikes"]
-            if player["strikes"] > before and index < len(self.names):
-                self._strikes_seen.append((index, time.monotonic()))
+        try:
+            frame = LedFrame.from_json(raw)
+        except ValueError:
+            return
+        last = self.frame_history[-1] if self.frame_history else None
+        if frame == last:
+            return
+        self.frame_history.append(frame)
+        now = time.monotonic()
+        for seat, lights in enumerate(frame.seats):
+            if last is None or seat >= len(last.seats) or last.seats[seat] != lights:
+                self._frames_seen.append((seat, now))
 
     def _time_leds(self, leds: SimulatedLeds) -> None:
-        """Strikes -> LED: each Strike seen in the state, to that seat's next LED change (the
-        simulated LEDs record their changes with the same monotonic clock)."""
-        for seat, seen in self._strikes_seen:
+        """Frame -> LED: each seat's new picture as the table's client saw it published, to
+        that seat's next LED change (the simulated LEDs record their changes with the same
+        monotonic clock)."""
+        for seat, seen in self._frames_seen:
             later = [c.at for c in leds.changes if c.seat == seat and c.at >= seen - 0.5]
             if later and later[0] - seen < 2.0:
-                self.summary.strike_to_led_ms.append(max(0.0, (later[0] - seen) * 1000))
+                self.summary.indicator_to_led_ms.append(max(0.0, (later[0] - seen) * 1000))
 
     def _count_alerts(self, alerts: dict[str, Any]) -> None:
         keys = {a["key"] for a in alerts.get("alerts", [])}

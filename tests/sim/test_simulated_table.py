@@ -8,7 +8,6 @@ import json
 
 import pytest
 
-from hardware.leds import frame_for_counts
 from rules.replay import replay_lines
 from tabletop.sim.runner import SimulatedTable
 
@@ -42,7 +41,7 @@ def test_simulated_games_finish_replay_and_light_the_strikes(seed: int) -> None:
     assert "mat" in sources
     # Every LED frame after the start-up pattern shows a Strikes picture the table published,
     # and the last one shows the final Strikes.
-    pictures = [frame_for_counts(picture) for picture in table.strike_history]
+    pictures = table.frame_history
     startup = 3 * 3 + 2  # each LED alone, all on, then all off
     game_frames = table.led_frames[startup:]
     assert game_frames, "the rules daemon's LED frames reached the LEDs"
