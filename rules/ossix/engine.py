@@ -12,14 +12,14 @@ from typing import Any, Final
 
 from rules.errors import IllegalMove, InvalidCommand, quote
 
+from .duel import DuelStep, pool_change, resolved
 from .events import Event, EventKind
+from .outcomes import Critical, Outcome
 from .state import (
     CARRYING_CAPACITY,
     MAX_LUCK,
     MAX_STRAIN,
     Character,
-    Critical,
-    Outcome,
     PendingKind,
     State,
 )
@@ -156,6 +156,8 @@ class Game:
             "gm_roll": self._gm_roll,
             "load": self._load,
             "long_rest": self._long_rest,
+            "duel": self._duel,
+            "duel_end": self._duel_end,
         }.get(cmd if isinstance(cmd, str) else "")
         if handler is None:
             raise InvalidCommand(f"cmd: OS-SIX has no command {quote(cmd)}", "cmd")
@@ -232,14 +234,71 @@ class Game:
         bonus = _int(command, "bonus", 0, 10, 0)
         penalty = _int(command, "penalty", 0, 10, 0)
         high_pressure = _bool(command, "high_pressure")
+        before: tuple[Event, ...] = ()
+        step = ""
+        if command.get("duel_step") is not None:
+            step = _choice(command, "duel_step", [s.value for s in DuelStep])
+            before = self._duel_resolution(me)
+            duel = self._state.duel
+            assert duel is not None
+            if before:
+                duel = resolved(duel, Outcome(before[0].text))
+            if DuelStep(step) not in duel.allowed:
+                allowed = ", ".join(s.value for s in duel.allowed)
+                raise IllegalMove(
+                    f"the duel's next roll is {allowed}, not {step}", "quick-draw duels"
+                )
+            more, less = pool_change(duel, DuelStep(step))
+            bonus, penalty = bonus + more, penalty + less
         if me.bonus_next:
             bonus += 1  # "gain a Bonus on your next roll"
         if me.overloaded and attribute in ("brawn", "agility"):
             penalty += 1  # "all Agility and Brawn tests will suffer a Penalty"
         pool = score + int(skill) + bonus - penalty
-        return (
-            Event(EventKind.ROLL_CALLED, me.name, text=attribute, number=pool, flag=high_pressure),
+        called = Event(
+            EventKind.ROLL_CALLED,
+            me.name,
+            text=attribute,
+            number=pool,
+            flag=high_pressure,
+            target=step or None,
         )
+        return (*before, called)
+
+    def _duel_resolution(self, me: Character) -> tuple[Event, ...]:
+        """The called duel step's final result (after any Luck Point spent on it), if any."""
+        duel = self._state.duel
+        if duel is None or duel.player != me.name:
+            raise IllegalMove(f"{me.name} is in no duel: start one with duel", "quick-draw duels")
+        if duel.called is None or me.last is None:
+            return ()
+        return (Event(EventKind.DUEL_RESOLVED, me.name, text=me.last.outcome.value),)
+
+    def _duel(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
+        self._idle("start a duel")
+        me = self._player(command)
+        if self._state.duel is not None:
+            raise IllegalMove(f"{self._state.duel.player} is already in a duel", "quick-draw duels")
+        if me.incapacitated:
+            raise IllegalMove(f"{me.name} is incapacitated (12 Strain)", "strain")
+        opponent = command.get("opponent", "the opponent")
+        if not isinstance(opponent, str) or not opponent.strip():
+            raise InvalidCommand("opponent: expected the opponent's name", "opponent")
+        pistols = _bool(command, "two_pistols")
+        return (Event(EventKind.DUEL_STARTED, me.name, target=opponent.strip()[:60], flag=pistols),)
+
+    def _duel_end(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
+        self._idle("end the duel")
+        duel = self._state.duel
+        if duel is None:
+            raise IllegalMove("no duel is being fought", "quick-draw duels")
+        me = self._state.character(duel.player)
+        assert me is not None
+        outcome = command.get("outcome", "the duel is over")
+        if not isinstance(outcome, str):
+            raise InvalidCommand("outcome: expected words", "outcome")
+        ended = Event(EventKind.DUEL_ENDED, me.name, text=outcome.strip()[:200] or "over")
+        return (*self._duel_resolution(me), ended)
 
     def _awaited_action(self, player: Character, what: str, rule: str) -> None:
         pending = self._state.pending

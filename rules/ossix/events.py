@@ -16,7 +16,8 @@ class EventKind(Enum):
     """Every kind of thing that can happen in OS-SIX (closed)."""
 
     STARTED = "started"  # players, options
-    ROLL_CALLED = "roll_called"  # player, text=attribute, number=signed pool, flag=high pressure
+    # player, text=attribute, number=signed pool, flag=high pressure, target=duel step
+    ROLL_CALLED = "roll_called"
     HELPED = "helped"  # player=helper, target=the one rolling
     LUCK_SPENT = "luck_spent"  # player, text=use
     LUCK_GAINED = "luck_gained"  # player, text=reason (award, long rest, push)
@@ -30,6 +31,9 @@ class EventKind(Enum):
     GM_ROLLED = "gm_rolled"  # text=kind, values, number=result, target=meaning
     LOAD_SET = "load_set"  # player, number=brawn, values=(quarter items,)
     LONG_REST = "long_rest"  # players
+    DUEL_STARTED = "duel_started"  # player, target=opponent, flag=two pistols
+    DUEL_RESOLVED = "duel_resolved"  # player, text=the called step's final outcome
+    DUEL_ENDED = "duel_ended"  # player, text=how it ended, in the GM's words
     ENDED = "ended"
 
 

@@ -24,6 +24,7 @@ from rules.game import (
     WaitKind,
 )
 
+from .duel import DuelStep
 from .engine import ATTRIBUTES, GM_ROLLS, LUCK_USES, Game
 from .events import Event, EventKind, event_from_json, event_to_json
 from .people import OsSixPeople, random_command
@@ -146,6 +147,9 @@ class OsSix(GameRules):
         return OsSixPeople(tuple(seats), hands, rng, send, settings)
 
 
+DUEL_STEPS = tuple(step.value for step in DuelStep)
+
+
 def _player(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("player", help="the character's player")
 
@@ -158,6 +162,7 @@ def _action_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bonus", type=int, default=0, help="Bonus dice the GM gives")
     parser.add_argument("--penalty", type=int, default=0, help="Penalty dice the GM imposes")
     parser.add_argument("--pressure", action="store_true", help="a high-pressure situation")
+    parser.add_argument("--duel", choices=DUEL_STEPS, help="the duel step this roll is")
 
 
 def _values(parser: argparse.ArgumentParser) -> None:
@@ -196,6 +201,16 @@ def _load(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("items", type=float, help="normal items carried (a small one is 0.25)")
 
 
+def _duel(parser: argparse.ArgumentParser) -> None:
+    _player(parser)
+    parser.add_argument("opponent")
+    parser.add_argument("--two-pistols", action="store_true")
+
+
+def _duel_end(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("outcome", nargs="?", default="the duel is over")
+
+
 def _rest(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("player", nargs="?", default="all")
 
@@ -232,6 +247,7 @@ GM_ACTIONS: tuple[GmAction, ...] = (
             "bonus": a.bonus,
             "penalty": a.penalty,
             "high_pressure": a.pressure,
+            **({"duel_step": a.duel} if a.duel else {}),
         },
     ),
     GmAction(
@@ -288,6 +304,23 @@ GM_ACTIONS: tuple[GmAction, ...] = (
         "a long rest (resets pushing your luck)",
         _rest,
         lambda a: {"cmd": "long_rest", "player": a.player},
+    ),
+    GmAction(
+        "duel",
+        "a quick-draw duel: then action ... --duel standoff/draw/...",
+        _duel,
+        lambda a: {
+            "cmd": "duel",
+            "player": a.player,
+            "opponent": a.opponent,
+            "two_pistols": a.two_pistols,
+        },
+    ),
+    GmAction(
+        "duelend",
+        "the duel is over (the opponent is down, gives up, ...)",
+        _duel_end,
+        lambda a: {"cmd": "duel_end", "outcome": a.outcome},
     ),
     GmAction("end", "end the game", lambda parser: None, lambda a: {"cmd": "end_game"}),
 )

@@ -12,8 +12,10 @@ from typing import Any
 
 from rules.game import PeopleSettings, TableHands
 
+from .duel import resolved
 from .engine import ATTRIBUTES, GM_ROLLS
-from .state import MAX_LUCK, MAX_STRAIN, Outcome, PendingKind, State
+from .outcomes import Outcome
+from .state import MAX_LUCK, MAX_STRAIN, PendingKind, State
 
 NAMES = ("Ana", "Bo", "Cy", "Di")
 
@@ -39,6 +41,16 @@ def _forced_use(last: Outcome | None) -> str:
     if last is Outcome.PARTIAL:
         return "upgrade"
     return "reduce_damage"
+
+
+def _next_step(state: State, rng: random.Random) -> str:
+    """A duel step the duel allows next (resolving the called step as the engine will)."""
+    duel = state.duel
+    assert duel is not None
+    me = state.character(duel.player)
+    if duel.called is not None and me is not None and me.last is not None:
+        duel = resolved(duel, me.last.outcome)
+    return rng.choice(duel.allowed).value
 
 
 def random_command(state: State, rng: random.Random) -> dict[str, Any]:
@@ -79,6 +91,20 @@ def random_command(state: State, rng: random.Random) -> dict[str, Any]:
                 choices.append({"cmd": "spend_luck", "player": c.name, "use": "upgrade"})
         if c.strain > 0:
             choices.append({"cmd": "strain", "player": c.name, "change": -rng.randint(1, 4)})
+    duel = state.duel
+    if duel is None and able and rng.random() < 0.3:
+        pistols = rng.random() < 0.5
+        return {
+            "cmd": "duel",
+            "player": rng.choice(able).name,
+            "opponent": "Black Bart",
+            "two_pistols": pistols,
+        }
+    if duel is not None:
+        me = state.character(duel.player)
+        if me is not None and not me.incapacitated and rng.random() < 0.8:
+            return {**_action(rng, me.name), "duel_step": _next_step(state, rng)}
+        return {"cmd": "duel_end", "outcome": "Black Bart throws down his gun"}
     name = rng.choice(state.characters).name
     choices += [
         {"cmd": "award_luck", "player": "all"},

@@ -7,28 +7,14 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
+from .duel import Duel, DuelStep, called, resolved
 from .events import Event, EventKind
+from .outcomes import Critical, Outcome
 
 MAX_LUCK = 3  # "Each player can only bank up to three luck points."
 MAX_STRAIN = 12  # "If a character ever hits 12 strain, they immediately become incapacitated"
 # "Brawn Items": normal-sized items carried before a Penalty, by Brawn 0-5.
 CARRYING_CAPACITY: Mapping[int, int] = {0: 7, 1: 10, 2: 15, 3: 20, 4: 25, 5: 30}
-
-
-class Outcome(Enum):
-    """An action roll's result: the highest die (the lowest at disadvantage)."""
-
-    COMPLETE = "complete success"  # a 6
-    PARTIAL = "partial success"  # 4-5
-    FAILURE = "failure"  # 1-3
-
-
-class Critical(Enum):
-    """A critical result on top of the outcome."""
-
-    NONE = ""
-    SUCCESS = "critical success"
-    FAILURE = "critical failure"
 
 
 class PendingKind(Enum):
@@ -55,6 +41,7 @@ class Pending:
     gm_roll: str = ""
     morale: int | None = None
     dice_count: int = 1  # PUSH, REDUCE, GM_ROLL
+    duel_step: str = ""  # the duel step this action roll is, if any
 
     @property
     def disadvantage(self) -> bool:
@@ -82,6 +69,7 @@ class LastRoll:
     high_pressure: bool
     upgraded: bool = False
     max_damage: bool = False
+    duel_step: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +104,7 @@ class State:
     pending: Pending | None = None
     last_gm_roll: tuple[str, int, str] | None = None  # kind, result, meaning
     options: Mapping[str, Any] = field(default_factory=dict)
+    duel: Duel | None = None
     started: bool = False
     over: bool = True
 
@@ -145,8 +134,21 @@ class State:
         if kind is EventKind.ENDED:
             return replace(self, pending=None, over=True)
         if kind is EventKind.ROLL_CALLED:
-            pending = Pending(PendingKind.ACTION, who, event.number or 0, event.text, event.flag)
-            return replace(self._with(who, bonus_next=False), pending=pending)
+            step = event.target or ""
+            pending = Pending(
+                PendingKind.ACTION, who, event.number or 0, event.text, event.flag, duel_step=step
+            )
+            duel = self.duel
+            if duel is not None and step:
+                duel = called(duel, DuelStep(step))
+            return replace(self._with(who, bonus_next=False), pending=pending, duel=duel)
+        if kind is EventKind.DUEL_STARTED and who is not None:
+            duel = Duel(who, event.target or "the opponent", event.flag)
+            return replace(self, duel=duel)
+        if kind is EventKind.DUEL_RESOLVED and self.duel is not None:
+            return replace(self, duel=resolved(self.duel, Outcome(event.text)))
+        if kind is EventKind.DUEL_ENDED:
+            return replace(self, duel=None)
         if kind is EventKind.HELPED and self.pending is not None:
             pending = replace(self.pending, pool=self.pending.pool + 1, helped=True)
             return replace(self, pending=pending)
@@ -167,6 +169,7 @@ class State:
                 pending.pool,
                 pending.attribute,
                 pending.high_pressure,
+                duel_step=pending.duel_step,
             )
             state = self._with(who, last=last, bonus_next=critical is Critical.SUCCESS)
             after = Pending(PendingKind.PANIC, who) if critical is Critical.FAILURE else None
@@ -222,7 +225,12 @@ class State:
             return state._with(me.name, last=replace(last, max_damage=True))
         if use == "reroll" and last is not None:
             pending = Pending(
-                PendingKind.ACTION, me.name, last.pool, last.attribute, last.high_pressure
+                PendingKind.ACTION,
+                me.name,
+                last.pool,
+                last.attribute,
+                last.high_pressure,
+                duel_step=last.duel_step,
             )
             return replace(state, pending=pending)
         if use == "reduce_damage":

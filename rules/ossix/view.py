@@ -77,6 +77,7 @@ def state_to_json(state: State) -> dict[str, Any]:
             }
         )
     gm = state.last_gm_roll
+    duel = state.duel
     return {
         "v": 1,
         "game": "ossix",
@@ -85,6 +86,18 @@ def state_to_json(state: State) -> dict[str, Any]:
         "pending": pending_to_json(state.pending),
         "waiting": pending_words(state.pending) if not state.over else "nothing",
         "last_gm_roll": None if gm is None else {"kind": gm[0], "result": gm[1], "meaning": gm[2]},
+        "duel": None
+        if duel is None
+        else {
+            "player": duel.player,
+            "opponent": duel.opponent,
+            "two_pistols": duel.two_pistols,
+            "round": duel.round,
+            "rolled": duel.called.value if duel.called else None,
+            "next": [s.value for s in duel.allowed] if duel.called is None else None,
+            "attack_mod": duel.attack_mod,
+            "defense_mod": duel.defense_mod,
+        },
         "options": dict(state.options),
     }
 
@@ -98,7 +111,8 @@ def describe_event(event: Event) -> str:
         pool = event.number or 0
         dice = f"{pool}D6" if pool > 0 else "2D6 at disadvantage"
         pressure = " (high pressure)" if event.flag else ""
-        return f"{who} rolls {event.text}: {dice}{pressure}"
+        step = f" ({event.target.replace('_', ' ')} in the duel)" if event.target else ""
+        return f"{who} rolls {event.text}{step}: {dice}{pressure}"
     if k is EventKind.HELPED:
         return f"{who} helps {event.target}: a Bonus die"
     if k is EventKind.LUCK_SPENT:
@@ -129,6 +143,13 @@ def describe_event(event: Event) -> str:
     if k is EventKind.LOAD_SET:
         items = (event.values[0] if event.values else 0) / 4
         return f"{who} carries {items:g} items at Brawn {event.number}"
+    if k is EventKind.DUEL_STARTED:
+        pistols = " with two pistols" if event.flag else ""
+        return f"{who} calls out {event.target}: a quick-draw duel{pistols}"
+    if k is EventKind.DUEL_RESOLVED:
+        return f"{who}'s duel roll stands: {event.text}"
+    if k is EventKind.DUEL_ENDED:
+        return f"{who}'s duel ends: {event.text}"
     if k is EventKind.LONG_REST:
         return f"long rest: {', '.join(event.players)}"
     return "the game is over"
@@ -142,5 +163,8 @@ def render_view(view: Mapping[str, Any]) -> str:
         flags += " overloaded" if p.get("overloaded") else ""
         flags += " bonus next roll" if p.get("bonus_next") else ""
         lines.append(f"{p['name']:<12} Luck {p['luck']}  Strain {p['strain']:>2}/12{flags}")
+    duel = view.get("duel")
+    if duel:
+        lines.append(f"duel: {duel['player']} against {duel['opponent']}, round {duel['round']}")
     lines.append(f"waiting: {view.get('waiting', 'nothing')}")
     return "\n".join(lines)

@@ -8,7 +8,8 @@ import pytest
 
 from rules.errors import IllegalMove, InvalidCommand
 from rules.ossix.engine import Game, score_action, score_gm_roll
-from rules.ossix.state import Critical, Outcome, PendingKind
+from rules.ossix.outcomes import Critical, Outcome
+from rules.ossix.state import PendingKind
 
 
 def started(*names: str, **options: Any) -> Game:
