@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from rules.daemon.client import TableClient  # noqa: E402
 from rules.daemon.service import RulesDaemon  # noqa: E402
-from tabletop.broker import EmbeddedBroker  # noqa: E402
+from wire.broker import EmbeddedBroker  # noqa: E402
 
 ROSTER = {
     "cmd": "new_game",

@@ -26,8 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tabletop.mqtt import BrokerUrl
 from tabletop.sim.runner import SimulatedTable, free_port
+from wire.mqtt import BrokerUrl
 
 
 def start_mosquitto(port: int, folder: Path) -> subprocess.Popen[bytes]:

@@ -29,9 +29,9 @@ from hardware.leds import LedFrame, SeatLeds
 from hardware.leds.frames import FrameError
 from hardware.mat import CardEvent, EventKind, LinkEvent, MatDriver, MatError, MatEvent
 from hardware.mat.protocol import LedSetting
-from tabletop.mqtt import BrokerUrl, Connected, Disconnected, Message, MqttLink, Will
-from tabletop.payload import read_json
-from tabletop.topics import TableTopics
+from wire.mqtt import BrokerUrl, Connected, Disconnected, Message, MqttLink, Will
+from wire.payload import read_json
+from wire.topics import TableTopics
 
 log = logging.getLogger(__name__)
 

@@ -8,6 +8,8 @@ import sys
 import threading
 from typing import Any
 
+from tabletop.errors import UserError
+
 
 def register(subparsers: Any) -> None:
     """Adds the `bridge` subcommand."""
@@ -32,9 +34,8 @@ def run(args: argparse.Namespace) -> int:
     from bridge.config import ConfigError, load_config
     from hardware.leds import LedError, open_leds
     from hardware.mat import MatError, open_mat
-    from tabletop.broker import client_url
-    from tabletop.cli import UserError
-    from tabletop.mqtt import MqttError, NotConnected
+    from wire.broker import client_url
+    from wire.mqtt import MqttError, NotConnected
 
     try:
         config = load_config(args.config)

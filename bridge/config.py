@@ -4,7 +4,7 @@ Every error names the key and the problem (`mat.port: expected text, got 3`), so
 fix the file without reading code. `examples/table.toml` is the commented reference.
 
 The `[broker]` section also says who may use the broker (`[[broker.users]]`, each with a role
-of tabletop/roles.py) and how each of the two processes that read this one file logs in:
+of wire/roles.py) and how each of the two processes that read this one file logs in:
 `[broker.rules]` for `tabletop rules`, `[broker.bridge]` for `tabletop bridge` (docs/security.md).
 """
 
@@ -20,10 +20,10 @@ from typing import Any, Literal
 from hardware.leds import LEDS_PER_SEAT, LedConfig
 from rules import games
 from rules.errors import RulesError
-from tabletop.mqtt import BrokerUrl
-from tabletop.passwords import PasswordHashError, parse_hash
-from tabletop.roles import ALL_TABLES, Role, RoleError, User, check_user_name, parse_role
-from tabletop.topics import TableIdError, check_table_id
+from wire.mqtt import BrokerUrl
+from wire.passwords import PasswordHashError, parse_hash
+from wire.roles import ALL_TABLES, Role, RoleError, User, check_user_name, parse_role
+from wire.topics import TableIdError, check_table_id
 
 MAX_SEATS = 6
 SLOTS_PER_SEAT = 6

@@ -7,6 +7,8 @@ import json
 import sys
 from typing import Any
 
+from tabletop.errors import UserError
+
 from . import games
 from .replay import replay_lines
 
@@ -53,8 +55,6 @@ def run_games(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Replays the file; exits 0 even when lines were refused (they are reported)."""
-    from tabletop.cli import UserError
-
     try:
         if args.file == "-":
             lines = sys.stdin.read().splitlines()

@@ -18,6 +18,13 @@ def quote(value: object, limit: int = QUOTE_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def plain(text: str, limit: int = QUOTE_CHARS) -> str:
+    """A name as people write it, for words meant for people ("there is no player named
+    Zed"): unquoted, cut to `limit` characters, with anything unprintable escaped."""
+    shown = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
+
+
 class RulesError(Exception):
     """Root of every error the rules package raises on purpose."""
 
@@ -41,7 +48,8 @@ class IllegalMove(RulesError):
             self.rule = rule
 
     def __str__(self) -> str:
-        return f"{self.rule}: {self.args[0]}"
+        # Words for people: the rule's name travels beside them (a reply's `rule`).
+        return str(self.args[0])
 
 
 class NoGame(IllegalMove):

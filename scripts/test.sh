@@ -31,6 +31,6 @@ fi
 echo "== ruff (lint)"
 ruff check .
 echo "== mypy --strict (every package)"
-mypy --strict rules hardware vision bridge tabletop firmware
+mypy --strict rules hardware vision bridge tabletop wire firmware
 echo "== pytest"
 exec pytest "$@"

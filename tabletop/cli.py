@@ -16,13 +16,15 @@ import logging
 import sys
 from collections.abc import Sequence
 
+from .errors import UserError
+
 # Each subcommand and the module that registers it.
 SUBCOMMAND_MODULES: dict[str, str] = {
     "replay": "rules.cli",
     "games": "rules.cli",
     "rules": "rules.daemon.cli",
     "gm": "rules.daemon.cli",
-    "broker": "tabletop.broker",
+    "broker": "tabletop.broker_cli",
     "mat": "hardware.mat.cli",
     "cards": "hardware.mat.cli",
     "dice": "vision.cli",
@@ -30,10 +32,6 @@ SUBCOMMAND_MODULES: dict[str, str] = {
     "sim": "tabletop.sim.cli",
 }
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(SUBCOMMAND_MODULES.values()))
-
-
-class UserError(Exception):
-    """A problem the person at the keyboard can fix; printed as one line, never as a traceback."""
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:

@@ -13,6 +13,8 @@ from typing import Any
 import cv2
 import numpy as np
 
+from tabletop.errors import UserError
+
 
 def default_calibration_path() -> Path:
     """Where `calibrate` stores the tray and `read`/`watch` look for it by default."""
@@ -72,7 +74,6 @@ def register(subparsers: Any) -> None:
 
 
 def _load_calibration(path: Path | None, required: bool) -> Any:
-    from tabletop.cli import UserError
     from vision.calibration import Calibration
     from vision.errors import CalibrationError
 
@@ -89,7 +90,6 @@ def _load_calibration(path: Path | None, required: bool) -> Any:
 
 def run_read(args: argparse.Namespace) -> int:
     """Reads each picture; a picture that cannot be read is reported and the rest go on."""
-    from tabletop.cli import UserError
     from vision.annotate import annotate
     from vision.errors import VisionError
     from vision.reader import DiceReader
@@ -145,7 +145,6 @@ def run_read(args: argparse.Namespace) -> int:
 def run_watch(args: argparse.Namespace) -> int:
     """Watches a source until it ends (or Ctrl-C), printing events as JSON lines."""
     from hardware.camera import CameraError, open_source
-    from tabletop.cli import UserError
     from vision.annotate import annotate
     from vision.reader import DiceReader
     from vision.rest import RestDetector
@@ -209,7 +208,6 @@ def run_watch(args: argparse.Namespace) -> int:
 def run_calibrate(args: argparse.Namespace) -> int:
     """Learns the empty tray and writes the calibration file."""
     from hardware.camera import CameraError, open_source
-    from tabletop.cli import UserError
     from vision.calibration import calibrate
     from vision.errors import CalibrationError
 

@@ -10,6 +10,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tabletop.errors import UserError
+
 from .cardmap import CardMap, default_card_map
 from .errors import CardMapError, MatError
 from .events import describe_event
@@ -108,8 +110,6 @@ def register(subparsers: Any) -> None:
 
 
 def _user_error(message: str) -> Exception:
-    from tabletop.cli import UserError
-
     return UserError(message)
 
 

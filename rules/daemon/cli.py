@@ -14,8 +14,9 @@ from typing import Any
 
 from rules import games
 from rules.errors import RulesError
-from tabletop.mqtt import MqttError
-from tabletop.topics import DEFAULT_TABLE, TABLE_ENV
+from tabletop.errors import UserError
+from wire.mqtt import MqttError
+from wire.topics import DEFAULT_TABLE, TABLE_ENV
 
 from .errors import DaemonError
 from .gm import GAME_ENV, chosen_game, run_follow, run_gm, run_send, run_state, table_id
@@ -142,12 +143,11 @@ def register(subparsers: Any, argv: Sequence[str] = ()) -> None:
 def run_daemon(args: argparse.Namespace) -> int:
     """Runs the daemon until SIGINT or SIGTERM, then publishes `offline` and exits 0.
 
-    Says on stderr which broker it uses and why (tabletop.broker.choose_broker); an embedded
+    Says on stderr which broker it uses and why (wire.broker.choose_broker); an embedded
     broker it starts is recorded for `tabletop gm` and `tabletop bridge` to find.
     """
-    from tabletop.broker import choose_broker, forget_broker, record_broker
-    from tabletop.cli import UserError
-    from tabletop.roles import User
+    from wire.broker import choose_broker, forget_broker, record_broker
+    from wire.roles import User
 
     from .service import RulesDaemon
 

@@ -21,8 +21,8 @@ from collections.abc import Iterator, Mapping
 from types import TracebackType
 from typing import Any
 
-from tabletop.mqtt import BrokerUrl, Message, MqttLink
-from tabletop.topics import TableTopics
+from wire.mqtt import BrokerUrl, Message, MqttLink
+from wire.topics import TableTopics
 
 from .errors import DaemonError
 

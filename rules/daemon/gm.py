@@ -19,15 +19,14 @@ from typing import Any
 from rules import games
 from rules.errors import RulesError
 from rules.game import GameRules
-from tabletop.mqtt import BrokerUrlError, NotConnected, TlsRefused
-from tabletop.topics import TableIdError, check_table_id
+from tabletop.errors import UserError
+from wire.mqtt import BrokerUrlError, NotConnected, TlsRefused
+from wire.topics import TableIdError, check_table_id
 
 GAME_ENV = "TABLETOP_GAME"
 
 
 def table_id(args: argparse.Namespace) -> str:
-    from tabletop.cli import UserError
-
     try:
         return check_table_id(args.table)
     except TableIdError as error:
@@ -35,8 +34,7 @@ def table_id(args: argparse.Namespace) -> str:
 
 
 def _client(args: argparse.Namespace, follow_events: bool = False) -> Any:
-    from tabletop.broker import client_url
-    from tabletop.cli import UserError
+    from wire.broker import client_url
 
     from .client import TableClient
 
@@ -54,8 +52,6 @@ def _client(args: argparse.Namespace, follow_events: bool = False) -> Any:
 
 def run_gm(args: argparse.Namespace) -> int:
     """Sends the action's command, prints the events it caused and the prompt, or the refusal."""
-    from tabletop.cli import UserError
-
     from .client import NoReply
 
     try:
@@ -101,8 +97,6 @@ def _print_outcome(client: Any, reply: dict[str, Any]) -> None:
 
 def run_state(args: argparse.Namespace) -> int:
     """Prints the retained state, as a table or as JSON."""
-    from tabletop.cli import UserError
-
     from .client import NoReply
 
     client = _client(args)
@@ -179,8 +173,6 @@ def render_state(state: dict[str, Any], prompt: Any = None, game: str | None = N
 
 def run_send(args: argparse.Namespace) -> dict[str, Any]:
     """`gm send JSON`: any command, as the JSON object it is."""
-    from tabletop.cli import UserError
-
     try:
         command = json.loads(args.json_command)
     except ValueError as error:

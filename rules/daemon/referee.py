@@ -19,7 +19,7 @@ from rules import games
 from rules.errors import IllegalMove, InvalidCommand, RulesError
 from rules.game import Engine, GameRules, Waiting
 from rules.refusals import Refusals, short_error
-from tabletop.payload import MAX_PAYLOAD_BYTES, PayloadError, check_value, read_json
+from wire.payload import MAX_PAYLOAD_BYTES, PayloadError, check_value, read_json
 
 from .store import CommandRecord, GameLog, StoreError
 
@@ -239,6 +239,25 @@ class Referee:
         text = payload.decode("utf-8")
         self._queue(CommandRecord(seq, command_id, text, reply, events_json))
         return Outcome(reply, events, events_json, first_event_number=before + 1)
+
+    def trial(self, raw: dict[str, Any]) -> tuple[GameRules, Any] | None:
+        """Before a command is held for the mat (a deal to be read): the game it goes to and
+        the state it meets, or None when it is to be answered at once: a repeat of an id,
+        or a `new_game` the rules refuse (tried on a fresh engine; nothing changes)."""
+        try:
+            id_value = _read_id(raw)
+            if id_value is not None and str(id_value) in self.replies_by_id:
+                return None
+            _check_version(raw)
+            rules, engine, command = self._game_for(raw)
+            if raw.get("cmd") != "new_game":
+                return rules, engine.state
+            if engine is self.game and not rules.is_over(engine.state):
+                return None  # the rules say why: a game is on
+            rules.new_engine().execute(command)
+        except Exception:  # any refusal, or a bug the real attempt reports as "internal"
+            return None
+        return rules, rules.new_engine().state if engine is not self.game else engine.state
 
     def _game_for(self, raw: Any) -> tuple[GameRules, Engine, Any]:
         """The game a command goes to, and the command as that game reads it.

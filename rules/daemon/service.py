@@ -18,10 +18,10 @@ from typing import Any, Final
 
 from rules.games import DEFAULT_GAME
 from rules.reading import Action, Execute
-from tabletop.mqtt import BrokerUrl, Connected, Disconnected, Message, MqttLink, Will
-from tabletop.payload import PayloadError, encode, read_json
-from tabletop.throttled_log import ThrottledLog
-from tabletop.topics import TableTopics
+from wire.mqtt import BrokerUrl, Connected, Disconnected, Message, MqttLink, Will
+from wire.payload import PayloadError, encode, read_json
+from wire.throttled_log import ThrottledLog
+from wire.topics import TableTopics
 
 from .referee import PROTOCOL_VERSION, Outcome, Referee
 from .store import GameLog, StoreError
@@ -263,7 +263,14 @@ class RulesDaemon:
         if not isinstance(raw, dict):
             outcomes.append(self.referee.handle(payload))  # the referee words the refusal
             return
-        actions = table.reader.request(self.referee.game.state, raw, now)
+        trial = self.referee.trial(raw)
+        if trial is None:
+            # Refused, or a repeat: answered now, never held while the mat is awaited.
+            self._execute(table, raw, payload, outcomes, now)
+            return
+        rules, state = trial
+        table.use(rules)  # a new game of another game is read by that game's reader
+        actions = table.reader.request(state, raw, now)
         if actions == [Execute(raw)]:
             self._execute(table, raw, payload, outcomes, now)
             return

@@ -21,9 +21,9 @@ from rules.cards import parse_card
 from rules.errors import RulesError
 from rules.game import GameRules, TableReader
 from rules.reading import EMPTY, Action, Alert, AlertCleared, SlotView
-from tabletop.payload import read_json
-from tabletop.throttled_log import ThrottledLog
-from tabletop.topics import TableTopics
+from wire.payload import read_json
+from wire.throttled_log import ThrottledLog
+from wire.topics import TableTopics
 
 log = logging.getLogger(__name__)
 

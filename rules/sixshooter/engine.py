@@ -28,6 +28,7 @@ from ..errors import (
     UnknownPlayer,
     WagerNotAllowed,
     WrongPhase,
+    plain,
     quote,
 )
 from . import commands as cm
@@ -115,9 +116,9 @@ class Game:
 
 def _require_game(state: GameState) -> None:
     if state.phase is None:
-        raise NoGame("no game has started: send new_game first")
+        raise NoGame("there is no game yet: the game master starts one first")
     if state.phase is Phase.FINISHED:
-        raise NoGame("the game has finished: nothing more can happen in it")
+        raise NoGame("the game is over: nothing more can happen in it")
 
 
 def _require_phase(state: GameState, command: str, *phases: Phase) -> None:
@@ -125,7 +126,7 @@ def _require_phase(state: GameState, command: str, *phases: Phase) -> None:
     if state.phase not in phases:
         allowed = " or ".join(phase.value.replace("_", " ") for phase in phases)
         raise WrongPhase(
-            f"{command} belongs to {allowed}, but the game is in "
+            f"{command.replace('_', ' ')} belongs to {allowed}, but the game is in "
             f"{state.phase.value.replace('_', ' ') if state.phase else 'no phase'}"
         )
 
@@ -142,7 +143,9 @@ def _operator(state: GameState, name: str) -> Operator:
     operator = state.operators.get(name)
     if operator is None:
         seated = ", ".join(state.operators) or "nobody"
-        raise UnknownPlayer(f"no player named {quote(name)} at this table (seated: {seated})")
+        raise UnknownPlayer(
+            f"there is no player named {plain(name)} at this table (seated: {seated})"
+        )
     return operator
 
 
@@ -151,7 +154,7 @@ def _active(state: GameState, name: str) -> Operator:
     if operator.status is not Status.ACTIVE:
         raise PlayerOutOfPlay(
             f"{name}'s Operator is {operator.status.value} and can do nothing until "
-            + ("the next adventure" if operator.status is Status.REMOVED else "ever")
+            + ("the next adventure" if operator.status is Status.REMOVED else "the game ends")
         )
     return operator
 
@@ -337,7 +340,7 @@ def _deal(turn: _Turn, hands: Hands | None = None) -> None:
 def _new_game(turn: _Turn, c: cm.NewGame) -> None:
     state = turn.state
     if state.phase is not None and state.phase is not Phase.FINISHED:
-        raise WrongPhase("a game is already under way: end_game first")
+        raise WrongPhase("a game is already under way: end the game first")
     full = standard_deck(c.jokers)
     if not c.players:
         raise SetupError("a game needs at least one player")
@@ -790,7 +793,8 @@ def _grant_lucky(turn: _Turn, c: cm.GrantLucky) -> None:
         if behind:
             raise LuckyNumberError(
                 f"{c.to} has {held} Lucky Numbers and cannot gain more until every other Operator "
-                f"has at least {held} ({', '.join(behind)} have fewer)"
+                f"has at least {held} ({', '.join(behind)} {'has' if len(behind) == 1 else 'have'} "
+                "fewer)"
             )
     turn.emit(ev.LuckyGranted(c.giver, c.to, c.number))
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
 from enum import Enum
 from typing import Any
@@ -17,7 +17,9 @@ from ..game import (
     Indicators,
     MatLayout,
     Option,
+    PeopleSettings,
     SeatLights,
+    TableHands,
     TableReader,
     Waiting,
     WaitKind,
@@ -26,6 +28,7 @@ from .actions import GM_ACTIONS, ROSTER_KEYS
 from .engine import Game
 from .events import Event, GameStarted, event_from_json, event_to_json
 from .model import HAND_SIZE, MAX_STRIKES, Options, Phase, Status
+from .people import SixShooterPeople
 from .players import random_command
 from .reading import TableReader as SixShooterReader
 from .state import GameState, PendingLucky, PendingRoll
@@ -160,6 +163,24 @@ class SixShooter(GameRules):
         if state.phase is Phase.FINISHED:
             return None
         return random_command(state, rng)
+
+    def simulated_people(
+        self,
+        seats: Sequence[str],
+        hands: TableHands,
+        rng: random.Random,
+        send: Callable[[dict[str, Any]], None],
+        settings: PeopleSettings,
+    ) -> SixShooterPeople:
+        return SixShooterPeople(
+            list(seats),
+            hands,
+            rng,
+            send,
+            mistake_rate=settings.mistake_rate,
+            pause=settings.pause,
+            challenges_per_adventure=settings.length,
+        )
 
 
 def _hides_critical(state: GameState) -> bool:

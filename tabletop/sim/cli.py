@@ -1,4 +1,4 @@
-"""`tabletop sim`: plays whole Six Shooter games on a simulated table."""
+"""`tabletop sim`: plays whole games on a simulated table (Six Shooter unless --game says)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import argparse
 import json
 import sys
 from typing import Any
+
+from tabletop.errors import UserError
 
 
 def register(subparsers: Any) -> None:
@@ -15,6 +17,12 @@ def register(subparsers: Any) -> None:
         help="play whole games on a simulated table (broker, rules daemon, bridge, mat, LEDs)",
         description="Runs every program of a real table with simulated devices and simulated "
         "players who play physically, sometimes making mistakes the table must catch.",
+    )
+    parser.add_argument(
+        "--game",
+        default="sixshooter",
+        metavar="NAME",
+        help="the game to play (default sixshooter; `tabletop games` lists them)",
     )
     parser.add_argument("--seats", type=int, default=4, choices=range(2, 7), metavar="2-6")
     parser.add_argument("--games", type=int, default=1, help="games to play (default 1)")
@@ -36,9 +44,16 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Plays the games and prints the summary."""
+    from rules import games
+    from rules.errors import RulesError
     from tabletop.sim.runner import SimulatedTable
 
+    try:
+        games.get(args.game, "--game")
+    except RulesError as error:
+        raise UserError(str(error)) from error
     table = SimulatedTable(
+        game=args.game,
         seats=args.seats,
         games=args.games,
         seed=args.seed,

@@ -1,10 +1,10 @@
-"""The simulated dice tray: a die thrown by a simulated player becomes a dice event."""
+"""The simulated dice tray: dice thrown by a simulated player become a dice event."""
 
 from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 
@@ -12,23 +12,23 @@ class DiceTray:
     """Throws wait here until the bridge takes them as dice events."""
 
     def __init__(self) -> None:
-        self._throws: queue.Queue[int] = queue.Queue()
+        self._throws: queue.Queue[tuple[int, ...]] = queue.Queue()
         # Called when a throw is announced (the die at rest and read), for latency figures.
         self.announce: Callable[[], None] = lambda: None
 
-    def throw(self, value: int) -> None:
-        """A die thrown; it comes to rest showing `value`."""
-        self._throws.put(value)
+    def throw(self, values: Sequence[int]) -> None:
+        """Dice thrown; they come to rest showing `values`."""
+        self._throws.put(tuple(values))
 
     def events(self, stop: threading.Event) -> Iterator[dict[str, Any]]:
         """The bridge's dice source: one `rolled` event per throw, until `stop` is set."""
         while not stop.is_set():
             try:
-                value = self._throws.get(timeout=0.05)
+                values = self._throws.get(timeout=0.05)
             except queue.Empty:
                 continue
             self.announce()
-            yield {"event": "rolled", "values": [value]}
+            yield {"event": "rolled", "values": list(values)}
 
 
 class RenderedDiceTray(DiceTray):
@@ -54,10 +54,11 @@ class RenderedDiceTray(DiceTray):
             first = True
             while not stop.is_set():
                 try:
-                    value = self._throws.get(timeout=0.05)
+                    values = self._throws.get(timeout=0.05)
                 except queue.Empty:
                     continue
-                camera.extend([ThrowPlan(dice=1, values=(value,), hand_first=not first)])
+                plan = ThrowPlan(dice=len(values), values=values, hand_first=not first)
+                camera.extend([plan])
                 first = False
                 while (frame := camera.read()) is not None and not stop.is_set():
                     for event in watcher.feed(frame.image, frame.timestamp):

@@ -15,7 +15,7 @@ import statistics
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -24,13 +24,15 @@ from bridge.bridge import Bridge
 from hardware.leds import LedConfig, SimulatedLeds, frame_for_counts
 from hardware.mat import open_mat
 from hardware.mat.sim import SimulatedMat
+from rules import games as registry
 from rules.daemon.client import TableClient
 from rules.daemon.service import RulesDaemon
-from tabletop.broker import EmbeddedBroker
-from tabletop.mqtt import BrokerUrl
+from rules.game import PeopleSettings
+from rules.games import DEFAULT_GAME
+from wire.broker import EmbeddedBroker
+from wire.mqtt import BrokerUrl
 
 from .dice import DiceTray, RenderedDiceTray
-from .people import SimulatedPeople
 
 NAMES = ("Ana", "Bo", "Cy", "Dee", "Eli", "Fay")
 PATIENCE_S = 2.0  # how long people wait for the table to answer a move before the next
@@ -70,8 +72,8 @@ class MatHands:
         self.mat.remove("pad")
         time.sleep(0.2)
 
-    def throw(self, value: int) -> None:
-        self.dice.throw(value)  # the tray calls back when the die is at rest and read
+    def throw(self, values: Sequence[int]) -> None:
+        self.dice.throw(values)  # the tray calls back when the dice are at rest and read
 
 
 @dataclass(slots=True)
@@ -142,7 +144,9 @@ class SimulatedTable:
         broker: BrokerUrl | None = None,
         challenges_per_adventure: int = 10,
         camera: bool = True,
+        game: str = DEFAULT_GAME,
     ) -> None:
+        self.rules = registry.get(game)
         self.names = list(NAMES[:seats])
         self.games = games
         self.seed = seed
@@ -181,13 +185,22 @@ class SimulatedTable:
         return self.summary
 
     def _run(self, url: BrokerUrl, folder: Path) -> None:
-        daemon = RulesDaemon(url, self.table, folder / "games.sqlite3", seats=self.names, grace=0.6)
+        daemon = RulesDaemon(
+            url,
+            self.table,
+            folder / "games.sqlite3",
+            seats=self.names,
+            grace=0.6,
+            game=self.rules.name,
+        )
         daemon.start(timeout=10)
         stop = threading.Event()
         daemon_thread = threading.Thread(target=daemon.run, args=(stop,), name="sim-rules")
         daemon_thread.start()
         leds = SimulatedLeds(LedConfig(seats=len(self.names), test_pattern_seconds=0.3))
-        mat = open_mat(f"sim:?seats={len(self.names)}&slots=6&pad=1")
+        layout = self.rules.mat_layout({})
+        slots = max(layout.slots_per_seat, 1)  # a game without cards still has a mat to read
+        mat = open_mat(f"sim:?seats={len(self.names)}&slots={slots}&pad={int(layout.pad)}")
         dice = RenderedDiceTray(self.seed) if self.camera else DiceTray()
         bridge = Bridge(url, self.table, mat, leds, dice=dice.events)
         bridge.reported = self._reported
@@ -233,14 +246,9 @@ class SimulatedTable:
             self._moved_at = (kind, time.monotonic())
 
         dice.announce = lambda: moved("die")
-        people = SimulatedPeople(
-            self.names,
-            MatHands(mat, dice, moved),
-            rng,
-            send,
-            mistake_rate=self.mistake_rate,
-            challenges_per_adventure=self.challenges_per_adventure,
-            pause=time.sleep,
+        settings = PeopleSettings(self.mistake_rate, self.challenges_per_adventure, time.sleep)
+        people = self.rules.simulated_people(
+            self.names, MatHands(mat, dice, moved), rng, send, settings
         )
         alert_topic = f"{client.topics.root}/table/alert"
         games = 0
@@ -274,7 +282,8 @@ class SimulatedTable:
             # A move that changed nothing (a mistake, a card the rules had already moved) has
             # no latency to measure.
             self._moved_at = None
-            if people.step(state if isinstance(state, dict) else None, fixes):
+            prompt = _json(client.retained.get(client.topics.prompt))
+            if people.step(state if isinstance(state, dict) else None, prompt, fixes):
                 waiting_since = time.monotonic()
         self.summary.mistakes_made = people.mistakes_made
         # Let the last LED frame reach the LEDs before the table is put away.

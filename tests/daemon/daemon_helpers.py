@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from rules.daemon.client import TableClient
 from rules.daemon.service import RulesDaemon
-from tabletop.broker import EmbeddedBroker
-from tabletop.mqtt import BrokerUrl
+from wire.broker import EmbeddedBroker
+from wire.mqtt import BrokerUrl
 
 DATA = Path(__file__).parent / "data"
 

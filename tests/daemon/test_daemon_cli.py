@@ -22,9 +22,9 @@ from daemon_helpers import (
 )
 
 from rules.sixshooter import parse_command
-from tabletop.broker import broker_for
 from tabletop.cli import build_parser, main
-from tabletop.mqtt import BrokerUrlError, parse_broker_url
+from wire.broker import broker_for
+from wire.mqtt import BrokerUrlError, parse_broker_url
 
 ROSTER_TOML = """
 seed = 4
@@ -73,7 +73,7 @@ def test_a_game_master_starts_a_game_from_a_roster_and_plays(
         assert gm(capsys, amqtt, table, "reveal", "Ana", "2")[0] == 0
         status, _, err = gm(capsys, amqtt, table, "reveal", "Ana", "3")
         assert status == 1
-        assert err.startswith("refused: setting up the game: Ana has already turned a card")
+        assert err.startswith("refused: Ana has already turned a card")
         assert gm(capsys, amqtt, table, "reveal", "Bo", "1")[0] == 0
         status, out, _ = gm(capsys, amqtt, table, "challenge", "Ana", "slyness", "4")
         assert "Ana attempts a slyness challenge" in out
@@ -199,7 +199,7 @@ def test_the_daemon_brings_its_own_broker_and_stops_cleanly(tmp_path: Path, tabl
         url = parse_broker_url(f"mqtt://127.0.0.1:{port}")
         with client(url, table) as gm_client:
             reply = gm_client.send({"cmd": "roll", "value": 3})
-            assert reply["error"].startswith("game: no game has started")
+            assert reply["error"].startswith("there is no game yet")
             pump_until(gm_client, lambda: gm_client.topics.prompt in gm_client.retained, 5)
         daemon.send_signal(signal.SIGTERM)
         assert daemon.wait(15) == 0

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from rules.daemon.referee import Referee
 from rules.daemon.store import GameLog, StoreError
 from rules.replay import replay_lines
-from tabletop.payload import MAX_PAYLOAD_BYTES
+from wire.payload import MAX_PAYLOAD_BYTES
 
 _opened: list[GameLog] = []
 
@@ -89,7 +89,7 @@ def test_an_id_is_applied_once_and_its_reply_is_sent_again(db: Path) -> None:
         (b'{"cmd": "roll", "value": 3, "extra": 1}', "invalid", "unknown field"),
         (b'{"cmd": "roll", "value": 3, "v": 2}', "invalid", "version 2 is not supported"),
         (b'{"cmd": "roll", "value": 3, "id": [1]}', "invalid", "id: expected a string"),
-        (b'{"cmd": "roll", "value": 3}', "illegal", "phase: roll belongs to play"),
+        (b'{"cmd": "roll", "value": 3}', "illegal", "roll belongs to play"),
         (b"[" * 20_000, "invalid", "not valid JSON"),
         (b'{"cmd": "roll", "value": ' + b"9" * 5000 + b"}", "invalid", "not valid JSON"),
         (b" " * (MAX_PAYLOAD_BYTES + 1), "too_large", "over the 65536-byte limit"),
@@ -151,7 +151,7 @@ def test_a_finished_game_refuses_every_command(db: Path) -> None:
     send(ref, ROSTER)
     assert send(ref, {"cmd": "end_game"})["ok"]
     reply = send(ref, {"cmd": "reveal", "player": "Ana", "slot": 1, "id": "late"})
-    assert not reply["ok"] and reply["error"].startswith("game: the game has finished")
+    assert not reply["ok"] and reply["error"].startswith("the game is over")
 
 
 def test_tables_share_one_database_file_without_mixing(db: Path) -> None:

@@ -31,16 +31,16 @@ from daemon_helpers import (
     pump_until,
     running_daemon,
 )
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from paho.mqtt.enums import CallbackAPIVersion
 
 from rules.daemon.client import TableClient
 from rules.daemon.referee import Referee
 from rules.daemon.store import GameLog, StoreError
-from tabletop.mqtt import Message
-from tabletop.throttled_log import ThrottledLog
-from tabletop.topics import TableTopics
+from wire.mqtt import Message
+from wire.throttled_log import ThrottledLog
+from wire.topics import TableTopics
 
 CARD = re.compile(r"\b(?:10|[2-9AJQK])[CDHS]\b")
 
@@ -420,6 +420,11 @@ messages = st.tuples(
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(batch=st.lists(messages, min_size=1, max_size=8), with_ids=st.lists(st.booleans()))
+# Found by CI and by full runs: an id read from a payload read_json refuses (NaN), and a
+# payload nested too deeply for Python's own json.
+@example(batch=[("game/command", b""), ("game/command", Nasty(0))], with_ids=[False, True])
+@example(batch=[("game/command", Nasty(7))], with_ids=[True])
+@example(batch=[("game/command", b'{"cmd":"new_game"}')], with_ids=[True])
 def test_fuzzed_messages_on_every_topic_never_break_a_table(
     fuzzed_tables: FuzzedTables, batch: list[tuple[str, bytes | Nasty]], with_ids: list[bool]
 ) -> None:
@@ -433,7 +438,7 @@ def test_fuzzed_messages_on_every_topic_never_break_a_table(
         if suffix == "game/command" and n < len(with_ids) and with_ids[n]:
             try:
                 body = json.loads(payload)
-            except ValueError:
+            except (ValueError, RecursionError):  # NASTY[7] nests too deep for json itself
                 body = None
             if isinstance(body, dict):
                 # ids repeat within a batch: a repeated id with another body is a repeat
@@ -445,7 +450,11 @@ def test_fuzzed_messages_on_every_topic_never_break_a_table(
     assert probe["kind"] == "invalid", "the daemon is alive and deciding"
     tables.gm.settle(quiet=0.05, timeout=1)
     mine = [r for r in tables.gm.replies[replies_before:] if str(r.get("id")).startswith(prefix)]
-    answered = [str(r["id"]) for r in mine if r["id"] != prefix]
+    # A command held for the mat (a deal to read) is answered "waiting" first; its final reply
+    # follows if the deal lands. Either way each command counts as answered once.
+    final = [str(r["id"]) for r in mine if r["id"] != prefix and "waiting" not in r]
+    held = [str(r["id"]) for r in mine if "waiting" in r and str(r["id"]) not in final]
+    answered = final + held
     assert sorted(answered) == sorted(sent_ids), "exactly one reply per command with an id"
     if not any(r.get("ok") for r in tables.gm.replies[replies_before:]):
         assert {**tables.gm.state(), "rejected": None} == before, "refusals changed nothing"

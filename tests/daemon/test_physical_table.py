@@ -129,3 +129,17 @@ def test_a_game_read_from_the_simulated_mat(
         raw = gm.retained[alert_topic]
         body = json.loads(raw) if isinstance(raw, str) else raw
         assert "Ana's slot 1: discard JS (the slot should be empty)" in body["instructions"]
+
+
+def test_a_new_game_the_rules_refuse_is_answered_at_once_not_held_for_the_deal(
+    broker: Broker, table: str, db: Path
+) -> None:
+    daemon = DaemonThread(broker.url, table, db, seats=SEATS, grace=0.3)
+    daemon.start()
+    try:
+        with client(broker.url, table) as gm:
+            refused = gm.send({"cmd": "new_game", "players": []})
+            assert not refused["ok"] and "waiting" not in refused
+            assert gm.send(dict(ROSTER))["waiting"] == "the deal on the mat"
+    finally:
+        daemon.stop()

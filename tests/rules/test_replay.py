@@ -43,7 +43,7 @@ def test_the_example_game_is_golden() -> None:
 def test_refused_lines_are_reported_with_their_line_numbers() -> None:
     replay = replay_lines(['{"cmd":"roll","value":3}', "", "# comment", "{oops"])
     assert [r["line"] for r in replay.rejected] == [1, 4]
-    assert replay.rejected[0]["error"] == "game: no game has started: send new_game first"
+    assert replay.rejected[0]["error"] == "there is no game yet: the game master starts one first"
     assert replay.rejected[1]["error"].startswith("not valid JSON")
 
 
@@ -68,7 +68,7 @@ def test_replay_without_json_reads_like_a_game(capsys: pytest.CaptureFixture[str
     out = capsys.readouterr().out
     assert "Cy draws 8S face-up into slot 3" in out
     assert (
-        "line 26: challenge: REFUSED: overcoming challenges: Ana cannot attempt an Impossible"
+        "line 26: challenge: REFUSED: Ana cannot attempt an Impossible"
         in out
     )
     assert "Adventure 2, setup" in out

@@ -229,5 +229,5 @@ def test_the_game_ends_when_every_operator_is_retired() -> None:
         {"cmd": "retire", "player": "Bo"},
     )
     assert game.state.phase is Phase.FINISHED
-    with pytest.raises(NoGame, match="the game has finished"):
+    with pytest.raises(NoGame, match="the game is over"):
         game.execute({"cmd": "challenge", "player": "Ana", "method": "charm", "critical": 2})

@@ -13,7 +13,7 @@ import os
 
 import pytest
 
-from tabletop.roles import User
+from wire.roles import User
 
 from .brokers import (
     ACCOUNTS,

@@ -11,9 +11,9 @@ import pytest
 
 from bridge.config import ConfigError, load_config, parse_config
 from rules.roster import RosterError, load_roster
-from tabletop.mqtt import parse_broker_url
-from tabletop.passwords import hash_password
-from tabletop.roles import ALL_TABLES, Role
+from wire.mqtt import parse_broker_url
+from wire.passwords import hash_password
+from wire.roles import ALL_TABLES, Role
 
 HASH = hash_password("pw", iterations=10)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rules.daemon.service import RulesDaemon
-from tabletop.mqtt import BrokerUrl
+from wire.mqtt import BrokerUrl
 
 from .brokers import ACCOUNTS, TABLE, RoleBroker
 

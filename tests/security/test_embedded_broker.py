@@ -11,8 +11,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from tabletop.broker import EmbeddedBroker
-from tabletop.embedded import TableAuthPlugin, UserEntry, is_loopback
+from wire.broker import EmbeddedBroker
+from wire.embedded import TableAuthPlugin, UserEntry, is_loopback
 
 from .brokers import ACCOUNTS, Probe, RoleAmqtt, free_port, topic, users
 

@@ -12,9 +12,9 @@ import pytest
 
 from bridge.config import load_config
 from tabletop.cli import main
-from tabletop.mqtt import Message, MqttLink, parse_broker_url
-from tabletop.passwords import hash_password
-from tabletop.roles import Role
+from wire.mqtt import Message, MqttLink, parse_broker_url
+from wire.passwords import hash_password
+from wire.roles import Role
 
 from .brokers import free_port, make_certs, mosquitto_binary, port_open, wait_until
 

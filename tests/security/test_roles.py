@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tabletop.roles import (
+from wire.roles import (
     ALL_TABLES,
     ROLE_ACCESS,
     Role,

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tabletop.cli import main
-from tabletop.mqtt import Message, MqttLink, NotConnected, TlsRefused, parse_broker_url
+from wire.mqtt import Message, MqttLink, NotConnected, TlsRefused, parse_broker_url
 
 from .brokers import ACCOUNTS, RoleMosquitto, free_port, make_certs, topic, users
 

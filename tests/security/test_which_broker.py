@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 
 from rules.daemon.client import TableClient
-from tabletop.broker import choose_broker, client_url, record_broker, recorded_broker, state_path
 from tabletop.cli import main
-from tabletop.mqtt import BROKER_ENV, BrokerUrl
-from tabletop.passwords import hash_password
+from wire.broker import choose_broker, client_url, record_broker, recorded_broker, state_path
+from wire.mqtt import BROKER_ENV, BrokerUrl
+from wire.passwords import hash_password
 
 from .brokers import Probe, RoleMosquitto, free_port, port_open, wait_until
 

@@ -1,10 +1,10 @@
 """Simulated people at a Six Shooter table: players who act physically and a game master.
 
-The players never send commands: they deal, flip, lift and lay cards and throw the die through a
-`TableActions` (the simulated mat and camera in `tabletop sim`, or memory in tests), following
-what the published game state says, as people at a real table follow the screen. Sometimes they
-make a mistake (flip a card that should stay down, lay a card in the wrong slot) and fix it once
-the table raises an alert. The game master sends the commands a person would type.
+The players never send commands: they deal, flip, lift and lay cards and throw the die through
+`rules.game.TableHands` (the simulated mat and camera in `tabletop sim`, or memory in tests),
+following what the published game state says, as people at a real table follow the screen.
+Sometimes they make a mistake (flip a card that should stay down, lay a card in the wrong slot)
+and fix it once the table raises an alert. The game master sends the commands a person would type.
 """
 
 from __future__ import annotations
@@ -12,24 +12,15 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-from rules.cards import Card, parse_card, standard_deck
-from rules.sixshooter.engine import draws_decide_order
-from rules.sixshooter.model import Descriptor, Method
-from rules.sixshooter.players import ARCHETYPES
+from ..cards import Card, parse_card, standard_deck
+from ..game import TableHands
+from .engine import draws_decide_order
+from .model import Descriptor, Method
+from .players import ARCHETYPES
 
 GATHER_PAUSE_S = 0.8
-
-
-class TableActions(Protocol):
-    """What hands can do at the table; seats count from 0, slots from 1."""
-
-    def lay(self, seat: int, slot: int, card: str, face_up: bool) -> None: ...
-    def lift(self, seat: int, slot: int) -> None: ...
-    def flip(self, seat: int, slot: int) -> None: ...
-    def lay_on_pad(self, card: str) -> None: ...
-    def throw(self, value: int) -> None: ...
 
 
 @dataclass(slots=True)
@@ -58,11 +49,11 @@ class Mistake:
 
 
 @dataclass(slots=True)
-class SimulatedPeople:
+class SixShooterPeople:
     """Players and a game master; `step` does the next thing a person would do, if any."""
 
     seats: list[str]
-    hands: TableActions
+    hands: TableHands
     rng: random.Random
     send: Callable[[dict[str, Any]], None]  # a game master's command, to the rules daemon
     mistake_rate: float = 0.02
@@ -198,8 +189,14 @@ class SimulatedPeople:
 
     # -- the players -------------------------------------------------------------------------
 
-    def step(self, state: dict[str, Any] | None, alerts: dict[str, str]) -> bool:
-        """Does the next physical thing the table needs; False when there is nothing to do."""
+    def step(
+        self,
+        state: dict[str, Any] | None,
+        prompt: dict[str, Any] | None,
+        alerts: dict[str, str],
+    ) -> bool:
+        """Does the next physical thing the table needs; False when there is nothing to do.
+        (Six Shooter's people read what they need from the state's `pending`.)"""
         if alerts and self.mistakes:
             mistake = self.mistakes.pop()
             mistake.undo()
@@ -250,7 +247,7 @@ class SimulatedPeople:
         if self.rng.random() < self.mistake_rate:
             self._make_a_mistake(state)
             return True
-        self.hands.throw(self.rng.randint(1, 6))
+        self.hands.throw([self.rng.randint(1, 6)])
         return True
 
     def _lift_a_useful_card(self, state: dict[str, Any], name: str, method: str) -> bool:
@@ -318,7 +315,7 @@ class SimulatedPeople:
         """Flips a face-down card that should stay down; flips it back after the alert."""
         face_down = [zone for zone, (_, up) in self.table.slots.items() if not up]
         if not face_down:
-            self.hands.throw(self.rng.randint(1, 6))
+            self.hands.throw([self.rng.randint(1, 6)])
             return
         seat, slot = self.rng.choice(face_down)
         self._flip(seat, slot)

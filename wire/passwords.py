@@ -3,7 +3,7 @@
 `mosquitto_passwd` (Mosquitto 2) writes `name:$7$ITERATIONS$SALT$HASH`: PBKDF2-HMAC-SHA512 of
 the password with the salt, both base64. Mosquitto reads any iteration count from the hash, so
 a hash made here goes into its password_file as it is, and the embedded broker verifies a
-hash `mosquitto_passwd` made (tabletop/broker_auth.py).
+hash `mosquitto_passwd` made (wire/embedded.py).
 """
 
 from __future__ import annotations

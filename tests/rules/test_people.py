@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
 from rules.cards import parse_card
 from rules.errors import RulesError
+from rules.game import PeopleSettings
+from rules.reading import EMPTY, Alert, AlertCleared, Execute, SlotView
 from rules.replay import replay_lines
 from rules.sixshooter import Game, state_to_json
-from rules.sixshooter.reading import EMPTY, Alert, AlertCleared, Execute, SlotView, TableReader
-from tabletop.sim.people import SimulatedPeople
+from rules.sixshooter.game import SIX_SHOOTER
+from rules.sixshooter.reading import TableReader
 
 SEATS = ["Ana", "Bo", "Cy", "Dee"]
 
@@ -29,16 +32,12 @@ class MemoryTable:
         self.alerts_raised = 0
         self.now = 0.0
         self.mat: dict[tuple[int, int], SlotView] = {}
-        self.people = SimulatedPeople(
-            SEATS,
-            self,
-            random.Random(seed),
-            self.send,
-            mistake_rate=mistake_rate,
-            challenges_per_adventure=8,
+        settings = PeopleSettings(mistake_rate=mistake_rate, length=8)
+        self.people = SIX_SHOOTER.simulated_people(
+            SEATS, self, random.Random(seed), self.send, settings
         )
 
-    # TableActions
+    # TableHands
     def lay(self, seat: int, slot: int, card: str, face_up: bool) -> None:
         self._slot(seat, slot, SlotView(parse_card(card), face_up))
 
@@ -52,8 +51,8 @@ class MemoryTable:
     def lay_on_pad(self, card: str) -> None:
         self.handle(self.reader.observe_pad(self.game.state, parse_card(card), self.now))
 
-    def throw(self, value: int) -> None:
-        self.handle(self.reader.observe_dice(self.game.state, [value], self.now))
+    def throw(self, values: Sequence[int]) -> None:
+        self.handle(self.reader.observe_dice(self.game.state, values, self.now))
 
     def _slot(self, seat: int, slot: int, view: SlotView) -> None:
         self.mat[(seat, slot)] = view
@@ -90,7 +89,8 @@ class MemoryTable:
                 if state["phase"] == "finished":
                     finished += 1
                     break
-                self.people.step(state, {k: v for k, v in self.alerts.items() if k.startswith("s")})
+                fixes = {k: v for k, v in self.alerts.items() if k.startswith("s")}
+                self.people.step(state, None, fixes)
         return finished
 
 

@@ -2,7 +2,7 @@
 
 Every table's topics live under `tabletop/v1/<table>/` (docs/mqtt.md). A broker user has one
 role and is scoped to a list of tables, or to all of them (`*`). The role table below is the
-contract of docs/security.md; the embedded broker checks it directly (tabletop/broker_auth.py)
+contract of docs/security.md; the embedded broker checks it directly (wire/embedded.py)
 and `mosquitto_acl` writes it as a Mosquitto `acl_file`, so both brokers enforce the same thing.
 
 Reading is decided per message (`may_receive`) and per subscription (`may_subscribe`): a
@@ -99,7 +99,7 @@ class User:
     """A broker user: a name, a role, the tables it is scoped to, and (embedded broker) a hash.
 
     `tables` is `("*",)` for every table. `password_hash` is in Mosquitto's `$7$` format
-    (tabletop/passwords.py); a user meant for Mosquitto only may leave it out.
+    (wire/passwords.py); a user meant for Mosquitto only may leave it out.
     """
 
     name: str

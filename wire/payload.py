@@ -14,7 +14,15 @@ import json
 import math
 from typing import Any, Final
 
-from rules.errors import quote
+# How much of a bad value an error quotes: enough to recognise it, never a flood.
+QUOTE_CHARS: Final = 40
+
+
+def quote(value: object, limit: int = QUOTE_CHARS) -> str:
+    """`repr(value)` cut to `limit` characters with an ellipsis, for error messages."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
 
 MAX_PAYLOAD_BYTES: Final = 64 * 1024
 MAX_DEPTH: Final = 16

@@ -1,19 +1,18 @@
-"""The embedded MQTT broker (amqtt, MQTT 3.1.1), which broker a command uses, and `tabletop broker`.
+"""The embedded MQTT broker (amqtt, MQTT 3.1.1), and which broker a command uses.
 
 A fresh machine needs nothing installed to run a table: with no broker URL configured the
 rules daemon starts this broker in-process (see `choose_broker`). In deployment a real broker
 (Mosquitto) takes its place, named by an mqtt:// or mqtts:// URL.
 
 With users (from the table's file) the embedded broker holds each to its role
-(tabletop/roles.py); with none it serves anonymous clients from this machine only
-(tabletop/embedded.py). A process that runs an embedded broker records where in a small
+(wire/roles.py); with none it serves anonymous clients from this machine only
+(wire/embedded.py). A process that runs an embedded broker records where in a small
 state file (`state_path`): that is how `tabletop gm` and `tabletop bridge` find it without
 flags, even when it had to move off 127.0.0.1:1883.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import errno
@@ -21,9 +20,7 @@ import json
 import logging
 import os
 import secrets
-import signal
 import socket
-import sys
 import threading
 from collections.abc import Sequence
 from concurrent.futures import Future
@@ -115,9 +112,9 @@ class EmbeddedBroker:
         entries = [vars(UserEntry.of(user)) for user in self.users]
         # Only our own plugins: amqtt's default set also logs every packet and publishes $SYS
         # topics every 20 s, which a table does not need.
-        plugins: dict[str, Any] = {"tabletop.embedded.TableAuthPlugin": {"users": entries}}
+        plugins: dict[str, Any] = {"wire.embedded.TableAuthPlugin": {"users": entries}}
         if entries:
-            plugins["tabletop.embedded.TableTopicPlugin"] = {"users": entries}
+            plugins["wire.embedded.TableTopicPlugin"] = {"users": entries}
         return {
             "listeners": {"default": {"type": "tcp", "bind": f"{self.host}:{self.port}"}},
             "plugins": plugins,
@@ -213,7 +210,7 @@ def choose_broker(
         return BrokerChoice(
             broker.url,
             broker,
-            f"started the embedded broker on {url.host}:{url.port} ({why}){_users_note(users)}",
+            f"started the embedded broker on {url.host}:{url.port} ({why}){users_note(users)}",
         )
     address = f"{url.host}:{url.port}"
     there = BrokerUrl("mqtt", url.host, url.port)
@@ -235,7 +232,7 @@ def choose_broker(
         moved.url,
         moved,
         f"{address} is taken by {what}, so the embedded broker listens on "
-        f"{moved.host}:{moved.port} instead{_users_note(users)}. `tabletop gm` and "
+        f"{moved.host}:{moved.port} instead{users_note(users)}. `tabletop gm` and "
         f"`tabletop bridge` on this machine find it by themselves; elsewhere give "
         f"--broker mqtt://{moved.host}:{moved.port}",
     )
@@ -270,7 +267,7 @@ def client_url(url_text: str | None) -> BrokerUrl:
     return BrokerUrl("mqtt", url.host, url.port) if url.embedded else url
 
 
-def _users_note(users: Sequence[User]) -> str:
+def users_note(users: Sequence[User]) -> str:
     if not users:
         return "; no users: anonymous clients from this machine only"
     return f"; {len(users)} users, each held to its role"
@@ -414,169 +411,3 @@ def _process_runs(pid: int) -> bool:
 
 
 # -- `tabletop broker` ------------------------------------------------------------------------
-
-
-def register(subparsers: Any) -> None:
-    """Adds the `broker` subcommand and its actions `acl` and `passwd`."""
-    parser = subparsers.add_parser(
-        "broker",
-        help="run the embedded MQTT broker (amqtt) on its own; write Mosquitto's ACL; hash "
-        "passwords",
-        description="With no ACTION, runs the embedded MQTT 3.1.1 broker until Ctrl-C. Needs no "
-        "installation; for deployment prefer Mosquitto, with the ACL that `tabletop broker acl` "
-        "writes (docs/security.md).",
-    )
-    parser.add_argument(
-        "--bind",
-        default=None,
-        metavar="HOST:PORT",
-        help="address to listen on (default: the file's embedded:// [broker] url, else "
-        "127.0.0.1:1883; 0.0.0.0:1883 for the whole network, which needs users)",
-    )
-    parser.add_argument(
-        "--config",
-        metavar="TABLE.toml",
-        help="take the users and their roles from this table's file (default: no users, "
-        "anonymous clients from this machine only)",
-    )
-    parser.set_defaults(handler=run)
-    actions = parser.add_subparsers(dest="broker_action", metavar="ACTION")
-    acl = actions.add_parser(
-        "acl",
-        help="print the Mosquitto acl_file for the users of a table's file",
-        description="Prints a Mosquitto acl_file that gives each [[broker.users]] entry of the "
-        "table's file exactly its role's topics (docs/security.md).",
-    )
-    acl.add_argument("--config", required=True, metavar="TABLE.toml", help="the table's file")
-    acl.set_defaults(handler=run_acl)
-    passwd = actions.add_parser(
-        "passwd",
-        help="make a password hash for a broker user (Mosquitto's $7$ format)",
-        description="Prints NAME:HASH, a line for Mosquitto's password_file; the part after "
-        "the colon is the password_hash of [[broker.users]]. With no option it makes a random "
-        "password and shows it once on stderr.",
-    )
-    passwd.add_argument("name", metavar="NAME", help="the user's name")
-    given = passwd.add_mutually_exclusive_group()
-    given.add_argument(
-        "--ask", action="store_true", help="ask for the password (default: make a random one)"
-    )
-    given.add_argument(
-        "--password-stdin",
-        action="store_true",
-        help="read the password from the first line of stdin (default: make a random one)",
-    )
-    passwd.add_argument(
-        "--save",
-        metavar="FILE",
-        help="write the password to FILE (mode 600) rather than show it: the password_file "
-        "of [broker.rules] or [broker.bridge] (default: shown on stderr)",
-    )
-    passwd.add_argument(
-        "--iterations",
-        type=int,
-        default=None,
-        help="PBKDF2 iterations (default 10000; mosquitto_passwd uses 101)",
-    )
-    passwd.set_defaults(handler=run_passwd)
-
-
-def _users_of(path: str) -> tuple[Any, tuple[User, ...]]:
-    from bridge.config import ConfigError, load_config
-
-    from .cli import UserError
-
-    try:
-        config = load_config(path)
-    except ConfigError as error:
-        raise UserError(str(error)) from error
-    return config, config.broker.users
-
-
-def run(args: argparse.Namespace) -> int:
-    """Runs the broker in the foreground until interrupted or terminated."""
-    from .cli import UserError
-
-    users: tuple[User, ...] = ()
-    bind = args.bind
-    if args.config:
-        config, users = _users_of(args.config)
-        if bind is None and config.broker.url and config.broker.url.startswith("embedded://"):
-            embedded = parse_broker_url(config.broker.url)
-            bind = f"{embedded.host}:{embedded.port}"
-    bind = bind or "127.0.0.1:1883"
-    host, _, port_text = str(bind).rpartition(":")
-    host = host.strip("[]")
-    if not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
-        raise UserError(f"--bind {bind!r}: expected HOST:PORT, e.g. 127.0.0.1:1883")
-    broker = EmbeddedBroker(host, int(port_text), users)
-    try:
-        broker.start()
-    except BrokerStartError as error:
-        raise UserError(str(error)) from error
-    record_broker(broker.url, "tabletop broker", bool(users))
-    print(
-        f"MQTT broker listening on {host}:{port_text}{_users_note(users)} (Ctrl-C stops it)",
-        flush=True,
-    )
-    done = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: done.set())
-    try:
-        done.wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        broker.stop()
-        forget_broker()
-    return 0
-
-
-def run_acl(args: argparse.Namespace) -> int:
-    """Prints the Mosquitto acl_file for the table file's users."""
-    from .cli import UserError
-    from .roles import mosquitto_acl
-
-    _, users = _users_of(args.config)
-    if not users:
-        raise UserError(f"{args.config}: no [[broker.users]]: an ACL for nobody would lock all out")
-    sys.stdout.write(mosquitto_acl(users))
-    return 0
-
-
-def run_passwd(args: argparse.Namespace) -> int:
-    """Prints NAME:HASH for a password given, asked for, or made up."""
-    import getpass
-
-    from .cli import UserError
-    from .passwords import DEFAULT_ITERATIONS, PasswordHashError, hash_password, random_password
-    from .roles import RoleError, check_user_name
-
-    try:
-        check_user_name(args.name)
-    except RoleError as error:
-        raise UserError(str(error)) from error
-    if args.password_stdin:
-        password = sys.stdin.readline().rstrip("\r\n")
-    elif args.ask:
-        password = getpass.getpass(f"password for {args.name}: ")
-        if getpass.getpass("again: ") != password:
-            raise UserError("the two passwords differ")
-    else:
-        password = random_password()
-        if not args.save:
-            print(f"password for {args.name} (shown once): {password}", file=sys.stderr)
-    if not password:
-        raise UserError("an empty password protects nothing")
-    try:
-        hashed = hash_password(password, iterations=args.iterations or DEFAULT_ITERATIONS)
-    except PasswordHashError as error:
-        raise UserError(str(error)) from error
-    if args.save:
-        try:
-            descriptor = os.open(args.save, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-                file.write(password + "\n")
-        except OSError as error:
-            raise UserError(f"--save {args.save}: cannot write: {error.strerror}") from error
-    print(f"{args.name}:{hashed}")
-    return 0

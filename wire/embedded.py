@@ -1,12 +1,12 @@
 """The amqtt side of the embedded broker: its broker class and the plugins that enforce the roles.
 
-Imported only on the broker's own thread (tabletop/broker.py), so nothing else loads amqtt.
+Imported only on the broker's own thread (wire/broker.py), so nothing else loads amqtt.
 
 - `TableAuthPlugin` logs clients in: with users, by name and a `$7$` password hash, and a
   last will only on a topic the user may publish; with no users, anonymous clients, but only
   from this machine (a loopback address).
 - `TableTopicPlugin` checks every publish, every subscription and every delivery against the
-  user's role (tabletop/roles.py).
+  user's role (wire/roles.py).
 - `TableBroker` ties client ids to users: amqtt would drop the session that holds a client id
   as soon as a CONNECT names it, before it checks the newcomer's password; this class holds
   that back until the newcomer has logged in, and refuses it (CONNACK "identifier rejected")
