@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from rules.errors import IllegalMove, InvalidCommand, quote
+from rules.errors import IllegalMove, InvalidCommand, plain, quote
 
 from .duel import DuelStep, pool_change, resolved
 from .events import Event, EventKind
@@ -23,6 +23,7 @@ from .state import (
     PendingKind,
     State,
 )
+from .view import pending_words
 
 ATTRIBUTES: Final = ("brawn", "agility", "mind", "will", "none")
 LUCK_USES: Final = ("bonus", "upgrade", "max_damage", "reduce_damage", "reroll")
@@ -141,7 +142,7 @@ class Game:
         if cmd == "new_game":
             return self._new_game(command)
         if state.over:
-            raise IllegalMove("no game: start one with new_game", "game")
+            raise IllegalMove("no game is being played: start one first", "game")
         if cmd == "end_game":
             return (Event(EventKind.ENDED),)
         handler = {
@@ -168,14 +169,14 @@ class Game:
             and not (cmd == "spend_luck" and command.get("player") == pending.player)
         ):
             raise IllegalMove(
-                f"{pending.player} must use the pushed Luck Point first (spend_luck)",
+                f"{pending.player} must use the pushed Luck Point first",
                 "pushing your luck",
             )
         return handler(command)
 
     def _new_game(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
         if not self._state.over:
-            raise IllegalMove("a game is being played: end_game first", "game")
+            raise IllegalMove("a game is being played: end the game first", "game")
         players = command.get("players")
         if not isinstance(players, list) or not players:
             raise InvalidCommand("players: expected a list of one name or more", "players")
@@ -211,17 +212,14 @@ class Game:
         name = command.get(key)
         found = self._state.character(name) if isinstance(name, str) else None
         if found is None:
-            raise IllegalMove(f"{key}: {quote(name)} is not at the table", "players")
+            shown = plain(name) if isinstance(name, str) else quote(name)
+            raise IllegalMove(f"there is no player named {shown} at this table", "players")
         return found
 
     def _idle(self, what: str) -> None:
         pending = self._state.pending
         if pending is not None:
-            raise IllegalMove(
-                f"cannot {what} now: waiting for {pending.kind.value}"
-                + (f" ({pending.player})" if pending.player else ""),
-                "waiting",
-            )
+            raise IllegalMove(f"cannot {what} now: {pending_words(pending)} first", "waiting")
 
     def _action(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
         self._idle("call an action roll")
@@ -244,9 +242,10 @@ class Game:
             if before:
                 duel = resolved(duel, Outcome(before[0].text))
             if DuelStep(step) not in duel.allowed:
-                allowed = ", ".join(s.value for s in duel.allowed)
+                allowed = " or ".join(s.value.replace("_", " ") for s in duel.allowed)
                 raise IllegalMove(
-                    f"the duel's next roll is {allowed}, not {step}", "quick-draw duels"
+                    f"the duel's next roll is the {allowed}, not the {step.replace('_', ' ')}",
+                    "quick-draw duels",
                 )
             more, less = pool_change(duel, DuelStep(step))
             bonus, penalty = bonus + more, penalty + less
@@ -269,7 +268,7 @@ class Game:
         """The called duel step's final result (after any Luck Point spent on it), if any."""
         duel = self._state.duel
         if duel is None or duel.player != me.name:
-            raise IllegalMove(f"{me.name} is in no duel: start one with duel", "quick-draw duels")
+            raise IllegalMove(f"{me.name} is in no duel: start one first", "quick-draw duels")
         if duel.called is None or me.last is None:
             return ()
         return (Event(EventKind.DUEL_RESOLVED, me.name, text=me.last.outcome.value),)

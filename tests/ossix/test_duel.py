@@ -65,7 +65,7 @@ def test_a_failed_standoff_is_a_penalty_on_the_draw_and_a_partial_nothing() -> N
 def test_the_standoff_is_optional_but_comes_before_the_draw() -> None:
     game = dueling()
     assert step(game, "draw", 4, 5) == 2
-    with pytest.raises(IllegalMove, match="next roll is defense, not standoff") as error:
+    with pytest.raises(IllegalMove, match="next roll is the defense, not the standoff") as error:
         step(game, "standoff", attribute="will")
     assert error.value.rule == "quick-draw duels"
 
@@ -81,7 +81,7 @@ def test_a_complete_draw_is_a_bonus_on_defense_and_two_pistols_a_second_shot_at_
 def test_one_pistol_goes_straight_to_the_defense_roll() -> None:
     game = dueling()
     step(game, "draw", 6, 1)
-    with pytest.raises(IllegalMove, match="not second_shot"):
+    with pytest.raises(IllegalMove, match="not the second shot"):
         step(game, "second_shot")
 
 
