@@ -7,7 +7,6 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from rules.errors import InvalidCommand
 from rules.game import (
     DiceThrow,
     GameInfo,
@@ -221,10 +220,8 @@ def _award(parser: argparse.ArgumentParser) -> None:
 
 def _gm_roll_command(a: argparse.Namespace) -> dict[str, Any]:
     command: dict[str, Any] = {"cmd": "gm_roll", "kind": a.kind}
-    if a.kind == "morale":
-        if a.morale is None:
-            raise InvalidCommand("--morale: a morale check needs the NPC's Morale", "morale")
-        command["morale"] = a.morale
+    if a.morale is not None:
+        command["morale"] = a.morale  # a morale check without it is refused by the engine
     return command
 
 
