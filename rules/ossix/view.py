@@ -81,7 +81,7 @@ def state_to_json(state: State) -> dict[str, Any]:
     return {
         "v": 1,
         "game": "ossix",
-        "phase": "finished" if state.over else "play",
+        "phase": ("finished" if state.started else "no_game") if state.over else "play",
         "players": players,
         "pending": pending_to_json(state.pending),
         "waiting": pending_words(state.pending) if not state.over else "nothing",

@@ -45,6 +45,16 @@ def test_the_registry_serves_os_six_by_name() -> None:
         OS_SIX.read_options({"starting_luck": 5})
 
 
+def test_the_phase_tells_no_game_yet_from_a_game_over() -> None:
+    game = OS_SIX.new_engine()
+    assert OS_SIX.public_view(game.state)["phase"] == "no_game"
+    game.execute(ANA_BO)
+    assert OS_SIX.public_view(game.state)["phase"] == "play"
+    game.execute({"cmd": "end_game"})
+    assert OS_SIX.public_view(game.state)["phase"] == "finished"
+    assert OS_SIX.waiting(game.state).kind is WaitKind.NOTHING
+
+
 def test_waiting_says_who_throws_how_many_dice_and_how_they_are_read() -> None:
     game = engine_with()
     assert OS_SIX.waiting(game.state).kind is WaitKind.GAME_MASTER
