@@ -56,6 +56,8 @@ def main() -> None:
     rng = np.random.default_rng(2026)
     scenes = [random_scene(rng, 5, die_size=36) for _ in range(8)]
     frames = [render(s, seed=k) for k, s in enumerate(scenes)]
+    scenes10 = [random_scene(rng, 10, die_size=36) for _ in range(8)]
+    frames10 = [render(s, seed=k) for k, s in enumerate(scenes10)]
     cpu = platform.processor() or platform.machine()
     print(f"python {platform.python_version()}, OpenCV {cv2.__version__}, {cpu}, 1 thread")
     print(f"{'what':72} {'median ms':>10} {'p95 ms':>8}")
@@ -86,6 +88,10 @@ def main() -> None:
         calibrate([render(replace(scene, dice=()), seed=k)], die_size=36)
         for k, scene in enumerate(scenes)
     ]
+    calibrations10 = [
+        calibrate([render(replace(scene, dice=()), seed=k)], die_size=36)
+        for k, scene in enumerate(scenes10)
+    ]
     photos = sorted((ROOT / "tests" / "data" / "dice-tray" / "images").glob("*.jpg"))[:60]
     images = [cv2.imread(str(p)) for p in photos]
     for runtime in RUNTIMES:
@@ -95,7 +101,8 @@ def main() -> None:
             print(f"{runtime}: not measured ({error})")
             continue
         print(f"networks run by {runtime}:")
-        for what, median, p95 in reading_times(runtime, frames, calibrations, images):
+        timings = reading_times(runtime, frames, calibrations, images, (frames10, calibrations10))
+        for what, median, p95 in timings:
             row(f"  {what}", median, p95)
 
 
@@ -104,8 +111,10 @@ def reading_times(
     frames: list[np.ndarray],
     calibrations: list[Calibration],
     images: list[np.ndarray],
+    ten: tuple[list[np.ndarray], list[Calibration]],
 ) -> list[tuple[str, float, float]]:
-    """Times of reading rendered frames (5 dice) and real photos with one runtime.
+    """Times of reading rendered frames (5 dice; 10 dice calibrated) and real photos with one
+    runtime.
 
     Every reader shares one pair of loaded models and has read its frame once before the
     clock starts, as a watcher has after its first frame: loading the models and working out
@@ -139,6 +148,15 @@ def reading_times(
         runs.append(reading_in_turn(readers, frames))
     for label, (median, p95) in zip(labels, timed_side_by_side(runs, 200), strict=True):
         rows.append((f"read 640x480 frame with 5 dice, {label}", median, p95))
+    readers10 = [DiceReader(detector, calibration=c, values=values) for c in ten[1]]
+    for r, frame in zip(readers10, ten[0], strict=True):
+        r.read(frame)
+    rows.append(
+        (
+            "read 640x480 frame with 10 dice, calibrated (die size known)",
+            *timed(reading_in_turn(readers10, ten[0]), 200),
+        )
+    )
     rows.append(
         (
             "read real 640x640 photo (1-25 dice, mean 7.4), no calibration",

@@ -23,9 +23,9 @@ import cv2
 
 from hardware.camera.sim import SimulatedCamera, ThrowPlan
 from vision.reader import DiceReader
-from vision.watch import ThrowEventKind, ThrowWatcher
+from vision.watch import SETTLED_KINDS, ThrowEventKind, ThrowWatcher
 
-ANNOUNCED = {ThrowEventKind.ROLLED, ThrowEventKind.COCKED, ThrowEventKind.UNREADABLE}
+ANNOUNCED = SETTLED_KINDS
 
 
 def play_tray(
@@ -52,6 +52,8 @@ def play_tray(
         elif None in values:
             key = {ThrowEventKind.COCKED: "right", ThrowEventKind.UNREADABLE: "not read"}
             outcomes[key.get(kind, "wrong")] += 1
+        elif kind is ThrowEventKind.UNCLEAR:
+            outcomes["unclear"] += 1
         elif kind is not ThrowEventKind.ROLLED:
             outcomes["not read"] += 1
         elif announced == tuple(sorted(v for v in values if v is not None)):
@@ -82,7 +84,7 @@ def main() -> int:
         f"{count} throws of {args.dice} dice ({args.cocked} cocked) in {args.trays} trays "
         f"({time.perf_counter() - started:.0f} s):"
     )
-    for outcome in ("right", "not read", "wrong", "silent"):
+    for outcome in ("right", "not read", "unclear", "wrong", "silent"):
         print(f"  {outcome:9} {total[outcome]:4}  {100.0 * total[outcome] / count:5.1f} %")
     return 0
 

@@ -216,6 +216,7 @@ class SimulatedPeople(Protocol):
     act with their hands (`TableHands`) and send the game master's commands."""
 
     mistakes_made: int
+    mistakes_caught: int  # the mistakes the table's alerts made them undo
 
     def start_game(self, seed: int) -> None:
         """Clears the table and announces a new game (its `new_game` goes out by `send`)."""

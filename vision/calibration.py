@@ -23,6 +23,7 @@ from .errors import CalibrationError
 
 Image = npt.NDArray[np.uint8]
 VERSION = 1
+_SQUARE3 = np.ones((3, 3), np.uint8)
 _STORED_WIDTH = 320  # the background is kept at this width: enough for half-resolution work
 
 
@@ -142,3 +143,31 @@ def find_tray(image: Image) -> tuple[int, int, int, int]:
     if bw * bh < 0.1 * w * h:
         return (0, 0, w, h)
     return (x, y, x + bw, y + bh)
+
+
+def floor_of(image: Image, width: int = 160) -> tuple[int, int, int, int]:
+    """A quick estimate of the tray's floor in a picture with dice, for a reader that has no
+    calibration: as `find_tray` (the large even region around the middle), on the picture
+    shrunk to `width` pixels and in YCrCb, which OpenCV converts to far faster than Lab."""
+    h, w = image.shape[:2]
+    scale = w / width
+    small = cv2.resize(image, (width, max(1, round(h / scale))), interpolation=cv2.INTER_AREA)
+    ycc = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb).astype(np.int16)
+    sh, sw = ycc.shape[:2]
+    floor = np.median(ycc[sh // 4 : 3 * sh // 4, sw // 4 : 3 * sw // 4].reshape(-1, 3), axis=0)
+    # Lightness counts half: the far side of a tray is darker than the near one.
+    distance = np.abs(ycc - floor.astype(np.int16)) @ np.array([1, 2, 2], np.int16)
+    mask = cv2.morphologyEx((distance < 40).astype(np.uint8), cv2.MORPH_OPEN, _SQUARE3)
+    count, _, stats, _ = cv2.connectedComponentsWithStats(mask)
+    if count <= 1:
+        return (0, 0, w, h)
+    best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    x, y, bw, bh = (int(v) for v in stats[best, :4])
+    if bw * bh < 0.1 * sw * sh:
+        return (0, 0, w, h)
+    return (
+        round(x * scale),
+        round(y * scale),
+        min(w, round((x + bw) * scale)),
+        min(h, round((y + bh) * scale)),
+    )

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,9 +36,12 @@ def register(subparsers: Any) -> None:
         "read",
         help="find and read every die in pictures",
         description="Prints the dice found in each picture: value (null when a die is cocked "
-        "or not readable for sure), confidence and box in pixels.",
+        "or not readable for sure), confidence and box in pixels. A folder stands for the "
+        "pictures in it.",
     )
-    read.add_argument("images", nargs="+", metavar="IMAGE")
+    read.add_argument(
+        "images", nargs="+", metavar="IMAGE", help="a picture, or a folder of pictures"
+    )
     read.add_argument("--json", action="store_true", help="one JSON object per picture")
     read.add_argument("--calibration", type=Path, help="a calibration file (optional)")
     read.add_argument("--annotate", type=Path, metavar="DIR", help="write annotated pictures")
@@ -93,6 +97,7 @@ def run_read(args: argparse.Namespace) -> int:
     from vision.annotate import annotate
     from vision.errors import VisionError
     from vision.reader import DiceReader
+    from vision.watch import dice_word
 
     cv2.setNumThreads(1)
     calibration = _load_calibration(args.calibration, required=True) if args.calibration else None
@@ -102,15 +107,13 @@ def run_read(args: argparse.Namespace) -> int:
     except VisionError as error:
         raise UserError(str(error)) from error
     status = 0
-    for name in args.images:
-        loaded = cv2.imread(name, cv2.IMREAD_COLOR)
+    for name, loaded, problem in pictures(args.images):
         if loaded is None:
             status = 1
-            message = f"cannot read {name}: not a picture OpenCV can open"
             if args.json:
-                print(json.dumps({"image": name, "error": message}))
+                print(json.dumps({"image": name, "error": f"cannot read {name}: {problem}"}))
             else:
-                print(f"{name}: {message}", file=sys.stderr)
+                print(f"{name}: {problem}", file=sys.stderr)
             continue
         image = np.asarray(loaded, np.uint8)
         started = time.perf_counter()
@@ -138,8 +141,40 @@ def run_read(args: argparse.Namespace) -> int:
                 f"{d.value} ({d.confidence:.2f})" if d.value is not None else d.status.value
                 for d in reading.dice
             )
-            print(f"{name}: {len(reading.dice)} dice: {shown or 'none'}  [{ms:.1f} ms]")
+            print(f"{name}: {dice_word(len(reading.dice))}: {shown or 'none'}  [{ms:.1f} ms]")
     return status
+
+
+PICTURE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
+
+
+def pictures(names: list[str]) -> Iterator[tuple[str, np.ndarray | None, str]]:
+    """Each picture named (a folder: the pictures in it, in name order) as (name, image,
+    problem): the image is None when it cannot be read, and the problem says why in a line.
+    Files are read by Python and decoded by OpenCV, which then has no path to warn about."""
+    for name in names:
+        path = Path(name)
+        if path.is_dir():
+            inside = sorted(p for p in path.iterdir() if p.suffix.lower() in PICTURE_SUFFIXES)
+            if not inside:
+                yield name, None, "no pictures in this folder"
+            for picture in inside:
+                yield _picture(str(picture))
+        else:
+            yield _picture(name)
+
+
+def _picture(name: str) -> tuple[str, np.ndarray | None, str]:
+    try:
+        data = Path(name).read_bytes()
+    except FileNotFoundError:
+        return name, None, "no such file"
+    except OSError as error:
+        return name, None, f"cannot read it ({error.strerror})"
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
+    if image is None:
+        return name, None, "not a picture (JPEG, PNG and the like)"
+    return name, np.asarray(image, np.uint8), ""
 
 
 def run_watch(args: argparse.Namespace) -> int:

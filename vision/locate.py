@@ -80,25 +80,49 @@ def tray_difference(
     return np.maximum(closed.astype(np.float32), edges)
 
 
+def _structure_integrals(diff: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
+    """Integral images of the structure tensor (gx², gy², gx·gy) of the difference map."""
+    gx = cv2.Sobel(diff, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(diff, cv2.CV_32F, 0, 1, ksize=3)
+    tensor = cv2.merge([gx * gx, gy * gy, gx * gy])
+    return np.asarray(cv2.integral(tensor, sdepth=cv2.CV_64F), np.float64)
+
+
+def _coherence(
+    integral: npt.NDArray[np.float64], xs: npt.NDArray[np.intp], ys: npt.NDArray[np.intp], s: int
+) -> npt.NDArray[np.float64]:
+    """How much the edges in the s-wide window around each peak run one way (0: every way, as
+    on a die's square outline and round pips; 1: one straight edge, as a tray's wall)."""
+    h, w = integral.shape[0] - 1, integral.shape[1] - 1
+    x0, x1 = np.clip(xs - s // 2, 0, w), np.clip(xs + s // 2 + 1, 0, w)
+    y0, y1 = np.clip(ys - s // 2, 0, h), np.clip(ys + s // 2 + 1, 0, h)
+    window = integral[y1, x1] - integral[y0, x1] - integral[y1, x0] + integral[y0, x0]
+    jxx, jyy, jxy = window[:, 0], window[:, 1], window[:, 2]
+    return np.sqrt((jxx - jyy) ** 2 + 4.0 * jxy**2) / np.maximum(jxx + jyy, 1e-6)
+
+
 def find_candidates(
     image: Image,
     sizes: tuple[int, ...] = DEFAULT_SIZES,
     background: Image | None = None,
-    min_strength: float = 6.0,
+    min_strength: float = 12.0,
     *,
     background_lab: Image | None = None,
     best_scale_only: bool = False,
     quiet_sides: int = 0,
+    max_coherence: float = 0.95,
 ) -> list[Candidate]:
     """Candidate die centres in a BGR image, strongest first.
 
     Options that trade recall for speed (measured in docs/vision.md): `best_scale_only` keeps,
     where peaks at several sizes coincide, only the strongest; `quiet_sides` drops a peak
     with fewer than that many quiet neighbouring windows (a wall's edge has busy neighbours
-    along it; a die in a row of dice still has two quiet sides).
+    along it; a die in a row of dice still has two quiet sides); `max_coherence` drops a peak
+    whose edges nearly all run one way (a straight wall; see `_coherence`).
     """
     diff = tray_difference(image, background, background_lab)
     h, w = diff.shape
+    tensor = _structure_integrals(diff) if max_coherence < 1.0 else None
     found: list[Candidate] = []
     for size in sizes:
         s = max(3, size // 2)  # side at half resolution
@@ -106,21 +130,33 @@ def find_candidates(
         outer = cv2.boxFilter(diff, -1, (2 * s, 2 * s))
         response = inner - 0.5 * outer
         window = (s // 2) | 1
-        peaks = response >= cv2.dilate(response, np.ones((window, window), np.uint8))
-        peaks &= response > min_strength
-        ys, xs = np.nonzero(peaks)
+        # The strong places first (few), then which of them are local peaks: cheaper than
+        # comparing every pixel with its neighbourhood's maximum.
+        above = cv2.threshold(response, min_strength, 255, cv2.THRESH_BINARY)[1]
+        strong = cv2.findNonZero(above.astype(np.uint8))
+        if strong is None or not len(strong):
+            continue
+        points = np.asarray(strong).reshape(-1, 2)
+        xs, ys = points[:, 0], points[:, 1]
+        local_max = cv2.dilate(response, np.ones((window, window), np.uint8))
+        peak = response[ys, xs] >= local_max[ys, xs]
+        xs, ys = xs[peak], ys[peak]
         if len(xs) == 0:
             continue
-        centre = inner[ys, xs]
-        sides = np.stack(
-            [
-                inner[ys, np.clip(xs - s, 0, w - 1)],
-                inner[ys, np.clip(xs + s, 0, w - 1)],
-                inner[np.clip(ys - s, 0, h - 1), xs],
-                inner[np.clip(ys + s, 0, h - 1), xs],
-            ]
-        )
-        quiet = (sides < 0.6 * centre).sum(axis=0) >= quiet_sides
+        quiet = np.ones(len(xs), bool)
+        if quiet_sides:
+            centre = inner[ys, xs]
+            sides = np.stack(
+                [
+                    inner[ys, np.clip(xs - s, 0, w - 1)],
+                    inner[ys, np.clip(xs + s, 0, w - 1)],
+                    inner[np.clip(ys - s, 0, h - 1), xs],
+                    inner[np.clip(ys + s, 0, h - 1), xs],
+                ]
+            )
+            quiet = (sides < 0.6 * centre).sum(axis=0) >= quiet_sides
+        if tensor is not None:
+            quiet &= _coherence(tensor, xs, ys, s) <= max_coherence
         for x, y, strength in zip(
             xs[quiet].tolist(), ys[quiet].tolist(), response[ys, xs][quiet].tolist(), strict=True
         ):

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .calibration import Calibration
+from .calibration import Calibration, floor_of
 from .classify import COCKED, NO_DIE, VALUE_CLASSES, DieClassifier, ValueClassifier
 from .errors import SettingsError
 from .locate import DEFAULT_SIZES, Candidate, find_candidates, tray_lab
@@ -93,7 +93,15 @@ class DiceReader:
     def candidates(self, image: Image) -> list[Candidate]:
         """Where dice may lie: the whole picture, or only the tray when calibrated."""
         if self.calibration is None:
-            return find_candidates(image, self._sizes())
+            # The tray's floor, as the picture shows it: what lies on the rim (a hole in it, a
+            # screw, its corners) is not a die.
+            x0, y0, x1, y1 = floor_of(image)
+            return [
+                c
+                for c in find_candidates(image, self._sizes())
+                if x0 - c.size / 2 <= c.x <= x1 + c.size / 2
+                and y0 - c.size / 2 <= c.y <= y1 + c.size / 2
+            ]
         h, w = image.shape[:2]
         if self._tray_lab is None or self._tray_lab.shape[:2] != (h // 2, w // 2):
             background = self.calibration.background_for(image)
@@ -212,6 +220,7 @@ class DiceReader:
             else:
                 dice.append(DieReading(best, confidence, box, DieStatus.READ))
         dice = one_report_per_cocked_die(dice, settings.cocked_reach)
+        dice = without_fragments(dice)
         dice.sort(key=lambda d: (round(d.center[1] / 40), d.center[0]))
         return FrameReading(tuple(dice))
 
@@ -244,6 +253,28 @@ def one_report_per_cocked_die(dice: list[DieReading], reach: float) -> list[DieR
         confidence = max(d.confidence for d in pair if d.status is DieStatus.COCKED)
         merged.append(DieReading(None, confidence, box, DieStatus.COCKED))
     return merged
+
+
+def without_fragments(dice: list[DieReading]) -> list[DieReading]:
+    """Drops the dice not read that are a piece of a die read, or a die read and what lies
+    around it: one centred inside the other's box, under 0.7 times its size (a side face or a
+    corner of a die seen a little from the side, found as a small die of its own), or over
+    1.6 times (a die in the corner of the tray, found with the corner as one big die). A
+    cocked die leaning on a flat one is about as big as it."""
+
+    def side(d: DieReading) -> float:
+        return float(max(d.box[2] - d.box[0], d.box[3] - d.box[1]))
+
+    def inside(point: tuple[float, float], d: DieReading) -> bool:
+        return d.box[0] <= point[0] <= d.box[2] and d.box[1] <= point[1] <= d.box[3]
+
+    def piece(d: DieReading, r: DieReading) -> bool:
+        if inside(d.center, r) and side(d) < 0.7 * side(r):
+            return True
+        return inside(r.center, d) and side(d) > 1.6 * side(r)
+
+    read = [d for d in dice if d.status is DieStatus.READ]
+    return [d for d in dice if d.status is DieStatus.READ or not any(piece(d, r) for r in read)]
 
 
 def _cocked_pair(dice: list[DieReading], reach: float) -> tuple[DieReading, DieReading] | None:

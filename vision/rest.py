@@ -2,8 +2,14 @@
 
 Each frame is shrunk to 160 pixels wide, its brightness normalised (so a cloud or a lamp dimming
 is not motion), and compared with the previous frame and with the tray. The tray is the
-calibration's background when there is one, else a median far wider than a die. A large
-blob, changed or present, is a hand (or an arm, or a cup): never a throw.
+calibration's background when there is one, else a median far wider than a die.
+
+A hand (or an arm, or a cup) is told from dice by its thickness: what differs from the settled
+tray is a hand where it is thicker than any die, reaching in from the frame's edge (or far
+thicker anywhere). Dice flying in, however many and however blurred, are never thicker than a
+die across, so a throw of ten dice is not a hand. Motion counts only outside the hand (and
+where the hand was a frame ago), so dice rolling away from a hand that stays a moment are a
+throw, while dice set down under a hand are not.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import numpy.typing as npt
 Image = npt.NDArray[np.uint8]
 WORK_WIDTH = 160
 _SQUARE3 = np.ones((3, 3), np.uint8)
+_SQUARE7 = np.ones((7, 7), np.uint8)
 
 
 class TrayState(enum.Enum):
@@ -35,9 +42,12 @@ class RestSettings:
 
     change_level: int = 22  # grey levels (after normalising brightness) that count as a change
     moving_fraction: float = 0.0008  # changed share of the frame that means "moving"
-    hand_fraction: float = 0.04  # one blob bigger than this share of the frame is a hand
-    edge_hand_fraction: float = 0.012  # ... or this big and reaching in from the frame's edge
-    edge_hand_frames: int = 2  # ... for this many frames in a row (thrown dice fly in faster)
+    # Half the thickness (largest inscribed radius), as a share of the frame's width, of a blob
+    # reaching in from the frame's edge that makes it a hand: 11 px of 160, a solid blob 14 %
+    # of the frame wide (a palm is 4 dice wide). Dice flying in, blurred and with their
+    # shadows, two or three overlapping, are half that; a rendered hand's palm is 25 %.
+    hand_radius: float = 0.07
+    loose_hand_radius: float = 0.11  # ... or of a blob anywhere (a heap is not this solid)
     present_level: int = 30  # colour difference from the tray that means "something is here"
     min_blob: float = 0.0012  # smallest blob that can be a die, as a share of the frame
     reference_after: int = 5  # still frames before the tray as it lies becomes the reference
@@ -48,9 +58,13 @@ class RestObservation:
     """The state of one frame and the measures behind it."""
 
     state: TrayState
-    moving: float  # changed share of the frame
+    moving: float  # changed share of the frame outside a hand: dice (or something) moving
     present: float  # share of the frame unlike the tray
     largest: float  # share of the frame taken by the largest blob (changed or present)
+    hand: bool = False  # a hand is in view (the state is HAND)
+    # Share of the frame changed by blobs clear of anything reaching in from the frame's edge
+    # (and of any hand): dice rolling in the tray.
+    rolling: float = 0.0
 
 
 class RestDetector:
@@ -66,13 +80,15 @@ class RestDetector:
         self._tray_ycc: npt.NDArray[np.uint8] | None = None
         self._tray_size: tuple[int, int] | None = None
         self.still_frames = 0  # consecutive frames without motion, up to now
-        self._edge_frames = 0  # consecutive frames with something big at the frame's edge
+        self._hand_masks: list[npt.NDArray[np.uint8]] = []  # the last frames' hands, if any
+        self._reaching: npt.NDArray[np.uint8] | None = None  # last frame's blobs at the edge
 
     def reset(self) -> None:
         self._previous = None
         self._reference = None
         self.still_frames = 0
-        self._edge_frames = 0
+        self._hand_masks = []
+        self._reaching = None
 
     def observe(self, image: Image) -> RestObservation:
         """The state of this frame (the first frame of a run counts as not moving)."""
@@ -99,19 +115,37 @@ class RestDetector:
                 )[1],
                 np.uint8,
             )
+            # Lone pixels are noise (a hand coming in rescales the brightness of the whole
+            # frame and lifts dozens over the threshold), never a die.
+            changed = _without_specks(changed)
         self._previous = grey
         arrived = self._unlike(ycc, self._reference)
+        hand_mask, arrived_blob = self._hands(arrived)
+        near = hand_mask
+        for earlier in self._hand_masks:
+            near = earlier if near is None else np.asarray(cv2.bitwise_or(near, earlier), np.uint8)
+        self._hand_masks = [*self._hand_masks, hand_mask][-2:] if hand_mask is not None else []
+        if near is not None:
+            # What changed at a hand, or where one just was, is the hand moving, not dice:
+            # a changed blob touching it is the hand's.
+            changed = _apart_from(changed, np.asarray(cv2.dilate(near, _SQUARE7), np.uint8))
         moving = cv2.countNonZero(changed) / area
+        rolling = 0.0
+        if moving:
+            # What moves within something that reaches in from the frame's edge (fingertips
+            # of a hand not yet thick enough to be one; a die still flying in) is not yet
+            # dice rolling in the tray.
+            reaching = _touching_edge(arrived)
+            if self._reaching is not None and self._reaching.shape == reaching.shape:
+                # ... nor what changes where such a thing was a frame ago (it withdrew).
+                reaching = np.asarray(cv2.bitwise_or(reaching, self._reaching), np.uint8)
+            inside = _apart_from(changed, np.asarray(cv2.dilate(reaching, _SQUARE3), np.uint8))
+            rolling = cv2.countNonZero(inside) / area
+        self._reaching = _touching_edge(arrived)
         changed_blob, _ = _largest_blob(changed)
-        arrived_blob, arrived_edge = _largest_blob(arrived)
         largest = max(changed_blob, arrived_blob) / area
-        # A hand reaching in is attached to its arm at the frame's edge and stays there; dice
-        # thrown in from the edge cross it in a frame or two, and their motion blur makes the
-        # changed area big, so only what differs from the settled tray, frames in a row, counts.
-        at_edge = arrived_edge / area > settings.edge_hand_fraction
-        self._edge_frames = self._edge_frames + 1 if at_edge else 0
         present_share = 0.0
-        if largest > settings.hand_fraction or self._edge_frames >= settings.edge_hand_frames:
+        if hand_mask is not None:
             state = TrayState.HAND
         elif moving > settings.moving_fraction:
             state = TrayState.MOVING
@@ -124,7 +158,40 @@ class RestDetector:
         if self.still_frames >= settings.reference_after:
             # The settled tray (dice and all) is what a hand or a new throw is measured against.
             self._reference = ycc
-        return RestObservation(state, moving, present_share, largest)
+        return RestObservation(
+            state, moving, present_share, largest, hand_mask is not None, rolling
+        )
+
+    def _hands(self, arrived: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.uint8] | None, int]:
+        """The mask of the hand-thick blobs of `arrived` (None when there is none) and the
+        area of its largest blob."""
+        if not cv2.countNonZero(arrived):
+            return None, 0
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(arrived, connectivity=8)
+        if count <= 1:
+            return None, 0
+        largest = int(stats[1:, cv2.CC_STAT_AREA].max())
+        h, w = arrived.shape
+        # A hand half in view goes on beyond the frame's edge: the mask is carried on past
+        # it, so the hand's thickness is measured whole (a die there is as thick as ever).
+        pad = w // 10
+        padded = cv2.copyMakeBorder(arrived, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+        thickness = cv2.distanceTransform(padded, cv2.DIST_L2, 3)[pad:-pad, pad:-pad]
+        edge_radius = self.settings.hand_radius * w
+        loose_radius = self.settings.loose_hand_radius * w
+        thick = thickness >= edge_radius
+        if not thick.any():
+            return None, largest
+        hands: list[int] = []
+        for label in np.unique(labels[thick]).tolist():
+            x, y, bw, bh = (int(v) for v in stats[label, :4])
+            at_edge = x <= 1 or y <= 1 or x + bw >= w - 1 or y + bh >= h - 1
+            radius = float(thickness[labels == label].max())
+            if at_edge or radius >= loose_radius:
+                hands.append(label)
+        if not hands:
+            return None, largest
+        return np.where(np.isin(labels, hands), 255, 0).astype(np.uint8), largest
 
     def _present(self, ycc: npt.NDArray[np.uint8], size: tuple[int, int]) -> int:
         """Area of the die-sized (or larger) blobs unlike the empty tray."""
@@ -164,6 +231,34 @@ class RestDetector:
         diff = cv2.addWeighted(lightness, 0.5, cv2.add(a, b), 1.5, 0)
         mask = cv2.threshold(diff, self.settings.present_level, 255, cv2.THRESH_BINARY)[1]
         return np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, _SQUARE3), np.uint8)
+
+
+def _without_specks(mask: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """The mask without blobs of one or two pixels."""
+    if not cv2.countNonZero(mask):
+        return mask
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    specks = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] <= 2)
+    if count <= 1 or not len(specks):
+        return mask
+    return np.where(np.isin(labels, specks), 0, mask).astype(np.uint8)
+
+
+def _touching_edge(mask: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """The blobs of `mask` that touch the frame's edge."""
+    border = np.zeros_like(mask)
+    border[0, :] = border[-1, :] = 255
+    border[:, 0] = border[:, -1] = 255
+    return np.asarray(cv2.subtract(mask, _apart_from(mask, border)), np.uint8)
+
+
+def _apart_from(mask: npt.NDArray[np.uint8], other: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """The blobs of `mask` that do not touch `other`."""
+    count, labels = cv2.connectedComponents(mask, connectivity=8)
+    if count <= 1:
+        return mask
+    touching = np.unique(labels[(other > 0) & (mask > 0)])
+    return np.where(np.isin(labels, touching), 0, mask).astype(np.uint8)
 
 
 def _blob_area(mask: npt.NDArray[np.uint8], min_area: float) -> int:

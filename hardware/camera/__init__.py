@@ -9,7 +9,10 @@
 | `sim:?seed=3&throws=5&dice=2&cocked=0&hand=1&drift=0` | the simulated camera |
 
 Options after `?` apply to every kind: `width`, `height` (usb, picamera), `fps` (folder, sim),
-`loop=1` (file).
+`loop=1` (file). The simulated camera also takes `keep=K` (every throw after the first is a
+reroll: K dice stay, the others are thrown again), `edge=0..3` (the dice fly in from the left,
+right, top or bottom; 4: a different edge each throw), `stay=N` (the throwing hand stays N
+frames) and `heap=1` (the dice land in a heap).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from .base import BadSourceURL, CameraError, CameraNotFound, Frame, FrameSource
 from .capture import VideoCaptureSource
 from .folder import FolderSource
 from .picamera import PiCameraSource
-from .sim import SimTruth, SimulatedCamera, ThrowPlan
+from .sim import EDGES, SimTruth, SimulatedCamera, ThrowPlan
 
 __all__ = [
     "BadSourceURL",
@@ -35,7 +38,21 @@ __all__ = [
     "open_source",
 ]
 
-_SIM_KEYS = {"seed", "throws", "dice", "cocked", "hand", "drift", "fps", "width", "height"}
+_SIM_KEYS = {
+    "seed",
+    "throws",
+    "dice",
+    "cocked",
+    "hand",
+    "drift",
+    "fps",
+    "width",
+    "height",
+    "keep",
+    "edge",
+    "stay",
+    "heap",
+}
 
 
 def _options(url: str, query: str, allowed: set[str]) -> dict[str, float]:
@@ -59,14 +76,26 @@ def open_source(url: str) -> FrameSource:
         kind, rest = "", spec
     if kind == "sim":
         o = _options(url, query, _SIM_KEYS)
-        plan = ThrowPlan(
-            dice=int(o.get("dice", 1)),
-            cocked=int(o.get("cocked", 0)),
-            hand_first=bool(o.get("hand", 1)),
-            light_drift=o.get("drift", 0.0),
-        )
+        dice, keep, edge = int(o.get("dice", 1)), int(o.get("keep", 0)), int(o.get("edge", 0))
+        if not 1 <= dice <= 40 or not 0 <= keep < dice:
+            raise BadSourceURL(f"source {url}: dice must be 1 to 40 and keep 0 to dice - 1")
+        if not 0 <= edge <= len(EDGES):
+            raise BadSourceURL(f"source {url}: edge must be 0 to {len(EDGES)}")
+        plans = [
+            ThrowPlan(
+                dice=dice - keep if number else dice,
+                keep=keep if number else 0,
+                cocked=int(o.get("cocked", 0)),
+                hand_first=bool(o.get("hand", 1)),
+                light_drift=o.get("drift", 0.0),
+                edge=EDGES[number % len(EDGES) if edge == len(EDGES) else edge],
+                hand_stays=int(o.get("stay", 0)),
+                heap=bool(o.get("heap", 0)),
+            )
+            for number in range(int(o.get("throws", 3)))
+        ]
         return SimulatedCamera(
-            [plan] * int(o.get("throws", 3)),
+            plans,
             seed=int(o.get("seed", 0)),
             width=int(o.get("width", 640)),
             height=int(o.get("height", 480)),

@@ -236,7 +236,9 @@ def _draw_die_patch(canvas: npt.NDArray[np.float32], die: RenderedDie, scene: Sc
     )
     _fill(layer, inner, face)
     if die.marbled:
-        rng = np.random.default_rng(int(die.x * 7 + die.y * 13))
+        # The swirl follows the die's place; a die still flying in from the left or top edge
+        # has a negative coordinate, and NumPy takes no negative seed.
+        rng = np.random.default_rng(abs(int(die.x * 7 + die.y * 13)))
         swirl = rng.normal(0, 1, (max(2, h // 8), max(2, w // 8))).astype(np.float32)
         swirl = np.asarray(cv2.resize(cv2.GaussianBlur(swirl, (0, 0), 1.0), (w, h)), np.float32)
         marbled = layer.astype(np.float32) * (1.0 + 0.25 * swirl[..., None])

@@ -1,7 +1,9 @@
 """The simulated camera: a tray seen from above where dice are thrown, roll, settle and are taken.
 
 Each throw follows a plan (how many dice, which values, cocked or not, whether a hand reaches in
-first, whether the light drifts while they lie still). Frames come from hardware.camera.render
+first, how many of the last throw's dice it leaves in the tray for a reroll, from which edge the
+dice fly in, whether the throwing hand stays a moment, whether they land in a heap, whether the
+light drifts while they lie still). Frames come from hardware.camera.render
 with the truth attached (`Frame.truth` is a SimTruth), so tests and the simulated table know
 what the camera "saw". Everything follows from the seed: the same seed, the same film.
 """
@@ -30,6 +32,20 @@ class ThrowPlan:
     still_frames: int = 12
     rolling_frames: int = 10
     placed: bool = False  # set down by a hand instead of thrown: not a throw at all
+    keep: int = 0  # dice of the last throw left lying (a reroll): the hand takes the others
+    nudged: int = 0  # of the kept dice, how many the thrown ones push aside (and turn)
+    edge: str = "left"  # where the dice fly in from: left, right, top, bottom
+    hand_stays: int = 0  # frames the throwing hand stays at that edge as the dice roll
+    heap: bool = False  # the dice land in a heap (a cup emptied), touching
+
+    def __post_init__(self) -> None:
+        if self.edge not in EDGES:
+            raise ValueError(f"ThrowPlan.edge: one of {', '.join(EDGES)}, not {self.edge!r}")
+        if not 0 <= self.nudged <= self.keep:
+            raise ValueError(f"ThrowPlan.nudged: 0 to keep ({self.keep}), not {self.nudged}")
+
+
+EDGES = ("left", "right", "top", "bottom")
 
 
 @dataclass(frozen=True)
@@ -38,8 +54,10 @@ class SimTruth:
 
     phase: str  # "empty", "hand", "rolling" or "rest"
     throw: int
-    values: tuple[int | None, ...]  # final faces (None for a cocked die), in throw order
+    values: tuple[int | None, ...]  # final faces (None for a cocked die): kept dice first
     dice: tuple[RenderedDie, ...]
+    # Per die at rest: "kept" (lay there before), "moved" (kept but pushed aside), "thrown".
+    origins: tuple[str, ...] = ()
 
 
 class SimulatedCamera(FrameSource):
@@ -116,33 +134,82 @@ class SimulatedCamera(FrameSource):
                 yield None
                 continue
             plan = self.plans[number]
+            kept = lying[: plan.keep]
             if plan.hand_first:
-                yield from self._hand(rng, look, lying, number)
-                lying = ()
+                taken = lying[plan.keep :]
+                yield from self._hand(rng, look, lying, number, keep=kept, target=taken)
+                lying = kept
                 for _ in range(3):
-                    yield look, SimTruth("empty", number, (), ())
-            final = self._place(rng, look, plan, size)
+                    yield replace(look, dice=kept), SimTruth("empty", number, (), kept)
+            thrown = self._place(rng, look, plan, size, kept)
+            nudged = tuple(self._nudge(rng, d, size) for d in kept[: plan.nudged])
+            final_kept = nudged + kept[plan.nudged :]
+            final = final_kept + thrown
             values = tuple(None if d.cocked else d.value for d in final)
+            origins = (
+                ("moved",) * len(nudged)
+                + ("kept",) * (len(kept) - len(nudged))
+                + ("thrown",) * len(thrown)
+            )
             if plan.placed:
-                yield from self._hand(rng, look, final, number, appear=True)
+                yield from self._hand(rng, look, thrown, number, appear=True, keep=kept)
             else:
-                yield from self._roll(rng, look, final, plan, number=number, values=values)
+                yield from self._roll(
+                    rng, look, (kept, final_kept, thrown), plan, number=number, values=values
+                )
             for k in range(plan.still_frames):
                 light = look.light * (1.0 - plan.light_drift * k / max(1, plan.still_frames - 1))
                 scene = replace(look, dice=final, light=light)
-                yield scene, SimTruth("rest", number, values, final)
+                if plan.hand_stays > plan.rolling_frames + k:
+                    scene = replace(scene, hand=_thrower(look, plan.edge, size))
+                yield scene, SimTruth("rest", number, values, final, origins)
             lying = final
             number += 1
 
+    @staticmethod
+    def _nudge(rng: np.random.Generator, die: RenderedDie, size: float) -> RenderedDie:
+        """A kept die pushed aside by a thrown one: moved most of a side, turned a little."""
+        angle = float(rng.uniform(0, 2 * math.pi))
+        reach = size * float(rng.uniform(0.7, 1.0))
+        return replace(
+            die,
+            x=die.x + reach * math.cos(angle),
+            y=die.y + reach * math.sin(angle),
+            angle=die.angle + float(rng.uniform(10, 30)),
+        )
+
     def _place(
-        self, rng: np.random.Generator, look: Scene, plan: ThrowPlan, size: float
+        self,
+        rng: np.random.Generator,
+        look: Scene,
+        plan: ThrowPlan,
+        size: float,
+        lying: tuple[RenderedDie, ...] = (),
     ) -> tuple[RenderedDie, ...]:
+        """Where the thrown dice come to rest: apart (centres 1.6 sides or more, closer when
+        the tray is crowded), or touching in a heap; never on a die already lying there."""
         margin = look.wall_width + size
         placed: list[RenderedDie] = []
+        spacing = 1.15 if plan.heap else 1.6
+        if plan.heap:
+            spread = size * (1.0 + 0.6 * math.sqrt(plan.dice))
+            hx = float(rng.uniform(margin + spread, look.width - margin - spread))
+            hy = float(rng.uniform(margin + spread, look.height - margin - spread))
+        failures = 0
         while len(placed) < plan.dice:
-            x = float(rng.uniform(margin, look.width - margin))
-            y = float(rng.uniform(margin, look.height - margin))
-            if any(math.hypot(x - d.x, y - d.y) < 1.6 * size for d in placed):
+            if plan.heap:
+                x = float(np.clip(hx + rng.normal(0, spread / 2), margin, look.width - margin))
+                y = float(np.clip(hy + rng.normal(0, spread / 2), margin, look.height - margin))
+            else:
+                x = float(rng.uniform(margin, look.width - margin))
+                y = float(rng.uniform(margin, look.height - margin))
+            others = [*lying, *placed]
+            if any(math.hypot(x - d.x, y - d.y) < spacing * size for d in others):
+                failures += 1
+                if failures % 200 == 0:  # a crowded tray: dice come to rest closer
+                    spacing = max(1.15, spacing * 0.95)
+                    if plan.heap:
+                        spread *= 1.1
                 continue
             index = len(placed)
             value = plan.values[index] if plan.values and index < len(plan.values) else None
@@ -155,17 +222,17 @@ class SimulatedCamera(FrameSource):
         self,
         rng: np.random.Generator,
         look: Scene,
-        final: tuple[RenderedDie, ...],
+        dice: tuple[tuple[RenderedDie, ...], tuple[RenderedDie, ...], tuple[RenderedDie, ...]],
         plan: ThrowPlan,
         *,
         number: int,
         values: tuple[int | None, ...],
     ) -> Iterator[tuple[Scene, SimTruth]]:
-        """Dice come in from the left edge, tumbling and slowing, and stop at their places."""
+        """Dice come in from the plan's edge, tumbling and slowing, and stop at their places;
+        kept dice lie still (the nudged ones are pushed when the throw is half over)."""
+        kept, final_kept, final = dice
         n = plan.rolling_frames
-        starts = [
-            (-d.size * (1 + i), d.y + float(rng.uniform(-60, 60))) for i, d in enumerate(final)
-        ]
+        starts = [_start(look, plan.edge, d, i, rng) for i, d in enumerate(final)]
         for k in range(n):
             # Eased: fast at first, slow at the end.
             t = 1.0 - (1.0 - (k + 1) / (n + 1)) ** 2
@@ -187,8 +254,11 @@ class SimulatedCamera(FrameSource):
                         blur=(0.6 * (x - px), 0.6 * (y - py)),
                     )
                 )
-            scene = replace(look, dice=tuple(moving))
-            yield scene, SimTruth("rolling", number, values, final)
+            lying = final_kept if k >= n // 2 else kept
+            scene = replace(look, dice=(*lying, *moving))
+            if k < plan.hand_stays:
+                scene = replace(scene, hand=_thrower(look, plan.edge, look.height * 0.3))
+            yield scene, SimTruth("rolling", number, values, final_kept + final)
 
     def _hand(
         self,
@@ -196,15 +266,47 @@ class SimulatedCamera(FrameSource):
         look: Scene,
         lying: tuple[RenderedDie, ...],
         number: int,
+        *,
         appear: bool = False,
+        keep: tuple[RenderedDie, ...] = (),
+        target: tuple[RenderedDie, ...] | None = None,
     ) -> Iterator[tuple[Scene, SimTruth]]:
-        """A hand reaches in from the bottom edge, takes the dice (or sets them down), withdraws."""
-        target_x = float(np.mean([d.x for d in lying])) if lying else look.width / 2
-        target_y = float(np.mean([d.y for d in lying])) if lying else look.height / 2
+        """A hand reaches in from the bottom edge, takes the dice (or sets them down), withdraws.
+        `keep` lie there all along; the hand reaches for `target` (default: `lying`)."""
+        aim = lying if target is None else target
+        target_x = float(np.mean([d.x for d in aim])) if aim else look.width / 2
+        target_y = float(np.mean([d.y for d in aim])) if aim else look.height / 2
         size = look.height * 0.3
         path = (1.25, 0.9, 0.6, 0.35, 0.35, 0.6, 0.9, 1.25)
+        moved = tuple(d for d in lying if d not in keep)
         for step, reach in enumerate(path):
             y = target_y + reach * (look.height - target_y + size)
-            dice = lying if (step < 4) != appear else ()
+            dice = keep + (moved if (step < 4) != appear else ())
             hand = Hand(target_x, y, size, -90.0)
             yield replace(look, dice=dice, hand=hand), SimTruth("hand", number, (), dice)
+
+
+def _start(
+    look: Scene, edge: str, die: RenderedDie, index: int, rng: np.random.Generator
+) -> tuple[float, float]:
+    """Where a thrown die enters: beyond the edge, the later ones further out."""
+    behind = die.size * (1 + index)
+    if edge == "left":
+        return -behind, die.y + float(rng.uniform(-60, 60))
+    if edge == "right":
+        return look.width + behind, die.y + float(rng.uniform(-60, 60))
+    if edge == "top":
+        return die.x + float(rng.uniform(-60, 60)), -behind
+    return die.x + float(rng.uniform(-60, 60)), look.height + behind
+
+
+def _thrower(look: Scene, edge: str, size: float) -> Hand:
+    """The hand that threw, resting at the edge the dice came from, palm half in view."""
+    reach = size * 0.25
+    if edge == "left":
+        return Hand(reach, look.height / 2, size, 0.0)
+    if edge == "right":
+        return Hand(look.width - reach, look.height / 2, size, 180.0)
+    if edge == "top":
+        return Hand(look.width / 2, reach, size, 90.0)
+    return Hand(look.width / 2, look.height - reach, size, -90.0)

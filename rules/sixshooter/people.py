@@ -63,6 +63,7 @@ class SixShooterPeople:
     table: Tabletop = field(default_factory=Tabletop)
     mistakes: list[Mistake] = field(default_factory=list)
     mistakes_made: int = 0
+    mistakes_caught: int = 0  # undone because the table raised an alert
     gm_waiting: bool = False  # a game master's command is out; wait for the state to move
     _last_state: dict[str, Any] | None = None
     _challenges: int = 0
@@ -97,6 +98,7 @@ class SixShooterPeople:
     def _gather(self) -> None:
         """Takes every card off the mat, and waits for the mat to see the table empty (a game
         master gathers the cards before announcing the next deal)."""
+        self.mistakes.clear()  # a slip still on the table is gathered with the cards
         for zone in list(self.table.slots):
             self.hands.lift(*zone)
             del self.table.slots[zone]
@@ -197,8 +199,12 @@ class SixShooterPeople:
     ) -> bool:
         """Does the next physical thing the table needs; False when there is nothing to do.
         (Six Shooter's people read what they need from the state's `pending`.)"""
-        if alerts and self.mistakes:
-            mistake = self.mistakes.pop()
+        # The table named a slot the players slipped on: they put it right.
+        named = [m for m in self.mistakes if f"s{m.seat + 1}.{m.slot}" in alerts]
+        if named:
+            mistake = named[-1]
+            self.mistakes.remove(mistake)
+            self.mistakes_caught += 1
             mistake.undo()
             return True
         if state is None or state["phase"] in (None, "finished"):
@@ -289,7 +295,10 @@ class SixShooterPeople:
             if player["name"] not in self.seats:
                 continue
             seat = self.seats.index(player["name"])
+            mistaken = {(m.seat, m.slot) for m in self.mistakes}
             for slot, view in enumerate(player["slots"], start=1):
+                if (seat, slot) in mistaken:
+                    continue  # a person does not see their own slip: the table must say it
                 here = self.table.slots.get((seat, slot))
                 if view["card"] is None and here is not None:
                     self._discard(seat, slot)

@@ -142,6 +142,9 @@ class TableReader:
         self._proposed.clear()
         cleared: list[Action] = [AlertCleared(key) for key in sorted(self._refusals)]
         self._refusals.clear()
+        # A stray or cocked die is old news once the game has moved on: the next throw is
+        # judged afresh (and a finished game leaves no alert standing).
+        cleared.append(AlertCleared("dice"))
         return cleared + self.evaluate(state, now)
 
     def tick(self, state: GameState, now: float) -> list[Action]:

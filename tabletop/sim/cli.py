@@ -39,6 +39,14 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--headless", action="store_true", help="no live view: print a JSON summary at the end"
     )
+    parser.add_argument(
+        "--speed",
+        type=float,
+        default=None,
+        metavar="N",
+        help="simulated people think and act N times faster; the mat, the camera and the "
+        "rules daemon keep their own time (default 20 with --headless, else 1: real time)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -52,8 +60,12 @@ def run(args: argparse.Namespace) -> int:
         games.get(args.game, "--game")
     except RulesError as error:
         raise UserError(str(error)) from error
+    speed = args.speed if args.speed is not None else (20.0 if args.headless else 1.0)
+    if not speed > 0:
+        raise UserError(f"--speed {args.speed}: expected a positive number, e.g. 1 or 20")
     table = SimulatedTable(
         game=args.game,
+        speed=speed,
         seats=args.seats,
         games=args.games,
         seed=args.seed,

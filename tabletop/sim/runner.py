@@ -36,6 +36,9 @@ from .dice import DiceTray, RenderedDiceTray
 
 NAMES = ("Ana", "Bo", "Cy", "Dee", "Eli", "Fay")
 PATIENCE_S = 2.0  # how long people wait for the table to answer a move before the next
+# The least they wait at any speed: the mat, the camera and the daemon answer a move in about
+# this time (docs/benchmarks.md), and that is not the people's to speed up.
+MIN_PATIENCE_S = 0.25
 
 
 def free_port() -> int:
@@ -88,6 +91,7 @@ class Summary:
     alerts_raised: int = 0
     alerts_resolved: int = 0
     mistakes_made: int = 0
+    mistakes_caught: int = 0
     card_to_state_ms: list[float] = field(default_factory=list)
     die_to_state_ms: list[float] = field(default_factory=list)
     strike_to_led_ms: list[float] = field(default_factory=list)
@@ -106,6 +110,7 @@ class Summary:
             "alerts_raised": self.alerts_raised,
             "alerts_resolved": self.alerts_resolved,
             "mistakes_made": self.mistakes_made,
+            "mistakes_caught": self.mistakes_caught,
             "latency_ms": {
                 "card_laid_to_state": _percentiles(self.card_to_state_ms),
                 "last_card_of_a_deal_to_state": _percentiles(self.deal_to_state_ms),
@@ -145,7 +150,13 @@ class SimulatedTable:
         challenges_per_adventure: int = 10,
         camera: bool = True,
         game: str = DEFAULT_GAME,
+        speed: float = 1.0,
     ) -> None:
+        if not speed > 0:
+            raise ValueError(f"speed: expected a positive number, got {speed!r}")
+        # People think and act `speed` times faster; the devices and the daemon keep their
+        # own time (docs/sim.md, "Speed").
+        self.speed = speed
         self.rules = registry.get(game)
         self.names = list(NAMES[:seats])
         self.games = games
@@ -246,7 +257,11 @@ class SimulatedTable:
             self._moved_at = (kind, time.monotonic())
 
         dice.announce = lambda: moved("die")
-        settings = PeopleSettings(self.mistake_rate, self.challenges_per_adventure, time.sleep)
+        speed = self.speed
+        settings = PeopleSettings(
+            self.mistake_rate, self.challenges_per_adventure, lambda s: time.sleep(s / speed)
+        )
+        patience = max(PATIENCE_S / speed, MIN_PATIENCE_S)
         people = self.rules.simulated_people(
             self.names, MatHands(mat, dice, moved), rng, send, settings
         )
@@ -276,7 +291,7 @@ class SimulatedTable:
                     if games < self.games:
                         people.start_game(seed=self.seed + games)
                     continue
-            if waiting_since is not None and time.monotonic() - waiting_since < PATIENCE_S:
+            if waiting_since is not None and time.monotonic() - waiting_since < patience:
                 continue
             fixes = {a["key"]: a["message"] for a in alerts["alerts"] if a["key"].startswith("s")}
             # A move that changed nothing (a mistake, a card the rules had already moved) has
@@ -286,6 +301,15 @@ class SimulatedTable:
             if people.step(state if isinstance(state, dict) else None, prompt, fixes):
                 waiting_since = time.monotonic()
         self.summary.mistakes_made = people.mistakes_made
+        self.summary.mistakes_caught = people.mistakes_caught
+        # A finished game clears the table's alerts; let that reach us before counting.
+        settle = time.monotonic() + 3.0
+        while time.monotonic() < settle:
+            alerts = _json(client.retained.get(alert_topic)) or {"alerts": []}
+            self._count_alerts(alerts)
+            if not alerts["alerts"]:
+                break
+            client.pump(0.02)
         # Let the last LED frame reach the LEDs before the table is put away.
         if self.strike_history:
             final = frame_for_counts(self.strike_history[-1])

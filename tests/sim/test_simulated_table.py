@@ -28,6 +28,7 @@ def test_simulated_games_finish_replay_and_light_the_strikes(seed: int) -> None:
         camera=False,
         challenges_per_adventure=5,
         view=view,
+        speed=20,
     )
     summary = table.run()
     assert summary.games_finished == 1
@@ -49,15 +50,22 @@ def test_simulated_games_finish_replay_and_light_the_strikes(seed: int) -> None:
     assert game_frames[-1] == pictures[-1]
     # Mistakes were made, each raised an alert, and none was applied (the replay above would
     # differ otherwise).
-    assert summary.mistakes_made >= 1
-    assert summary.alerts_raised >= summary.mistakes_made
+    # (A slip still on the mat when the adventure ends is gathered with the cards, unseen.)
+    assert summary.mistakes_caught >= 1
+    assert summary.alerts_raised >= summary.mistakes_caught
     assert summary.alerts_resolved == summary.alerts_raised
     assert "seat LEDs:" in view.getvalue()
 
 
 def test_the_simulated_camera_and_the_vision_pipeline_read_the_throws() -> None:
     table = SimulatedTable(
-        seats=2, games=1, seed=21, mistake_rate=0.0, camera=True, challenges_per_adventure=2
+        seats=2,
+        games=1,
+        seed=21,
+        mistake_rate=0.0,
+        camera=True,
+        challenges_per_adventure=2,
+        speed=20,
     )
     summary = table.run()
     assert summary.games_finished == 1

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -18,6 +20,7 @@ from hardware.camera import (
 )
 from hardware.camera.folder import FolderSource
 from hardware.camera.picamera import PiCameraSource
+from hardware.camera.render import Scene, random_die, render
 
 
 def test_the_simulated_camera_is_repeatable_and_carries_truth() -> None:
@@ -131,3 +134,84 @@ def test_a_usb_webcam_gives_frames() -> None:
         frame = source.read()
     assert frame is not None
     assert frame.image.ndim == 3 and frame.image.shape[2] == 3
+
+
+def test_marbled_dice_entering_past_the_left_or_top_edge_render() -> None:
+    # A die still outside the frame has negative coordinates; its marbling was seeded with
+    # them and NumPy refused the negative seed, so films of 5 or more dice crashed.
+    base = random_die(np.random.default_rng(1), 100, 100, 36)
+    dice = tuple(replace(base, x=x, y=y, marbled=True) for x, y in ((-20, 50), (50, -20)))
+    image = render(Scene(dice=dice))
+    assert image.shape == (480, 640, 3)
+
+
+def test_a_reroll_leaves_the_kept_dice_where_they_lay() -> None:
+    plans = [ThrowPlan(dice=5, hand_first=False), ThrowPlan(dice=3, keep=2, nudged=1)]
+    with SimulatedCamera(plans, seed=4) as camera:
+        frames = list(camera)
+    first = next(f.truth for f in frames if f.truth.phase == "rest" and f.truth.throw == 0)
+    second = next(f.truth for f in frames if f.truth.phase == "rest" and f.truth.throw == 1)
+    assert second.origins == ("moved", "kept", "thrown", "thrown", "thrown")
+    assert second.dice[1] == first.dice[1]  # kept: same place, same face
+    pushed, was = second.dice[0], first.dice[0]
+    assert pushed.value == was.value and (pushed.x, pushed.y) != (was.x, was.y)
+    # While the hand takes the three others, the kept two lie in the tray throughout.
+    taking = [f.truth for f in frames if f.truth.throw == 1 and f.truth.phase == "hand"]
+    assert all(first.dice[0] in t.dice and first.dice[1] in t.dice for t in taking)
+
+
+@pytest.mark.parametrize("edge", ["left", "right", "top", "bottom"])
+def test_dice_fly_in_from_the_plans_edge(edge: str) -> None:
+    with SimulatedCamera([ThrowPlan(dice=3, edge=edge, hand_first=False)], seed=2) as camera:
+        frames = list(camera)
+    empty = frames[0].image.astype(np.int16)
+    rolling = [f.image for f in frames if f.truth.phase == "rolling"]
+    # Where the first frames of the roll differ from the empty tray: near the plan's edge.
+    changed = np.abs(rolling[1].astype(np.int16) - empty).sum(axis=2) > 60
+    ys, xs = np.nonzero(changed)
+    assert len(xs) > 100
+    x, y = xs.mean() / 640, ys.mean() / 480
+    side = {"left": x < 0.4, "right": x > 0.6, "top": y < 0.4, "bottom": y > 0.6}
+    assert side[edge], (x, y)
+
+
+def test_heaps_of_twenty_fit_in_the_tray_and_do_not_overlap() -> None:
+    with SimulatedCamera([ThrowPlan(dice=20, heap=True)], seed=5) as camera:
+        frames = list(camera)
+    dice = frames[-1].truth.dice
+    assert len(dice) == 20
+    closest = min(
+        math.hypot(a.x - b.x, a.y - b.y) / max(a.size, b.size)
+        for i, a in enumerate(dice)
+        for b in dice[i + 1 :]
+    )
+    assert 1.0 <= closest < 1.6  # touching-close, never one on another
+
+
+def test_the_throwing_hand_stays_while_the_dice_roll() -> None:
+    plan = ThrowPlan(dice=2, edge="right", hand_stays=4, hand_first=False)
+    with SimulatedCamera([plan], seed=3) as camera:
+        frames = list(camera)
+    rolling = [f for f in frames if f.truth.phase == "rolling"]
+
+    # The hand shows as skin at the right edge in the first rolling frames, not later.
+    def right_edge_skin(image: np.ndarray) -> float:
+        strip = image[200:280, 600:].astype(np.int16)
+        skin = (strip[..., 2] - strip[..., 0] > 40) & (strip[..., 2] > 120)
+        return float(skin.mean())
+
+    assert right_edge_skin(rolling[0].image) > 0.3
+    assert right_edge_skin(rolling[-1].image) < 0.05
+
+
+def test_sim_url_pools_and_rerolls() -> None:
+    source = open_source("sim:?throws=3&dice=5&keep=2&edge=4&stay=3&heap=1")
+    assert isinstance(source, SimulatedCamera)
+    assert [p.dice for p in source.plans] == [5, 3, 3]
+    assert [p.keep for p in source.plans] == [0, 2, 2]
+    assert [p.edge for p in source.plans] == ["left", "right", "top"]
+    assert all(p.hand_stays == 3 and p.heap for p in source.plans)
+    with pytest.raises(BadSourceURL, match="keep"):
+        open_source("sim:?dice=2&keep=2")
+    with pytest.raises(BadSourceURL, match="edge"):
+        open_source("sim:?edge=9")

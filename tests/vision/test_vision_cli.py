@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 
+from hardware.camera.render import random_scene, render
 from tabletop.cli import main
 from vision.calibration import Calibration
 
@@ -68,3 +71,42 @@ def test_a_broken_calibration_file_is_one_clear_line(
     assert main(["dice", "read", PHOTO, "--calibration", str(path)]) == 2
     err = capsys.readouterr().err
     assert "missing key 'height'" in err and str(path) in err
+
+
+def test_a_missing_picture_is_one_clear_line_and_no_opencv_warning(
+    capfd: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # capfd: OpenCV warns straight onto file descriptor 2, past Python's sys.stderr.
+    missing = tmp_path / "nowhere.jpg"
+    assert main(["dice", "read", str(missing)]) == 1
+    out, err = capfd.readouterr()
+    assert out == ""
+    assert err.splitlines() == [f"{missing}: no such file"]
+
+
+def test_a_folder_is_read_picture_by_picture(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    photo = Path(PHOTO)
+    (tmp_path / photo.name).write_bytes(photo.read_bytes())
+    (tmp_path / "notes.txt").write_text("not a picture")
+    assert main(["dice", "read", str(tmp_path), "--json"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [Path(line["image"]).name for line in lines] == [photo.name]
+    assert len(lines[0]["dice"]) >= 15
+
+
+def test_an_empty_folder_says_so(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["dice", "read", str(tmp_path)]) == 1
+    assert capsys.readouterr().err.strip() == f"{tmp_path}: no pictures in this folder"
+
+
+def test_one_die_is_one_die_not_one_dice(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    scene = random_scene(np.random.default_rng(8), 1, die_size=40)
+    path = tmp_path / "one.png"
+    cv2.imwrite(str(path), render(scene, seed=1))
+    assert main(["dice", "read", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"{path}: 1 die: {scene.dice[0].value} (" in out

@@ -25,7 +25,7 @@ from vision.classify import (
 )
 from vision.errors import ModelError, SettingsError
 from vision.evaluate import LabelledDie
-from vision.locate import Candidate
+from vision.locate import Candidate, find_candidates
 from vision.reader import (
     FULL_LOOK,
     QUICK_LOOK,
@@ -34,6 +34,7 @@ from vision.reader import (
     ReaderSettings,
     one_report_per_cocked_die,
     pooled_place,
+    without_fragments,
 )
 from vision.reading import DieReading, DieStatus
 
@@ -283,3 +284,39 @@ def test_a_calibration_keeps_the_values_and_ignores_outside_the_tray() -> None:
     expected = tuple(sorted(d.value for d in scene.dice))
     assert calibrated.values == expected
     assert plain.values == expected
+
+
+def test_pieces_of_a_read_die_and_a_die_with_its_corner_are_not_dice() -> None:
+    read = DieReading(4, 0.99, (100, 100, 150, 150), DieStatus.READ)
+    corner = DieReading(None, 0.6, (135, 92, 155, 112), DieStatus.COCKED)  # small, centred inside
+    around = DieReading(None, 0.8, (80, 80, 170, 170), DieStatus.COCKED)  # big, around it
+    leaning = DieReading(None, 0.9, (140, 100, 190, 152), DieStatus.COCKED)  # as big, beside
+    kept = without_fragments([read, corner, around, leaning])
+    assert kept == [read, leaning]
+    # A die read is never dropped, however it lies.
+    small = DieReading(2, 0.99, (120, 120, 135, 135), DieStatus.READ)
+    assert without_fragments([read, small]) == [read, small]
+
+
+def test_a_hole_in_the_trays_rim_is_not_a_die() -> None:
+    rng = np.random.default_rng(8)
+    scene = replace(random_scene(rng, 3, die_size=36), wall_width=40, wall=(140, 110, 80))
+    image = render(scene, seed=8)
+    # A finger hole through the rim, dark as the table below, and a screw head on the side.
+    cv2.ellipse(image, (320, 20), (26, 14), 0, 0, 360, (25, 25, 30), -1, cv2.LINE_AA)
+    cv2.circle(image, (20, 240), 15, (30, 30, 35), -1, cv2.LINE_AA)
+    reading = DiceReader().read(image)
+    assert len(reading.dice) == 3
+    assert all(40 <= d.center[0] <= 600 and 40 <= d.center[1] <= 440 for d in reading.dice)
+    # The locator alone proposes the hole: it is the floor that rules it out.
+    assert any(abs(c.x - 320) < 20 and c.y < 40 for c in find_candidates(image))
+
+
+def test_a_straight_wall_gives_few_candidates_and_every_die_one() -> None:
+    scene = random_scene(np.random.default_rng(2026), 5, die_size=36)
+    image = render(scene, seed=0)
+    with_walls = find_candidates(image, max_coherence=1.0)
+    without = find_candidates(image)
+    assert len(without) < 0.7 * len(with_walls)
+    for die in scene.dice:
+        assert any(math.dist((c.x, c.y), (die.x, die.y)) < 0.2 * die.size for c in without)

@@ -7,6 +7,7 @@ from dataclasses import replace
 import numpy as np
 
 from hardware.camera.render import Hand, random_scene, render
+from hardware.camera.sim import SimulatedCamera, ThrowPlan
 from vision.rest import RestDetector, TrayState
 
 
@@ -55,3 +56,42 @@ def test_rest_detection_works_at_any_resolution() -> None:
     scene = random_scene(np.random.default_rng(5), 1, width=1280, height=720, die_size=70)
     detector = RestDetector()
     assert detector.observe(render(scene)).state is TrayState.STILL
+
+
+def test_ten_blurred_dice_flying_in_over_the_edge_are_motion_not_a_hand() -> None:
+    # Together they change more of the frame than a hand reaching in does, but none of them
+    # is thicker than a die.
+    for edge in ("left", "bottom"):
+        with SimulatedCamera([ThrowPlan(dice=10, edge=edge, hand_first=False)], seed=6) as camera:
+            frames = list(camera)
+        detector = RestDetector()
+        states = [detector.observe(f.image).state for f in frames if f.truth.phase == "rolling"]
+        assert TrayState.HAND not in states
+        assert states.count(TrayState.MOVING) >= len(states) - 2  # the first: still outside
+
+
+def test_dice_rolling_away_from_a_hand_at_the_edge_are_motion_beside_it() -> None:
+    scene = random_scene(np.random.default_rng(7), 2, die_size=36)
+    hand = Hand(scene.width - 30, scene.height / 2, scene.height * 0.3, 180.0)
+    detector = RestDetector()
+    detector.observe(render(replace(scene, dice=())))
+    detector.observe(render(replace(scene, dice=(), hand=hand)))
+    moving = []
+    for k in range(4):
+        dice = tuple(replace(d, x=d.x + 25 * k, angle=d.angle + 15 * k) for d in scene.dice)
+        observation = detector.observe(render(replace(scene, dice=dice, hand=hand), seed=k))
+        assert observation.state is TrayState.HAND
+        moving.append(observation.moving > detector.settings.moving_fraction)
+    assert moving[1:] == [True, True, True]
+
+
+def test_a_hand_holding_still_is_not_motion() -> None:
+    scene = random_scene(np.random.default_rng(8), 2, die_size=36)
+    hand = Hand(scene.width / 2, scene.height * 0.8, scene.height * 0.3, -90.0)
+    detector = RestDetector()
+    detector.observe(render(scene))
+    for k in range(4):
+        nudged = replace(hand, y=hand.y - 6 * k)  # a hand never holds perfectly still
+        observation = detector.observe(render(replace(scene, hand=nudged), seed=k))
+    assert observation.state is TrayState.HAND
+    assert observation.moving <= detector.settings.moving_fraction

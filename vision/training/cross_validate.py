@@ -18,6 +18,7 @@ import cv2
 
 from vision.classify import DieClassifier, ValueClassifier
 from vision.evaluate import Score, fold_of, load_labels, score_photos
+from vision.progress import progress
 from vision.reader import DiceReader
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,16 +34,19 @@ def main() -> int:
     cv2.setNumThreads(1)
     labels = load_labels(PHOTOS / "labels.csv")
     total = Score()
-    for fold in range(args.folds):
-        detector = args.fold_models / f"fold{fold}-of-{args.folds}.onnx"
-        values = args.fold_models / f"values-fold{fold}-of-{args.folds}.onnx"
-        reader = DiceReader(DieClassifier(detector), values=ValueClassifier(values))
-        names = [n for n in labels if fold_of(n, args.folds) == fold]
-        score = score_photos(PHOTOS / "images", labels, reader.read, names)
-        summary = score.summary()
-        del summary["confusion"]
-        print(f"fold {fold} ({len(names)} photos): {json.dumps(summary)}", file=sys.stderr)
-        total.merge(score)
+    with progress(args.folds, "cross-validation") as step:
+        for fold in range(args.folds):
+            detector = args.fold_models / f"fold{fold}-of-{args.folds}.onnx"
+            values = args.fold_models / f"values-fold{fold}-of-{args.folds}.onnx"
+            reader = DiceReader(DieClassifier(detector), values=ValueClassifier(values))
+            names = [n for n in labels if fold_of(n, args.folds) == fold]
+            score = score_photos(PHOTOS / "images", labels, reader.read, names)
+            summary = score.summary()
+            total.merge(score)
+            step(
+                f"fold {fold} ({len(names)} photos): found {summary['found']}, "
+                f"read right {summary['read_right']}, wrong {summary['wrong_values']}"
+            )
     report = {
         "folds": args.folds,
         **total.summary(),

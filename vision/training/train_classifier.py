@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ from torch import nn
 
 from vision.classify import CLASS_COUNT, CROP, DieClassifier
 from vision.evaluate import Score, fold_of, load_labels, score_photos
+from vision.progress import progress
 from vision.reader import DiceReader
 from vision.training.harvest import from_labels, harvest, rendered_examples
 
@@ -122,31 +122,26 @@ def train_model(
     steps = epochs * ((len(x) + 127) // 128)
     optimiser = torch.optim.Adam(model.parameters(), 1e-3, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, 1e-2, total_steps=steps)
-    started = time.time()
-    for epoch in range(epochs):
-        model.train()
-        order = rng.permutation(len(x))
-        total = 0.0
-        for start in range(0, len(x), 128):
-            pick = order[start : start + 128]
-            if per_crop_light:
-                batch = to_tensor(vary_light(augment(x[pick], rng, grey), rng))
-            else:
-                batch = to_tensor(augment(x[pick], rng, grey))
-                gain = float(rng.uniform(0.7, 1.3))
-                batch = batch * gain + float(rng.uniform(-0.15, 0.15))
-            loss = nn.functional.cross_entropy(model(batch), torch.from_numpy(y[pick]).long())
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            schedule.step()
-            total += float(loss.detach()) * len(pick)
-        print(
-            f"{log} epoch {epoch + 1}/{epochs} loss {total / len(x):.4f} "
-            f"({time.time() - started:.0f} s)",
-            file=sys.stderr,
-            flush=True,
-        )
+    with progress(epochs, f"{log}: training") as step:
+        for epoch in range(epochs):
+            model.train()
+            order = rng.permutation(len(x))
+            total = 0.0
+            for start in range(0, len(x), 128):
+                pick = order[start : start + 128]
+                if per_crop_light:
+                    batch = to_tensor(vary_light(augment(x[pick], rng, grey), rng))
+                else:
+                    batch = to_tensor(augment(x[pick], rng, grey))
+                    gain = float(rng.uniform(0.7, 1.3))
+                    batch = batch * gain + float(rng.uniform(-0.15, 0.15))
+                loss = nn.functional.cross_entropy(model(batch), torch.from_numpy(y[pick]).long())
+                optimiser.zero_grad()
+                loss.backward()
+                optimiser.step()
+                schedule.step()
+                total += float(loss.detach()) * len(pick)
+            step(f"epoch {epoch + 1}: loss {total / len(x):.4f}")
     model.eval()
     return model
 

@@ -1,0 +1,199 @@
+"""Pools and rerolls on the simulated camera: right, wrong, unclear and silent, per pool size.
+
+    .venv/bin/python bench/vision_pools.py [--sizes 1,3,5,7,10,15,20] [--throws 50]
+        [--rerolls 50] [--no-expect]
+
+Pools: for each size, `--throws` throws in trays of 5 throws (one seed per tray; the seeds
+follow from the size, so every run plays the same films). A hand takes the last throw's dice
+before each throw, 0.8 s after they came to rest. The throws vary as at a table: the dice
+fly in from each edge in turn, every third throw the throwing hand stays in view 5 frames,
+and pools of 15 or more (a cup emptied by the game master), and every fifth throw of 5 or
+more, land in a heap. Every frame
+goes through the ThrowWatcher and the reader with the committed models, uncalibrated, and the
+watcher is told what to expect (`Expectation(dice=size)`, as a game does; `--no-expect` leaves
+it to itself). A throw is "right" when its first announcement has exactly its values, "not
+read" when announced cocked or unreadable, "unclear" when announced unclear, "wrong" when
+announced with other values, "silent" when nothing was announced before the next throw began.
+
+Rerolls: OS-SIX poker, 5 dice: a throw of 5, then rerolls in which the hand takes 5 - K dice
+(K = 1..4 in turn) and throws them again; in every third reroll a thrown die pushes a kept
+one aside. The watcher is told `Expectation(dice=5, rethrown=5 - K)`. A reroll is told apart
+right when it is announced rolled with the right values and its kept (and pushed) dice and its
+thrown dice are exactly the ones that were.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass
+
+import cv2
+
+from hardware.camera.sim import EDGES, SimTruth, SimulatedCamera, ThrowPlan
+from vision.progress import progress
+from vision.reader import DiceReader
+from vision.watch import (
+    SETTLED_KINDS,
+    DieOrigin,
+    Expectation,
+    ThrowEvent,
+    ThrowEventKind,
+    ThrowWatcher,
+)
+
+TRAY_THROWS = 5
+# The dice lie 0.8 s (at 30 fps) before the hand takes them: time for the watcher to read them
+# the same three frames in a row, or to say after 15 that it cannot.
+STILL_FRAMES = 24
+OUTCOMES = ("right", "not read", "unclear", "wrong", "silent")
+
+
+@dataclass(frozen=True)
+class Heard:
+    """A throw's truth at rest and its first announcement (None: silent)."""
+
+    truth: SimTruth
+    event: ThrowEvent | None
+
+
+def pool_plans(size: int, count: int) -> list[ThrowPlan]:
+    """The varied throws of one tray (see the module's docstring)."""
+    return [
+        ThrowPlan(
+            dice=size,
+            hand_first=k > 0,
+            edge=EDGES[k % len(EDGES)],
+            hand_stays=5 if k % 3 == 1 else 0,
+            heap=size >= 15 or (size >= 5 and k % 5 == 3),
+            still_frames=STILL_FRAMES,
+        )
+        for k in range(count)
+    ]
+
+
+def reroll_plans(count: int) -> list[ThrowPlan]:
+    """A poker hand: 5 dice, then `count - 1` rerolls keeping 1..4 dice in turn."""
+    plans = [ThrowPlan(dice=5, hand_first=False, still_frames=STILL_FRAMES)]
+    for k in range(1, count):
+        keep = 1 + (k - 1) % 4
+        plans.append(
+            ThrowPlan(
+                dice=5 - keep,
+                keep=keep,
+                nudged=1 if k % 3 == 0 else 0,
+                edge=EDGES[k % len(EDGES)],
+                still_frames=STILL_FRAMES,
+            )
+        )
+    return plans
+
+
+def play(seed: int, plans: list[ThrowPlan], reader: DiceReader, expect: bool) -> list[Heard]:
+    """Each planned throw with its first announcement, from one film."""
+    watcher = ThrowWatcher(reader)
+    heard: dict[int, ThrowEvent] = {}
+    rest: dict[int, SimTruth] = {}
+    expected = -1
+    with SimulatedCamera(plans, seed=seed) as camera:
+        for frame in camera:
+            truth: SimTruth = frame.truth
+            if truth.phase == "rest":
+                rest[truth.throw] = truth
+            if expect and truth.throw != expected and truth.throw >= 0:
+                expected = truth.throw
+                plan = plans[expected]
+                rethrown = plan.dice if plan.keep else None
+                watcher.expect(Expectation(plan.dice + plan.keep, rethrown=rethrown))
+            for event in watcher.feed(frame.image, frame.timestamp):
+                if event.kind in SETTLED_KINDS and truth.throw not in heard:
+                    heard[truth.throw] = event
+    return [Heard(rest[n], heard.get(n)) for n in range(len(plans))]
+
+
+def outcome(heard: Heard) -> str:
+    """right / not read / unclear / wrong / silent for one throw."""
+    event, values = heard.event, heard.truth.values
+    if event is None:
+        return "silent"
+    if event.kind is ThrowEventKind.UNCLEAR:
+        return "unclear"
+    if event.kind is not ThrowEventKind.ROLLED:
+        return "not read"
+    truth = tuple(sorted(v for v in values if v is not None))
+    return "right" if None not in values and event.values == truth else "wrong"
+
+
+def told_apart(heard: Heard) -> bool:
+    """Whether a reroll's kept and thrown dice were told apart right (values and origins)."""
+    if heard.event is None or outcome(heard) != "right":
+        return False
+    truth = heard.truth
+    stayed = sorted(v for v, o in zip(truth.values, truth.origins, strict=True) if o != "thrown")
+    thrown = sorted(v for v, o in zip(truth.values, truth.origins, strict=True) if o == "thrown")
+    event = heard.event
+    seen_stayed = sorted(event.values_of(DieOrigin.KEPT) + event.values_of(DieOrigin.MOVED))
+    return seen_stayed == stayed and list(event.values_of(DieOrigin.THROWN)) == thrown
+
+
+def _kind_of(reason: str) -> str:
+    """A reason with its numbers left out, so that alike reasons count together."""
+    return " ".join("N" if word.isdigit() else word for word in reason.split())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1,3,5,7,10,15,20", help="pool sizes, comma-separated")
+    parser.add_argument("--throws", type=int, default=50, help="throws per pool size")
+    parser.add_argument("--rerolls", type=int, default=50, help="poker rerolls (0: none)")
+    parser.add_argument("--no-expect", action="store_true", help="do not tell the watcher")
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    reader = DiceReader()
+    reader.load()
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    trays = -(-args.throws // TRAY_THROWS)
+    print(f"pools ({'no expectation' if args.no_expect else 'expected count'}):")
+    print("| dice | throws | right | not read | unclear | wrong | silent | s/throw |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    reasons: Counter[str] = Counter()
+    for size in sizes:
+        total: Counter[str] = Counter()
+        started = time.perf_counter()
+        with progress(trays, f"{size} dice") as step:
+            for tray in range(trays):
+                seed = 1000 * size + tray
+                for heard in play(seed, pool_plans(size, TRAY_THROWS), reader, not args.no_expect):
+                    total[outcome(heard)] += 1
+                    if heard.event is not None and heard.event.kind is ThrowEventKind.UNCLEAR:
+                        reasons[_kind_of(heard.event.reason)] += 1
+                step(str(dict(total)))
+        count = trays * TRAY_THROWS
+        cells = " | ".join(f"{total[o]} ({100.0 * total[o] / count:.1f} %)" for o in OUTCOMES)
+        per = (time.perf_counter() - started) / count
+        print(f"| {size} | {count} | {cells} | {per:.1f} |", flush=True)
+    if reasons:
+        print("\nwhy unclear: " + "; ".join(f"{n} x {r}" for r, n in reasons.most_common()))
+    if args.rerolls:
+        hands = -(-args.rerolls // TRAY_THROWS)
+        rerolls: Counter[str] = Counter()
+        apart = 0
+        with progress(hands, "rerolls") as step:
+            for hand in range(hands):
+                films = play(500 + hand, reroll_plans(TRAY_THROWS + 1), reader, not args.no_expect)
+                for heard in films[1:]:
+                    rerolls[outcome(heard)] += 1
+                    apart += told_apart(heard)
+                step(f"{apart} told apart")
+        count = hands * TRAY_THROWS
+        print(
+            f"\nrerolls of 5 dice: {count}; kept and thrown told apart right: {apart} "
+            f"({100.0 * apart / count:.1f} %); " + ", ".join(f"{o} {rerolls[o]}" for o in OUTCOMES)
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
