@@ -140,6 +140,8 @@ class OsSixPeople:
         self.send = send
         self.settings = settings
         self.mistakes_made = 0
+        self.mistakes_caught = 0  # wrong throws the table refused, so they threw again
+        self.wrong_throw_out = False
         self.rolls_called = 0
         self.ended = False
         self.last_ok = True
@@ -160,11 +162,18 @@ class OsSixPeople:
         if state is None or prompt is None or state.get("phase") == "finished":
             return False
         dice = prompt.get("dice")
-        if prompt.get("waiting") == "dice" and isinstance(dice, Mapping):
+        awaits_dice = prompt.get("waiting") == "dice" and isinstance(dice, Mapping)
+        if self.wrong_throw_out:
+            # The table took no roll from a wrong throw: the same dice are still awaited.
+            self.wrong_throw_out = False
+            if awaits_dice:
+                self.mistakes_caught += 1
+        if awaits_dice and isinstance(dice, Mapping):
             count = int(dice["count"])
             if self.rng.random() < self.settings.mistake_rate:
                 count += 1  # a die too many: the table must raise an alert
                 self.mistakes_made += 1
+                self.wrong_throw_out = True
             self.settings.pause(1.0)
             self.hands.throw([self.rng.randint(1, 6) for _ in range(count)])
             return True

@@ -280,5 +280,6 @@ def test_simulated_people_play_an_evening_through_the_referee_and_the_reader(
         steps += 1
     assert referee.state_json()["phase"] == "finished"
     assert people.mistakes_made > 0 and not alerts  # every wrong throw caught, then fixed
+    assert people.mistakes_caught == people.mistakes_made
     rolled = [e for e in referee.game.events if e.kind.value == "rolled"]
     assert len(rolled) >= 15
