@@ -9,7 +9,7 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-ANNOUNCED = ("rolled", "cocked", "unreadable", "hand", "cleared", "rolling")
+ANNOUNCED = ("rolled", "cocked", "unreadable", "unclear", "hand", "cleared", "rolling")
 
 
 def camera_throws(

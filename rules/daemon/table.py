@@ -201,6 +201,10 @@ class PhysicalTable:
             return self.reader.observe_dice(state, values, now)
         if kind in ("cocked", "unreadable"):
             return [Alert("dice", f"the die is {kind}: throw it again")]
+        if kind == "unclear":  # the camera cannot tell (and says why): never a guess
+            reason = raw.get("reason")
+            why = reason[:200] if isinstance(reason, str) and reason else "the camera cannot tell"
+            return [Alert("dice", f"{why}: throw again")]
         return []
 
     def record(self, actions: Sequence[Action]) -> bool:

@@ -21,6 +21,9 @@ from .model import Descriptor, Method
 from .players import ARCHETYPES
 
 GATHER_PAUSE_S = 0.8
+# A person notices their own slip after this many more moves, if the table has not said it
+# first (it should, within its grace period): the game never waits on a slip nobody sees.
+NOTICE_AFTER_STEPS = 8
 
 
 @dataclass(slots=True)
@@ -46,6 +49,7 @@ class Mistake:
     slot: int
     undo: Callable[[], None]
     description: str
+    unseen_for: int = 0  # steps the person has not noticed it (the table should say first)
 
 
 @dataclass(slots=True)
@@ -291,14 +295,18 @@ class SixShooterPeople:
             if state["phase"] != "setup":
                 return False
             self._dealing = False
+        for mistake in self.mistakes:
+            mistake.unseen_for += 1
+        unseen = {(m.seat, m.slot) for m in self.mistakes if m.unseen_for <= NOTICE_AFTER_STEPS}
         for player in state["players"]:
             if player["name"] not in self.seats:
                 continue
             seat = self.seats.index(player["name"])
-            mistaken = {(m.seat, m.slot) for m in self.mistakes}
             for slot, view in enumerate(player["slots"], start=1):
-                if (seat, slot) in mistaken:
+                if (seat, slot) in unseen:
                     continue  # a person does not see their own slip: the table must say it
+                # Whatever is put right here, a slip noticed at last is put right with it.
+                self.mistakes = [m for m in self.mistakes if (m.seat, m.slot) != (seat, slot)]
                 here = self.table.slots.get((seat, slot))
                 if view["card"] is None and here is not None:
                     self._discard(seat, slot)

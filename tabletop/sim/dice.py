@@ -62,7 +62,7 @@ class RenderedDiceTray(DiceTray):
                 first = False
                 while (frame := camera.read()) is not None and not stop.is_set():
                     for event in watcher.feed(frame.image, frame.timestamp):
-                        if event.kind.value in ("rolled", "cocked", "unreadable"):
+                        if event.kind.value in ("rolled", "cocked", "unreadable", "unclear"):
                             announced = event.to_json()
                             self.announce()
                             yield announced
