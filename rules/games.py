@@ -21,6 +21,7 @@ ENTRY_POINT_GROUP: Final = "tabletop.games"
 # name -> "module:attribute" of its GameRules instance
 BUILT_IN: Final[dict[str, str]] = {
     "sixshooter": "rules.sixshooter.game:SIX_SHOOTER",
+    "ossix": "rules.ossix.game:OS_SIX",
     "steamfunkateers": "rules.steamfunkateers.game:STEAMFUNKATEERS",
 }
 _registered: dict[str, GameRules] = {}

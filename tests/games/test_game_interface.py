@@ -47,7 +47,7 @@ def send(referee: Referee, command: dict[str, object]) -> dict[str, object]:
 def test_the_registry_lists_every_game_and_names_the_installed_ones_for_a_wrong_name(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert games.names() == ["highroll", "sixshooter", "steamfunkateers"]
+    assert games.names() == ["highroll", "ossix", "sixshooter", "steamfunkateers"]
     assert main(["games", "--json"]) == 0
     listed = {game["name"]: game for game in json.loads(capsys.readouterr().out)}
     assert listed["highroll"]["options"] == [
@@ -55,7 +55,7 @@ def test_the_registry_lists_every_game_and_names_the_installed_ones_for_a_wrong_
     ]
     assert "tell_critical_numbers" in [o["name"] for o in listed["sixshooter"]["options"]]
     with pytest.raises(
-        InvalidCommand, match="no game named 'chess'.*highroll, sixshooter, steamfunkateers"
+        InvalidCommand, match="no game named 'chess'.*highroll, ossix, sixshooter, steamfunkateers"
     ):
         games.get("chess")
 

@@ -1,0 +1,504 @@
+"""OS-SIX's engine: commands in, checked events out, folded into one `State`.
+
+Every refusal is an InvalidCommand naming the field, or an IllegalMove naming the rule (the
+heading of the seed's section it comes from). The dice arrive as a `roll` command whose
+`values` are the dice of the throw, read from the tray or typed by the game master.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from rules.errors import IllegalMove, InvalidCommand, plain, quote
+
+from .duel import DuelStep, pool_change, resolved
+from .events import Event, EventKind
+from .outcomes import Critical, Outcome
+from .state import (
+    CARRYING_CAPACITY,
+    MAX_LUCK,
+    MAX_STRAIN,
+    Character,
+    PendingKind,
+    State,
+)
+from .view import pending_words
+
+ATTRIBUTES: Final = ("brawn", "agility", "mind", "will", "none")
+LUCK_USES: Final = ("bonus", "upgrade", "max_damage", "reduce_damage", "reroll")
+GM_ROLLS: Final = ("d2", "d3", "d6", "2d6", "3d6", "morale", "behaviour")
+OPTIONS: Final[dict[str, Any]] = {
+    "starting_luck": 2,
+    "luck_after_long_rest": False,
+    "critical_failure_strain_stacks": False,
+}
+
+
+def score_action(values: Sequence[int], pool: int) -> tuple[Outcome, Critical]:
+    """An action roll's outcome and critical, from its dice and its (signed) pool.
+
+    "note the highest number rolled"; at disadvantage (pool 0 or less) "take the lowest"."""
+    disadvantage = pool <= 0
+    result = min(values) if disadvantage else max(values)
+    outcome = (
+        Outcome.COMPLETE if result == 6 else (Outcome.PARTIAL if result >= 4 else Outcome.FAILURE)
+    )
+    ones = values.count(1)
+    if max(values) <= 3 and ones > 1:
+        return outcome, Critical.FAILURE
+    if len(values) == 1 and values[0] == 1:
+        return outcome, Critical.FAILURE
+    if not disadvantage and values.count(6) > 1:
+        return outcome, Critical.SUCCESS
+    return outcome, Critical.NONE
+
+
+def score_gm_roll(kind: str, values: Sequence[int], morale: int | None) -> tuple[int, str]:
+    """A GM roll's result and what it means (Dice Notation, NPC Behavior and Morale)."""
+    die = values[0]
+    if kind == "d3":
+        return (die + 1) // 2, ""
+    if kind == "d2":
+        return (1 if die <= 3 else 2), ""
+    if kind == "behaviour":
+        meaning = (
+            "openly hostile or standoffish"
+            if die <= 2
+            else "cautious or reticent"
+            if die <= 4
+            else "friendly and helpful"
+        )
+        return die, meaning
+    total = sum(values)
+    if kind == "morale":
+        broken = morale is not None and total > morale
+        return total, "demoralized: surrenders or runs" if broken else "holds"
+    return total, ""
+
+
+def _int(
+    command: Mapping[str, Any], key: str, low: int, high: int, default: int | None = None
+) -> int:
+    value = command.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise InvalidCommand(
+            f"{key}: expected a whole number {low} to {high}, got {quote(value)}", key
+        )
+    return value
+
+
+def _bool(command: Mapping[str, Any], key: str) -> bool:
+    value = command.get(key, False)
+    if not isinstance(value, bool):
+        raise InvalidCommand(f"{key}: expected true or false, got {quote(value)}", key)
+    return value
+
+
+def _choice(command: Mapping[str, Any], key: str, choices: Sequence[str]) -> str:
+    value = command.get(key)
+    if value not in choices:
+        raise InvalidCommand(
+            f"{key}: expected one of {', '.join(choices)}, got {quote(value)}", key
+        )
+    return str(value)
+
+
+class Game:
+    """One table's OS-SIX: its events and the state folded from them."""
+
+    def __init__(self, events: Sequence[Event] = ()) -> None:
+        self._events: list[Event] = []
+        self._state = State()
+        for event in events:
+            self._state = self._state.apply(event)
+            self._events.append(event)
+
+    @property
+    def events(self) -> Sequence[Event]:
+        return self._events
+
+    @property
+    def state(self) -> State:
+        return self._state
+
+    def execute(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
+        """The events `command` causes, folded into the state; the state is unchanged on error."""
+        if not isinstance(command, Mapping):
+            raise InvalidCommand("expected a command object", "cmd")
+        events = self._decide(command)
+        state = self._state
+        for event in events:
+            state = state.apply(event)
+        self._state = state
+        self._events.extend(events)
+        return events
+
+    # -- deciding --------------------------------------------------------------------------
+
+    def _decide(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
+        cmd = command.get("cmd")
+        state = self._state
+        if cmd == "new_game":
+            return self._new_game(command)
+        if state.over:
+            raise IllegalMove("no game is being played: start one first", "game")
+        if cmd == "end_game":
+            return (Event(EventKind.ENDED),)
+        handler = {
+            "action": self._action,
+            "help": self._help,
+            "spend_luck": self._spend_luck,
+            "award_luck": self._award_luck,
+            "push": self._push,
+            "roll": self._roll,
+            "panic": self._panic,
+            "strain": self._strain,
+            "gm_roll": self._gm_roll,
+            "load": self._load,
+            "long_rest": self._long_rest,
+            "duel": self._duel,
+            "duel_end": self._duel_end,
+        }.get(cmd if isinstance(cmd, str) else "")
+        if handler is None:
+            raise InvalidCommand(f"cmd: OS-SIX has no command {quote(cmd)}", "cmd")
+        pending = state.pending
+        if (
+            pending is not None
+            and pending.kind is PendingKind.SPEND
+            and not (cmd == "spend_luck" and command.get("player") == pending.player)
+        ):
+            raise IllegalMove(
+                f"{pending.player} must use the pushed Luck Point first",
+                "pushing your luck",
+            )
+        return handler(command)
+
+    def _new_game(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
+        if not self._state.over:
+            raise IllegalMove("a game is being played: end the game first", "game")
+        players = command.get("players")
+        if not isinstance(players, list) or not players:
+            raise InvalidCommand("players: expected a list of one name or more", "players")
+        names = [p.get("name") if isinstance(p, dict) else p for p in players]
+        for index, name in enumerate(names):
+            if not isinstance(name, str) or not name.strip():
+                raise InvalidCommand(f"players[{index}]: expected a name", f"players[{index}]")
+        if len(set(names)) != len(names):
+            raise InvalidCommand("players: two players have the same name", "players")
+        raw = command.get("options") or {}
+        if not isinstance(raw, Mapping):
+            raise InvalidCommand("options: expected a table of options", "options")
+        options = dict(OPTIONS)
+        for key, value in raw.items():
+            if key not in OPTIONS:
+                raise InvalidCommand(f"options.{key}: OS-SIX has no such option", f"options.{key}")
+            if type(value) is not type(OPTIONS[key]):
+                raise InvalidCommand(
+                    f"options.{key}: expected {type(OPTIONS[key]).__name__}", f"options.{key}"
+                )
+            options[key] = value
+        if not 0 <= options["starting_luck"] <= MAX_LUCK:
+            raise InvalidCommand("options.starting_luck: expected 0 to 3", "options.starting_luck")
+        return (
+            Event(
+                EventKind.STARTED,
+                players=tuple(str(n) for n in names),
+                options=tuple(sorted(options.items())),
+            ),
+        )
+
+    def _player(self, command: Mapping[str, Any], key: str = "player") -> Character:
+        name = command.get(key)
+        found = self._state.character(name) if isinstance(name, str) else None
+        if found is None:
+            shown = plain(name) if isinstance(name, str) else quote(name)
+            raise IllegalMove(f"there is no player named {shown} at this table", "players")
+        return found
+
+    def _idle(self, what: str) -> None:
+        pending = self._state.pending
+        if pending is not None:
+            raise IllegalMove(f"cannot {what} now: {pending_words(pending)} first", "waiting")
+
+    def _action(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
+        self._idle("call an action roll")
+        me = self._player(command)
+        if me.incapacitated:
+            raise IllegalMove(f"{me.name} is incapacitated (12 Strain)", "strain")
+        attribute = _choice(command, "attribute", ATTRIBUTES)
+        score = _int(command, "score", 0, 10, 0 if attribute == "none" else None)
+        skill = _bool(command, "skill")
+        bonus = _int(command, "bonus", 0, 10, 0)
+        penalty = _int(command, "penalty", 0, 10, 0)
+        high_pressure = _bool(command, "high_pressure")
+        before: tuple[Event, ...] = ()
+        step = ""
+        if command.get("duel_step") is not None:
+            step = _choice(command, "duel_step", [s.value for s in DuelStep])
+            before = self._duel_resolution(me)
+            duel = self._state.duel
+            assert duel is not None
+            if before:
+                duel = resolved(duel, Outcome(before[0].text))
+            if DuelStep(step) not in duel.allowed:
+                allowed = " or ".join(s.value.replace("_", " ") for s in duel.allowed)
+                raise IllegalMove(
+                    f"the duel's next roll is the {allowed}, not the {step.replace('_', ' ')}",
+                    "quick-draw duels",
+                )
+            more, less = pool_change(duel, DuelStep(step))
+            bonus, penalty = bonus + more, penalty + less
+        if me.bonus_next:
+            bonus += 1  # "gain a Bonus on your next roll"
+        if me.overloaded and attribute in ("brawn", "agility"):
+            penalty += 1  # "all Agility and Brawn tests will suffer a Penalty"
+        pool = score + int(skill) + bonus - penalty
+        called = Event(
+            EventKind.ROLL_CALLED,
+            me.name,
+            text=attribute,
+            number=pool,
+            flag=high_pressure,
+            target=step or None,
+        )
+        return (*before, called)
+
+    def _duel_resolution(self, me: Character) -> tuple[Event, ...]:
+        """The called duel step's final result (after any Luck Point spent on it), if any."""
+        duel = self._state.duel
+        if duel is None or duel.player != me.name:
+            raise IllegalMove(f"{me.name} is in no duel: start one first", "quick-draw duels")
+        if duel.called is None or me.last is None:
+            return ()
+        return (Event(EventKind.DUEL_RESOLVED, me.name, text=me.last.outcome.value),)
+
+    def _duel(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
+        self._idle("start a duel")
+        me = self._player(command)
+        if self._state.duel is not None:
+            raise IllegalMove(f"{self._state.duel.player} is already in a duel", "quick-draw duels")
+        if me.incapacitated:
+            raise IllegalMove(f"{me.name} is incapacitated (12 Strain)", "strain")
+        opponent = command.get("opponent", "the opponent")
+        if not isinstance(opponent, str) or not opponent.strip():
+            raise InvalidCommand("opponent: expected the opponent's name", "opponent")
+        pistols = _bool(command, "two_pistols")
+        return (Event(EventKind.DUEL_STARTED, me.name, target=opponent.strip()[:60], flag=pistols),)
+
+    def _duel_end(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
+        self._idle("end the duel")
+        duel = self._state.duel
+        if duel is None:
+            raise IllegalMove("no duel is being fought", "quick-draw duels")
+        me = self._state.character(duel.player)
+        assert me is not None
+        outcome = command.get("outcome", "the duel is over")
+        if not isinstance(outcome, str):
+            raise InvalidCommand("outcome: expected words", "outcome")
+        ended = Event(EventKind.DUEL_ENDED, me.name, text=outcome.strip()[:200] or "over")
+        return (*self._duel_resolution(me), ended)
+
+    def _awaited_action(self, player: Character, what: str, rule: str) -> None:
+        pending = self._state.pending
+        if (
+            pending is None
+            or pending.kind is not PendingKind.ACTION
+            or pending.player != player.name
+        ):
+            raise IllegalMove(f"{what} only before {player.name}'s action roll is thrown", rule)
+
+    def _help(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
+        helper = self._player(command, "helper")
+        target = self._player(command)
+        self._awaited_action(target, "help", "helping")
+        if helper.name == target.name:
+            raise IllegalMove("a character cannot help their own roll", "helping")
+        if helper.incapacitated:
+            raise IllegalMove(f"{helper.name} is incapacitated (12 Strain)", "strain")
+        assert self._state.pending is not None
+        if self._state.pending.helped:
+            raise IllegalMove("only one Bonus per action roll by receiving help", "helping")
+        return (
+            Event(EventKind.HELPED, helper.name, target=target.name),
+            *self._strain_events(helper, 1, "help"),
+        )
+
+    def _strain_events(self, who: Character, change: int, reason: str) -> tuple[Event, ...]:
+        new = max(0, min(MAX_STRAIN, who.strain + change))
+        out = [Event(EventKind.STRAIN_CHANGED, who.name, text=reason, number=new - who.strain)]
+        if new >= MAX_STRAIN and who.strain < MAX_STRAIN:
+            out.append(Event(EventKind.INCAPACITATED, who.name))
+        return tuple(out)
+
+    def _spend_luck(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
+        me = self._player(command)
+        use = _choice(command, "use", LUCK_USES)
+        if me.luck < 1:
+            raise IllegalMove(f"{me.name} has no Luck Point to burn", "luck points")
+        pending = self._state.pending
+        forced = pending is not None and pending.kind is PendingKind.SPEND
+        last = me.last
+        if use == "bonus":
+            self._awaited_action(me, "a Luck Point buys a Bonus", "luck points")
+        elif pending is not None and not forced:
+            raise IllegalMove(
+                f"cannot spend Luck for {use} while waiting for {pending.kind.value}", "waiting"
+            )
+        elif use == "upgrade" and (last is None or last.outcome is not Outcome.PARTIAL):
+            raise IllegalMove(
+                "only a partial success can be turned into a complete success", "luck points"
+            )
+        elif use == "max_damage" and (
+            last is None or last.outcome is not Outcome.COMPLETE or last.max_damage
+        ):
+            raise IllegalMove("max damage only on a complete success, once", "luck points")
+        elif use == "reroll" and (last is None or last.outcome is not Outcome.FAILURE):
+            raise IllegalMove("only a failed roll can be re-rolled", "luck points")
+        return (Event(EventKind.LUCK_SPENT, me.name, text=use),)
+
+    def _award_luck(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
+        if command.get("player") == "all":
+            return tuple(
+                Event(EventKind.LUCK_GAINED, c.name, text="award")
+                for c in self._state.characters
+                if c.luck < MAX_LUCK
+            )
+        me = self._player(command)
+        if me.luck >= MAX_LUCK:
+            raise IllegalMove(
+                f"{me.name} already banks three Luck Points", "gaining more luck points"
+            )
+        return (Event(EventKind.LUCK_GAINED, me.name, text="award"),)
+
+    def _push(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
+        self._idle("push your luck")
+        me = self._player(command)
+        if me.luck > 0:
+            raise IllegalMove(
+                f"{me.name} still has Luck Points: burn one instead", "pushing your luck"
+            )
+        if me.strain >= MAX_STRAIN:
+            raise IllegalMove(f"{me.name} is at 12 Strain", "pushing your luck")
+        return (Event(EventKind.PUSHED, me.name, number=me.pushes + 1),)
+
+    def _roll(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
+        pending = self._state.pending
+        if pending is None or pending.dice == 0:
+            what = "nothing" if pending is None else pending.kind.value
+            raise IllegalMove(f"no dice are awaited (waiting for {what})", "waiting")
+        values = command.get("values")
+        if not isinstance(values, list) or not all(
+            isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 6 for v in values
+        ):
+            raise InvalidCommand(
+                f"values: expected a list of dice 1 to 6, got {quote(values)}", "values"
+            )
+        if len(values) != pending.dice:
+            raise InvalidCommand(
+                f"values: expected {pending.dice} dice, got {len(values)}", "values"
+            )
+        who = command.get("player", pending.player)
+        if who != pending.player:
+            raise IllegalMove(f"this throw is {pending.player or 'the GM'}'s", "waiting")
+        dice = tuple(values)
+        if pending.kind is PendingKind.GM_ROLL:
+            result, meaning = score_gm_roll(pending.gm_roll, dice, pending.morale)
+            return (
+                Event(
+                    EventKind.GM_ROLLED,
+                    text=pending.gm_roll,
+                    values=dice,
+                    number=result,
+                    target=meaning,
+                ),
+            )
+        assert pending.player is not None
+        me = self._state.character(pending.player)
+        assert me is not None
+        if pending.kind is PendingKind.REDUCE:
+            return (Event(EventKind.DAMAGE_REDUCED, me.name, number=dice[0]),)
+        if pending.kind is PendingKind.PUSH:
+            pushed = self._strain_events(me, sum(dice), "push")
+            if me.strain + sum(dice) < MAX_STRAIN:
+                pushed += (Event(EventKind.LUCK_GAINED, me.name, text="push"),)
+            return pushed
+        outcome, critical = score_action(dice, pending.pool)
+        out: tuple[Event, ...] = (
+            Event(
+                EventKind.ROLLED, me.name, target=critical.value, text=outcome.value, values=dice
+            ),
+        )
+        strain = 0
+        if outcome is Outcome.FAILURE and pending.high_pressure:
+            strain += 1
+        if critical is Critical.FAILURE:
+            stacks = bool(self._state.options.get("critical_failure_strain_stacks"))
+            strain = strain + 1 if stacks else 1
+        if critical is Critical.SUCCESS:
+            strain = -1 if me.strain > 0 else 0
+        if strain:
+            out += self._strain_events(me, strain, critical.value or outcome.value)
+        return out
+
+    def _panic(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
+        pending = self._state.pending
+        if pending is None or pending.kind is not PendingKind.PANIC:
+            raise IllegalMove("no Panic Roll is awaited", "roll results")
+        outcome = command.get("outcome")
+        if not isinstance(outcome, str) or not outcome.strip():
+            raise InvalidCommand("outcome: expected the Panic Roll's outcome in words", "outcome")
+        return (Event(EventKind.PANIC_ENTERED, pending.player, text=outcome.strip()[:200]),)
+
+    def _strain(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
+        me = self._player(command)
+        change = _int(command, "change", -MAX_STRAIN, MAX_STRAIN)
+        reason = command.get("reason", "game master")
+        if not isinstance(reason, str):
+            raise InvalidCommand("reason: expected words", "reason")
+        if change == 0:
+            raise InvalidCommand("change: expected a change other than 0", "change")
+        return self._strain_events(me, change, reason[:200] or "game master")
+
+    def _gm_roll(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
+        self._idle("call a GM roll")
+        kind = _choice(command, "kind", GM_ROLLS)
+        morale = _int(command, "morale", 2, 12) if kind == "morale" else None
+        return (Event(EventKind.GM_ROLL_CALLED, text=kind, number=morale),)
+
+    def _load(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
+        me = self._player(command)
+        brawn = _int(command, "brawn", 0, 5)
+        items = command.get("items")
+        if (
+            not isinstance(items, (int, float))
+            or isinstance(items, bool)
+            or items < 0
+            or (items * 4) % 1
+        ):
+            raise InvalidCommand(
+                "items: expected normal items carried, in quarters (e.g. 10.25)", "items"
+            )
+        quarters = int(items * 4)
+        if quarters > 8 * CARRYING_CAPACITY[brawn]:
+            raise IllegalMove(
+                f"{me.name} cannot carry more than twice their capacity "
+                f"({2 * CARRYING_CAPACITY[brawn]} items at Brawn {brawn})",
+                "carrying capacity",
+            )
+        return (Event(EventKind.LOAD_SET, me.name, number=brawn, values=(quarters,)),)
+
+    def _long_rest(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
+        self._idle("take a long rest")
+        if command.get("player", "all") == "all":
+            rested = self._state.characters
+        else:
+            rested = (self._player(command),)
+        out = [Event(EventKind.LONG_REST, players=tuple(c.name for c in rested))]
+        if self._state.options.get("luck_after_long_rest"):
+            out += [
+                Event(EventKind.LUCK_GAINED, c.name, text="long rest")
+                for c in rested
+                if c.luck < MAX_LUCK
+            ]
+        return tuple(out)

@@ -1,0 +1,325 @@
+"""OS-SIX behind the game interface: the `OS_SIX` game module the registry finds."""
+
+from __future__ import annotations
+
+import argparse
+import random
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from rules.game import (
+    DiceThrow,
+    GameInfo,
+    GameRules,
+    GmAction,
+    Indicators,
+    MatLayout,
+    Option,
+    PeopleSettings,
+    Scoring,
+    SeatLights,
+    TableHands,
+    Waiting,
+    WaitKind,
+)
+
+from .duel import DuelStep
+from .engine import ATTRIBUTES, GM_ROLLS, LUCK_USES, Game
+from .events import Event, EventKind, event_from_json, event_to_json
+from .people import OsSixPeople, random_command
+from .reading import DiceReader
+from .state import PendingKind, State
+from .view import describe_event, pending_to_json, pending_words, render_view, state_to_json
+
+
+class OsSix(GameRules):
+    """OS-SIX (GameLab): the table keeps the dice, Luck and Strain; the GM runs the story."""
+
+    info = GameInfo(
+        name="ossix",
+        title="OS-SIX",
+        version="1",
+        seed="002_c69eaa78bbf86afd (How to Play), 001_f59c369dac4f9c94 (Additional Rules)",
+        options=(
+            Option("starting_luck", 2, "Luck Points each character starts with", (0, 1, 2, 3)),
+            Option(
+                "luck_after_long_rest",
+                False,
+                "the GM awards each character a Luck Point after a long rest",
+            ),
+            Option(
+                "critical_failure_strain_stacks",
+                False,
+                "a critical failure in a high-pressure situation gives two Strain, not one",
+            ),
+        ),
+    )
+
+    def new_engine(self, events: Sequence[Any] = ()) -> Game:
+        return Game(events)
+
+    def event_to_json(self, event: Event) -> dict[str, Any]:
+        return event_to_json(event)
+
+    def event_from_json(self, raw: Mapping[str, Any]) -> Event:
+        return event_from_json(raw)
+
+    def starts_game(self, event: Event) -> bool:
+        return event.kind is EventKind.STARTED
+
+    def is_over(self, state: State) -> bool:
+        return state.over
+
+    def referee_view(self, state: State) -> dict[str, Any]:
+        return state_to_json(state)
+
+    def public_view(self, state: State) -> dict[str, Any]:
+        return state_to_json(state)  # no secrets on an OS-SIX table (see view.py)
+
+    def seat_view(self, state: State, seat: str) -> dict[str, Any]:
+        pending = state.pending
+        yours = pending is not None and pending.player == seat
+        return {**state_to_json(state), "seat": seat, "your_turn": yours}
+
+    def describe_event(self, event: Event) -> str:
+        return describe_event(event)
+
+    def public_event(self, event: Event, state: State) -> dict[str, Any]:
+        return {"type": event.kind.value, "text": describe_event(event)}
+
+    def waiting(self, state: State) -> Waiting:
+        if state.over:
+            return Waiting(WaitKind.NOTHING, "the game is over" if state.started else "no game")
+        pending = state.pending
+        words = pending_words(pending)
+        detail = pending_to_json(pending)
+        if pending is None:
+            return Waiting(WaitKind.GAME_MASTER, words)
+        who = (pending.player,) if pending.player else ()
+        if pending.kind is PendingKind.PANIC:
+            return Waiting(WaitKind.GAME_MASTER, words, who, None, detail)
+        if pending.kind is PendingKind.SPEND:
+            return Waiting(WaitKind.CHOICE, words, who, None, detail)
+        if pending.kind is PendingKind.ACTION:
+            scoring = Scoring.LOWEST if pending.disadvantage else Scoring.HIGHEST
+        elif pending.kind is PendingKind.GM_ROLL and pending.gm_roll in ("d2", "d3", "d6"):
+            scoring = Scoring.HIGHEST  # one die, read through the D2/D3 table
+        else:
+            scoring = Scoring.SUM
+        throw = DiceThrow(pending.player, pending.dice, scoring)
+        return Waiting(WaitKind.DICE, words, who, throw, detail)
+
+    def render(self, state: State) -> str:
+        return render_view(state_to_json(state))
+
+    def render_view(self, view: Mapping[str, Any]) -> str:
+        return render_view(view)
+
+    def mat_layout(self, options: Mapping[str, Any]) -> MatLayout:
+        return MatLayout(slots_per_seat=0)  # no cards: camera and LEDs only
+
+    def table_reader(self, seats: Sequence[str], grace: float) -> DiceReader:
+        return DiceReader(seats, grace)
+
+    def indicators(self, state: State, seats: Sequence[str]) -> Indicators:
+        lights = []
+        for name in seats:
+            me = state.character(name)
+            lit = me.luck if me is not None else 0
+            lights.append(SeatLights(lit, blinking=me is not None and me.incapacitated))
+        return Indicators("Luck Points (blinking: incapacitated)", tuple(lights))
+
+    def gm_actions(self) -> tuple[GmAction, ...]:
+        return GM_ACTIONS
+
+    def random_command(self, state: State, rng: random.Random) -> dict[str, Any] | None:
+        return random_command(state, rng)
+
+    def simulated_people(
+        self,
+        seats: Sequence[str],
+        hands: TableHands,
+        rng: random.Random,
+        send: Callable[[dict[str, Any]], None],
+        settings: PeopleSettings,
+    ) -> OsSixPeople:
+        return OsSixPeople(tuple(seats), hands, rng, send, settings)
+
+
+DUEL_STEPS = tuple(step.value for step in DuelStep)
+
+
+def _player(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("player", help="the character's player")
+
+
+def _action_arguments(parser: argparse.ArgumentParser) -> None:
+    _player(parser)
+    parser.add_argument("attribute", choices=ATTRIBUTES)
+    parser.add_argument("score", type=int, help="the attribute's value")
+    parser.add_argument("--skill", action="store_true", help="a relevant skill: one more die")
+    parser.add_argument("--bonus", type=int, default=0, help="Bonus dice the GM gives")
+    parser.add_argument("--penalty", type=int, default=0, help="Penalty dice the GM imposes")
+    parser.add_argument("--pressure", action="store_true", help="a high-pressure situation")
+    parser.add_argument("--duel", choices=DUEL_STEPS, help="the duel step this roll is")
+
+
+def _values(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("values", type=int, nargs="+", help="the dice, as thrown")
+
+
+def _spend(parser: argparse.ArgumentParser) -> None:
+    _player(parser)
+    parser.add_argument("use", choices=LUCK_USES)
+
+
+def _help(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("helper", help="who foregoes their action (and takes one Strain)")
+    parser.add_argument("player", help="who gets the Bonus")
+
+
+def _strain(parser: argparse.ArgumentParser) -> None:
+    _player(parser)
+    parser.add_argument("change", type=int, help="Strain gained (or lost, negative)")
+    parser.add_argument("--reason", default="game master")
+
+
+def _gm_roll(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("kind", choices=GM_ROLLS)
+    parser.add_argument("--morale", type=int, help="the NPC's Morale value (morale checks)")
+
+
+def _panic(parser: argparse.ArgumentParser) -> None:
+    _player(parser)
+    parser.add_argument("outcome", help="the Panic Roll's outcome, from the Combat chapter")
+
+
+def _load(parser: argparse.ArgumentParser) -> None:
+    _player(parser)
+    parser.add_argument("brawn", type=int)
+    parser.add_argument("items", type=float, help="normal items carried (a small one is 0.25)")
+
+
+def _duel(parser: argparse.ArgumentParser) -> None:
+    _player(parser)
+    parser.add_argument("opponent")
+    parser.add_argument("--two-pistols", action="store_true")
+
+
+def _duel_end(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("outcome", nargs="?", default="the duel is over")
+
+
+def _rest(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("player", nargs="?", default="all")
+
+
+def _award(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("player", help="a player, or all")
+
+
+def _gm_roll_command(a: argparse.Namespace) -> dict[str, Any]:
+    command: dict[str, Any] = {"cmd": "gm_roll", "kind": a.kind}
+    if a.morale is not None:
+        command["morale"] = a.morale  # a morale check without it is refused by the engine
+    return command
+
+
+def _load_command(a: argparse.Namespace) -> dict[str, Any]:
+    items = int(a.items) if float(a.items).is_integer() else a.items
+    return {"cmd": "load", "player": a.player, "brawn": a.brawn, "items": items}
+
+
+GM_ACTIONS: tuple[GmAction, ...] = (
+    GmAction(
+        "action",
+        "call an action roll: attribute, score, skill, Bonus and Penalty",
+        _action_arguments,
+        lambda a: {
+            "cmd": "action",
+            "player": a.player,
+            "attribute": a.attribute,
+            "score": a.score,
+            "skill": a.skill,
+            "bonus": a.bonus,
+            "penalty": a.penalty,
+            "high_pressure": a.pressure,
+            **({"duel_step": a.duel} if a.duel else {}),
+        },
+    ),
+    GmAction(
+        "roll",
+        "enter the dice of the awaited throw",
+        _values,
+        lambda a: {"cmd": "roll", "values": a.values},
+    ),
+    GmAction(
+        "help",
+        "one character helps another's roll (a Bonus, one Strain)",
+        _help,
+        lambda a: {"cmd": "help", "helper": a.helper, "player": a.player},
+    ),
+    GmAction(
+        "luck",
+        "burn a Luck Point",
+        _spend,
+        lambda a: {"cmd": "spend_luck", "player": a.player, "use": a.use},
+    ),
+    GmAction(
+        "award",
+        "award a Luck Point (to a player, or all)",
+        _award,
+        lambda a: {"cmd": "award_luck", "player": a.player},
+    ),
+    GmAction(
+        "push",
+        "push your luck: D6, 2D6, 3D6 Strain for a Luck Point",
+        _player,
+        lambda a: {"cmd": "push", "player": a.player},
+    ),
+    GmAction(
+        "strain",
+        "Strain gained or recovered (combat, rest, the GM's call)",
+        _strain,
+        lambda a: {"cmd": "strain", "player": a.player, "change": a.change, "reason": a.reason},
+    ),
+    GmAction(
+        "gmroll",
+        "a GM roll: D2, D3, D6, 2D6, 3D6, morale or NPC behaviour",
+        _gm_roll,
+        _gm_roll_command,
+    ),
+    GmAction(
+        "panic",
+        "enter a Panic Roll's outcome",
+        _panic,
+        lambda a: {"cmd": "panic", "player": a.player, "outcome": a.outcome},
+    ),
+    GmAction("load", "items a character carries (carrying capacity)", _load, _load_command),
+    GmAction(
+        "rest",
+        "a long rest (resets pushing your luck)",
+        _rest,
+        lambda a: {"cmd": "long_rest", "player": a.player},
+    ),
+    GmAction(
+        "duel",
+        "a quick-draw duel: then action ... --duel standoff/draw/...",
+        _duel,
+        lambda a: {
+            "cmd": "duel",
+            "player": a.player,
+            "opponent": a.opponent,
+            "two_pistols": a.two_pistols,
+        },
+    ),
+    GmAction(
+        "duelend",
+        "the duel is over (the opponent is down, gives up, ...)",
+        _duel_end,
+        lambda a: {"cmd": "duel_end", "outcome": a.outcome},
+    ),
+    GmAction("end", "end the game", lambda parser: None, lambda a: {"cmd": "end_game"}),
+)
+
+OS_SIX = OsSix()

@@ -1,0 +1,209 @@
+"""OS-SIX's simulated people: a random legal player, and a table of players and a GM.
+
+`random_command` plays from the full state (tests, benchmarks); `OsSixPeople` sees only what
+people at the table see (the public state, the prompt, the alerts) and throws dice with its
+hands, now and then throwing the wrong number for the table to catch."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from rules.game import PeopleSettings, TableHands
+
+from .duel import resolved
+from .engine import ATTRIBUTES, GM_ROLLS
+from .outcomes import Outcome
+from .state import MAX_LUCK, MAX_STRAIN, PendingKind, State
+
+NAMES = ("Ana", "Bo", "Cy", "Di")
+
+
+def _action(rng: random.Random, player: str) -> dict[str, Any]:
+    return {
+        "cmd": "action",
+        "player": player,
+        "attribute": rng.choice(ATTRIBUTES[:4]),
+        "score": rng.randint(0, 3),
+        "skill": rng.random() < 0.5,
+        "bonus": rng.choice((0, 0, 1)),
+        "penalty": rng.choice((0, 0, 1, 2)),
+        "high_pressure": rng.random() < 0.5,
+    }
+
+
+def _forced_use(last: Outcome | None) -> str:
+    """A use that is always legal for a pushed Luck Point: re-roll a failure, else upgrade a
+    partial success, else reduce an attack's damage."""
+    if last is Outcome.FAILURE:
+        return "reroll"
+    if last is Outcome.PARTIAL:
+        return "upgrade"
+    return "reduce_damage"
+
+
+def _next_step(state: State, rng: random.Random) -> str:
+    """A duel step the duel allows next (resolving the called step as the engine will)."""
+    duel = state.duel
+    assert duel is not None
+    me = state.character(duel.player)
+    if duel.called is not None and me is not None and me.last is not None:
+        duel = resolved(duel, me.last.outcome)
+    return rng.choice(duel.allowed).value
+
+
+def random_command(state: State, rng: random.Random) -> dict[str, Any]:
+    """A random legal command for the state (a new game once one is over)."""
+    if state.over:
+        return {"cmd": "new_game", "players": list(NAMES[: rng.randint(1, 4)])}
+    pending = state.pending
+    dice = pending.dice if pending is not None else 0
+    if pending is not None and pending.kind is PendingKind.ACTION:
+        helpers = [
+            c.name for c in state.characters if c.name != pending.player and not c.incapacitated
+        ]
+        me = state.character(pending.player or "")
+        if helpers and not pending.helped and rng.random() < 0.2:
+            return {"cmd": "help", "helper": rng.choice(helpers), "player": pending.player}
+        if me is not None and me.luck > 0 and rng.random() < 0.1:
+            return {"cmd": "spend_luck", "player": me.name, "use": "bonus"}
+    if dice:
+        return {"cmd": "roll", "values": [rng.randint(1, 6) for _ in range(dice)]}
+    if pending is not None and pending.kind is PendingKind.PANIC:
+        return {"cmd": "panic", "player": pending.player, "outcome": "freezes for a round"}
+    if pending is not None and pending.kind is PendingKind.SPEND:
+        me = state.character(pending.player or "")
+        last = me.last.outcome if me is not None and me.last is not None else None
+        return {"cmd": "spend_luck", "player": pending.player, "use": _forced_use(last)}
+    able = [c for c in state.characters if not c.incapacitated]
+    choices: list[dict[str, Any]] = [_action(rng, c.name) for c in able for _ in range(3)]
+    for c in state.characters:
+        if c.luck < MAX_LUCK:
+            choices.append({"cmd": "award_luck", "player": c.name})
+        if c.luck == 0 and c.strain < MAX_STRAIN:
+            choices.append({"cmd": "push", "player": c.name})
+        latest = c.last
+        if c.luck > 0 and latest is not None:
+            if latest.outcome is Outcome.FAILURE:
+                choices.append({"cmd": "spend_luck", "player": c.name, "use": "reroll"})
+            if latest.outcome is Outcome.PARTIAL:
+                choices.append({"cmd": "spend_luck", "player": c.name, "use": "upgrade"})
+        if c.strain > 0:
+            choices.append({"cmd": "strain", "player": c.name, "change": -rng.randint(1, 4)})
+    duel = state.duel
+    if duel is None and able and rng.random() < 0.3:
+        pistols = rng.random() < 0.5
+        return {
+            "cmd": "duel",
+            "player": rng.choice(able).name,
+            "opponent": "Black Bart",
+            "two_pistols": pistols,
+        }
+    if duel is not None:
+        me = state.character(duel.player)
+        if me is not None and not me.incapacitated and rng.random() < 0.8:
+            return {**_action(rng, me.name), "duel_step": _next_step(state, rng)}
+        return {"cmd": "duel_end", "outcome": "Black Bart throws down his gun"}
+    name = rng.choice(state.characters).name
+    choices += [
+        {"cmd": "award_luck", "player": "all"},
+        {"cmd": "long_rest", "player": "all"},
+        {"cmd": "load", "player": name, "brawn": rng.randint(0, 5), "items": rng.randint(0, 14)},
+        {"cmd": "strain", "player": name, "change": rng.randint(1, 3), "reason": "a wound"},
+    ]
+    kind = rng.choice(GM_ROLLS)
+    gm: dict[str, Any] = {"cmd": "gm_roll", "kind": kind}
+    if kind == "morale":
+        gm["morale"] = rng.randint(2, 12)
+    choices.append(gm)
+    if rng.random() < 0.01:
+        return {"cmd": "end_game"}
+    return rng.choice(choices)
+
+
+class OsSixPeople:
+    """Simulated players and GM: the GM calls `settings.length` action rolls (and, between
+    them, a Morale check now and then); the players throw the dice the prompt asks for."""
+
+    def __init__(
+        self,
+        seats: Sequence[str],
+        hands: TableHands,
+        rng: random.Random,
+        send: Callable[[dict[str, Any]], None],
+        settings: PeopleSettings,
+    ) -> None:
+        self.seats = tuple(seats)
+        self.hands = hands
+        self.rng = rng
+        self.send = send
+        self.settings = settings
+        self.mistakes_made = 0
+        self.mistakes_caught = 0  # wrong throws the table refused, so they threw again
+        self.wrong_throw_out = False
+        self.rolls_called = 0
+        self.ended = False
+        self.last_ok = True
+
+    def start_game(self, seed: int) -> None:
+        """Announces a new game for the seats."""
+        self.rolls_called = 0
+        self.ended = False
+        self.send({"cmd": "new_game", "game": "ossix", "players": list(self.seats), "seed": seed})
+
+    def replied(self, ok: bool) -> None:
+        self.last_ok = ok
+
+    def step(
+        self, state: dict[str, Any] | None, prompt: dict[str, Any] | None, alerts: dict[str, str]
+    ) -> bool:
+        """Does the next thing a person at the table would do; False when the evening is over."""
+        if state is None or prompt is None or state.get("phase") == "finished":
+            return False
+        dice = prompt.get("dice")
+        awaits_dice = prompt.get("waiting") == "dice" and isinstance(dice, Mapping)
+        if self.wrong_throw_out:
+            # The table took no roll from a wrong throw: the same dice are still awaited.
+            self.wrong_throw_out = False
+            if awaits_dice:
+                self.mistakes_caught += 1
+        if awaits_dice and isinstance(dice, Mapping):
+            count = int(dice["count"])
+            if self.rng.random() < self.settings.mistake_rate:
+                count += 1  # a die too many: the table must raise an alert
+                self.mistakes_made += 1
+                self.wrong_throw_out = True
+            self.settings.pause(1.0)
+            self.hands.throw([self.rng.randint(1, 6) for _ in range(count)])
+            return True
+        pending = state.get("pending") or {}
+        if pending.get("type") == "panic":
+            self.send({"cmd": "panic", "player": pending["player"], "outcome": "flees in panic"})
+            return True
+        players = {p["name"]: p for p in state.get("players", [])}
+        if pending.get("type") == "spend":
+            last = (players[pending["player"]].get("last_roll") or {}).get("outcome")
+            outcome = Outcome(last) if last else None
+            self.send(
+                {"cmd": "spend_luck", "player": pending["player"], "use": _forced_use(outcome)}
+            )
+            return True
+        if self.rolls_called >= self.settings.length:
+            if not self.ended:
+                self.ended = True
+                self.send({"cmd": "end_game"})
+                return True
+            return False
+        able = [name for name in self.seats if not players.get(name, {}).get("incapacitated")]
+        if not able:
+            self.send({"cmd": "long_rest", "player": "all"})
+            name = self.rng.choice(self.seats)
+            self.send({"cmd": "strain", "player": name, "change": -6, "reason": "recovery"})
+            return True
+        self.rolls_called += 1
+        if self.rng.random() < 0.2:
+            self.send({"cmd": "gm_roll", "kind": "morale", "morale": self.rng.randint(4, 10)})
+        else:
+            self.send(_action(self.rng, self.rng.choice(able)))
+        return True
