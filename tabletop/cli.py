@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
 import inspect
 import logging
 import sys
@@ -34,6 +35,13 @@ SUBCOMMAND_MODULES: dict[str, str] = {
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(SUBCOMMAND_MODULES.values()))
 
 
+def _version() -> str:
+    try:
+        return importlib.metadata.version("tabletop-bridge")
+    except importlib.metadata.PackageNotFoundError:  # run from a checkout, not installed
+        return "(not installed)"
+
+
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """Returns the parser for every `tabletop` subcommand, or only for the one `argv` names."""
     parser = argparse.ArgumentParser(
@@ -43,6 +51,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument(
         "-v", "--verbose", action="count", default=0, help="more log output (repeat for debug)"
     )
+    parser.add_argument("--version", action="version", version=f"tabletop {_version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     named = next((word for word in argv or () if not word.startswith("-")), None)
     modules = [SUBCOMMAND_MODULES[named]] if named in SUBCOMMAND_MODULES else COMMAND_MODULES

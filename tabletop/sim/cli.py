@@ -73,6 +73,16 @@ def run(args: argparse.Namespace) -> int:
         view=None if args.headless else sys.stdout,
         camera=not args.no_camera,
     )
-    summary = table.run()
+    if args.headless:
+        # Progress on stderr (a bar on a terminal, lines in a log); the summary on stdout.
+        from vision.progress import progress
+
+        with progress(args.games, f"{table.rules.info.title} games") as step:
+            table.on_game_finished = lambda so_far: step(
+                f"alerts {so_far.alerts_raised}, resolved {so_far.alerts_resolved}"
+            )
+            summary = table.run()
+    else:
+        summary = table.run()
     print(json.dumps(summary.to_json(), indent=None if args.headless else 2))
     return 0 if summary.games_finished == args.games else 1

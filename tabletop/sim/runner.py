@@ -166,6 +166,8 @@ class SimulatedTable:
         self.challenges_per_adventure = challenges_per_adventure
         self.camera = camera
         self.broker = broker
+        # Called with the summary so far each time a game finishes (progress on stderr).
+        self.on_game_finished: Callable[[Summary], None] = lambda summary: None
         self._reported_at: tuple[str, float] | None = None
         self._last_phase: str | None = None
         # (seat, when the daemon's LED frame for it reached the table's client)
@@ -288,6 +290,7 @@ class SimulatedTable:
                 if finished and previous_phase != "finished":
                     games += 1
                     self.summary.games_finished = games
+                    self.on_game_finished(self.summary)
                     if games < self.games:
                         people.start_game(seed=self.seed + games)
                     continue

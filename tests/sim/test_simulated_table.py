@@ -70,3 +70,16 @@ def test_the_simulated_camera_and_the_vision_pipeline_read_the_throws() -> None:
     assert summary.games_finished == 1
     rolls = [c for c in table.applied if c["cmd"] == "roll" and c.get("source") == "dice"]
     assert rolls and summary.die_to_state_ms
+
+
+def test_a_headless_run_shows_progress_on_stderr_and_the_summary_on_stdout(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from tabletop.cli import main
+
+    words = ["sim", "--headless", "--games", "2", "--seats", "2", "--no-camera", "--seed", "5"]
+    assert main(words) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["games_finished"] == 2
+    lines = [line for line in err.splitlines() if line.startswith("Six Shooter games: ")]
+    assert [line.split()[3] for line in lines] == ["1/2", "2/2"]
