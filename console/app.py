@@ -20,6 +20,7 @@ import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
 from sse_starlette import EventSourceResponse
 from starlette.applications import Starlette
@@ -63,9 +64,15 @@ def build_app(room: TableFeed, sessions: Sessions, default_game: str) -> Starlet
         return _page("gm.html")
 
     async def gm_login(request: Request) -> Response:
-        form = await request.form()
-        username, password = form.get("username"), form.get("password")
-        if not isinstance(username, str) or not isinstance(password, str) or not username:
+        # A plain HTML form (urlencoded): read here rather than add python-multipart.
+        body = await request.body()
+        try:
+            form = parse_qs(body.decode("utf-8"), keep_blank_values=True, max_num_fields=8)
+        except (UnicodeDecodeError, ValueError):
+            return _login_page("Send the login form as the page does.", status=400)
+        username = form.get("username", [""])[0]
+        password = form.get("password", [""])[0]
+        if not username:
             return _login_page("Give a user name and a password.", status=400)
         try:
             token = await asyncio.to_thread(sessions.open, username, password)
