@@ -107,7 +107,9 @@ def table(tmp_path: Path) -> Iterator[Table]:
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Browser]:
     if not os.access(CHROMIUM, os.X_OK):
-        pytest.fail(f"{CHROMIUM} is missing: scripts/test.sh installs it (apt-get install chromium)")
+        pytest.fail(
+            f"{CHROMIUM} is missing: scripts/test.sh installs it (apt-get install chromium)"
+        )
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
         yield chromium

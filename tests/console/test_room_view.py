@@ -38,7 +38,9 @@ def test_room_view_follows_a_game_live(table: Table, page: Page) -> None:
 
     alert = {
         "v": 1,
-        "alerts": [{"key": "s2.3", "message": "Bo's slot 3: lay it face-down", "seat": 1, "slot": 3}],
+        "alerts": [
+            {"key": "s2.3", "message": "Bo's slot 3: lay it face-down", "seat": 1, "slot": 3}
+        ],
         "instructions": [],
     }
     table.publish_as_daemon("table/alert", alert)
@@ -49,7 +51,8 @@ def test_room_view_follows_a_game_live(table: Table, page: Page) -> None:
     expect(page.locator(".slot.alerted")).to_have_count(0)
 
     table.publish_as_daemon(
-        "leds/frame", {"v": 1, "seats": [["on", "off", "off"], ["off", "off", "off"]], "meaning": "Strikes"}
+        "leds/frame",
+        {"v": 1, "seats": [["on", "off", "off"], ["off", "off", "off"]], "meaning": "Strikes"},
     )
     expect(page.locator('.seat[data-seat="0"] .leds')).to_have_attribute(
         "aria-label", "Strikes: 1 of 3 lit"
