@@ -70,10 +70,12 @@ class Table:
         assert self.gm is not None
         return self.gm.send(command)
 
-    def publish_as_daemon(self, topic: str, body: dict[str, Any], retain: bool = True) -> None:
-        """Publishes one of the daemon's payloads as the daemon's user would."""
+    def publish_as_daemon(
+        self, topic: str, body: dict[str, Any], retain: bool = True, user: str = "rules"
+    ) -> None:
+        """Publishes one of the daemon's payloads as the daemon's user (or `user`) would."""
         client = paho.Client(CallbackAPIVersion.VERSION2, client_id=f"test-{time.monotonic_ns()}")
-        client.username_pw_set("rules", PASSWORDS["rules"])
+        client.username_pw_set(user, PASSWORDS[user])
         client.connect("127.0.0.1", self.broker.port)
         client.loop_start()
         try:
