@@ -227,7 +227,7 @@ class TableFeed:
             return
         try:
             body = json.loads(message.payload)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past what json reads
             return  # not ours to judge: the daemon's payloads are JSON
         if not isinstance(body, dict):
             return
@@ -247,7 +247,7 @@ class TableFeed:
     def _answer(self, payload: bytes) -> None:
         try:
             body = json.loads(payload)
-        except ValueError:
+        except (ValueError, RecursionError):
             return
         if not isinstance(body, dict):
             return

@@ -120,3 +120,23 @@ def test_the_command_line_says_what_is_wrong_without_a_traceback() -> None:
     assert done.returncode != 0
     assert "--bind: expected HOST:PORT" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_feed_survives_payloads_that_are_not_the_daemons() -> None:
+    """Whatever lands on a public topic (anonymous brokers let anyone publish), the feed goes on."""
+    from console.feed import ROOM, TableFeed
+    from tabletop.mqtt import BrokerUrl, Message
+
+    feed = TableFeed(BrokerUrl("mqtt", "127.0.0.1", 1), "main", ROOM)
+    topic = "tabletop/v1/main/game/state"
+    for payload in (b"[" * 100_000, b"\xff", b"[1]", b"{}"):
+        feed._file(Message(topic, payload, retain=True))
+    assert feed.parts.get("state") == {}
+    feed._file(
+        Message(
+            "tabletop/v1/main/game/event",
+            b'{"events": [{"number": 1, "text": "hi"}]}',
+            retain=False,
+        )
+    )
+    assert feed.snapshot()["events"] == [{"number": 1, "text": "hi"}]
