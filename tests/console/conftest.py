@@ -106,7 +106,9 @@ def table(tmp_path: Path) -> Iterator[Table]:
         running.stop()
 
 
-@pytest.fixture(scope="session")
+# Package scope, not session: Playwright's sync API keeps an event loop running on the main
+# thread while it is open, which would break later tests that call asyncio.run().
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Browser]:
     if not os.access(CHROMIUM, os.X_OK):
         pytest.fail(
