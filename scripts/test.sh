@@ -15,6 +15,15 @@ if ! command -v mosquitto >/dev/null 2>&1 && [ ! -x /usr/sbin/mosquitto ]; then
     DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends \
         mosquitto >/dev/null
 fi
+# The web console's tests drive Debian's Chromium through Playwright (tests/console/).
+if [ ! -x /usr/bin/chromium ]; then
+    echo "== installing chromium (Debian package) for the console's browser tests"
+    sudo_cmd=""
+    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends \
+        chromium >/dev/null
+fi
 export PATH="$root/.venv/bin:$PATH"
 
 # The firmware's logic tests also run under MicroPython (WebAssembly, from npm) in Node.js.
@@ -31,6 +40,6 @@ fi
 echo "== ruff (lint)"
 ruff check .
 echo "== mypy --strict (every package)"
-mypy --strict rules hardware vision bridge tabletop wire firmware
+mypy --strict rules hardware vision bridge tabletop wire firmware console
 echo "== pytest"
 exec pytest "$@"

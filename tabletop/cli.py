@@ -31,6 +31,7 @@ SUBCOMMAND_MODULES: dict[str, str] = {
     "dice": "vision.cli",
     "bridge": "bridge.cli",
     "sim": "tabletop.sim.cli",
+    "console": "console.cli",
 }
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(SUBCOMMAND_MODULES.values()))
 

@@ -1,0 +1,191 @@
+"""The console's web application: pages, live streams and the game master's actions.
+
+Routes:
+    GET  /                 the room view (public data only)
+    GET  /events           the room's live stream (server-sent events, one snapshot each)
+    GET  /gm               the game master's view, or its login form
+    POST /gm/login         a broker user of role `gm` logs in (form: username, password)
+    POST /gm/logout
+    GET  /gm/events        the referee's live stream (logged in only)
+    GET  /gm/actions       the game's actions as form descriptions (logged in only)
+    POST /gm/actions/VERB  a filled-in form (JSON object) -> the daemon's reply
+    GET  /static/...       the page's scripts and styles, all served from here (no CDN)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs
+
+from sse_starlette import EventSourceResponse
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from rules import games
+from rules.errors import RulesError
+
+from .feed import TableFeed
+from .forms import FormError, forms_for
+from .sessions import LoginRefused, Sessions
+
+STATIC = Path(__file__).parent / "static"
+COOKIE = "tabletop_console_gm"
+MAX_FORM_BYTES = 16_384
+
+
+def error(status: int, message: str, field: str | None = None) -> JSONResponse:
+    """A refusal as the page shows it: what is wrong, and which field when known."""
+    body: dict[str, Any] = {"ok": False, "error": message}
+    if field is not None:
+        body["field"] = field
+    return JSONResponse(body, status_code=status)
+
+
+def build_app(room: TableFeed, sessions: Sessions, default_game: str) -> Starlette:
+    """The Starlette app over the room's feed and the game masters' sessions."""
+
+    async def room_page(request: Request) -> Response:
+        return _page("room.html")
+
+    async def room_events(request: Request) -> Response:
+        return EventSourceResponse(_stream(room, request), ping=10, send_timeout=10)
+
+    async def gm_page(request: Request) -> Response:
+        if sessions.get(request.cookies.get(COOKIE)) is None:
+            return _login_page()
+        return _page("gm.html")
+
+    async def gm_login(request: Request) -> Response:
+        # A plain HTML form (urlencoded): read here rather than add python-multipart.
+        body = await request.body()
+        try:
+            form = parse_qs(body.decode("utf-8"), keep_blank_values=True, max_num_fields=8)
+        except (UnicodeDecodeError, ValueError):
+            return _login_page("Send the login form as the page does.", status=400)
+        username = form.get("username", [""])[0]
+        password = form.get("password", [""])[0]
+        if not username:
+            return _login_page("Give a user name and a password.", status=400)
+        try:
+            token = await asyncio.to_thread(sessions.open, username, password)
+        except LoginRefused as refused:
+            return _login_page(str(refused), status=403, username=username)
+        response = RedirectResponse("/gm", status_code=303)
+        response.set_cookie(COOKIE, token, httponly=True, samesite="strict", path="/")
+        return response
+
+    async def gm_logout(request: Request) -> Response:
+        await asyncio.to_thread(sessions.close, request.cookies.get(COOKIE))
+        response = RedirectResponse("/gm", status_code=303)
+        response.delete_cookie(COOKIE, path="/")
+        return response
+
+    def logged_in(
+        handler: Callable[[Request, TableFeed], Awaitable[Response]],
+    ) -> Callable[[Request], Awaitable[Response]]:
+        async def checked(request: Request) -> Response:
+            feed = sessions.get(request.cookies.get(COOKIE))
+            if feed is None:
+                return error(401, "log in as a game master first (/gm)")
+            return await handler(request, feed)
+
+        return checked
+
+    async def gm_events(request: Request, feed: TableFeed) -> Response:
+        return EventSourceResponse(_stream(feed, request), ping=10, send_timeout=10)
+
+    def game_forms(feed: TableFeed) -> tuple[str, dict[str, Any]]:
+        name = feed.game or room.game or default_game
+        try:
+            game = games.get(name)
+        except RulesError:
+            game = games.get(default_game)
+        return game.name, forms_for(game.gm_actions())
+
+    async def gm_actions(request: Request, feed: TableFeed) -> Response:
+        name, forms = game_forms(feed)
+        return JSONResponse({"game": name, "actions": [f.to_json() for f in forms.values()]})
+
+    async def gm_act(request: Request, feed: TableFeed) -> Response:
+        verb = request.path_params["verb"]
+        name, forms = game_forms(feed)
+        form = forms.get(verb)
+        if form is None:
+            return error(404, f"{name} has no action {verb!r}; known: {', '.join(forms)}")
+        if request.headers.get("content-type", "").split(";")[0] != "application/json":
+            return error(415, "send the form as JSON (Content-Type: application/json)")
+        body = await request.body()
+        if len(body) > MAX_FORM_BYTES:
+            return error(413, f"the form is over {MAX_FORM_BYTES} bytes")
+        try:
+            values = json.loads(body)
+        except ValueError as bad:
+            return error(400, f"not valid JSON: {bad}")
+        if not isinstance(values, dict):
+            return error(400, "expected a JSON object of the form's fields")
+        try:
+            command = await asyncio.to_thread(form.command, values)
+        except FormError as refused:
+            return error(400, str(refused), refused.field)
+        try:
+            reply = await feed.send(command)
+        except Exception as failed:  # NoReply, or the broker gone: said in words
+            return error(504, str(failed))
+        return JSONResponse({"ok": bool(reply.get("ok")), "command": command, "reply": reply})
+
+    return Starlette(
+        routes=[
+            Route("/", room_page),
+            Route("/events", room_events),
+            Route("/gm", gm_page),
+            Route("/gm/login", gm_login, methods=["POST"]),
+            Route("/gm/logout", gm_logout, methods=["POST"]),
+            Route("/gm/events", logged_in(gm_events)),
+            Route("/gm/actions", logged_in(gm_actions)),
+            Route("/gm/actions/{verb}", logged_in(gm_act), methods=["POST"]),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ],
+        exception_handlers={404: _not_found, 405: _not_allowed},
+    )
+
+
+async def _stream(feed: TableFeed, request: Request) -> AsyncIterator[dict[str, Any]]:
+    """One page's server-sent events: the snapshot now, then each newer one."""
+    subscriber = feed.follow()
+    try:
+        yield {"retry": 1000, "data": "{}", "event": "hello"}
+        while True:
+            data = await subscriber.queue.get()
+            if data is None or await request.is_disconnected():
+                return
+            yield {"event": "snapshot", "data": data}
+    finally:
+        feed.unfollow(subscriber)
+
+
+def _page(name: str) -> Response:
+    return HTMLResponse((STATIC / name).read_text(encoding="utf-8"))
+
+
+def _login_page(message: str = "", status: int = 200, username: str = "") -> Response:
+    text = (STATIC / "login.html").read_text(encoding="utf-8")
+    note = f'<p class="refusal" role="alert" id="login-error">{html.escape(message)}</p>'
+    text = text.replace("<!--message-->", note if message else "")
+    text = text.replace("__USERNAME__", html.escape(username, quote=True))
+    return HTMLResponse(text, status_code=status)
+
+
+async def _not_found(request: Request, exc: Exception) -> Response:
+    return error(404, f"nothing at {request.url.path}; the pages are / and /gm")
+
+
+async def _not_allowed(request: Request, exc: Exception) -> Response:
+    return error(405, f"{request.method} is not allowed on {request.url.path}")

@@ -1,0 +1,110 @@
+"""`tabletop console`: serves the table's web console (the room view and the game master's)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import threading
+from typing import Any
+
+from rules import games
+from tabletop.errors import UserError
+from wire.topics import DEFAULT_TABLE, TABLE_ENV
+
+DEFAULT_BIND = "127.0.0.1:8080"
+
+
+def register(subparsers: Any) -> None:
+    """Adds the `console` subcommand."""
+    parser = subparsers.add_parser(
+        "console",
+        help="serve the table's web console: the room view (/) and the game master's (/gm)",
+        description="A web server following one table over MQTT: the room view at / shows "
+        "what everyone may see; the game master's view at /gm, behind a login of a broker "
+        "user with the role gm, shows the referee's view and takes the game's actions.",
+    )
+    parser.add_argument(
+        "--config", metavar="TABLE.toml", help="the table's file (table, broker, users)"
+    )
+    parser.add_argument(
+        "--broker",
+        metavar="URL",
+        help="mqtt://[user:pass@]host[:port] (without --config, or to override its [broker] url)",
+    )
+    parser.add_argument(
+        "--table", default=None, help=f"table id (default ${TABLE_ENV} or {DEFAULT_TABLE!r})"
+    )
+    parser.add_argument(
+        "--game",
+        default=None,
+        help="the game whose actions the forms offer before a "
+        f"prompt names one (default: the file's game, else {games.DEFAULT_GAME})",
+    )
+    parser.add_argument(
+        "--bind",
+        default=DEFAULT_BIND,
+        metavar="HOST:PORT",
+        help=f"where to serve (default {DEFAULT_BIND}; port 0 for a free one)",
+    )
+    parser.set_defaults(handler=run_console)
+
+
+def parse_bind(text: str) -> tuple[str, int]:
+    """HOST:PORT (IPv6 in brackets) -> (host, port), or ValueError saying what is wrong."""
+    host, colon, port_text = text.rpartition(":")
+    if not colon or not host or not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
+        raise ValueError(f"--bind: expected HOST:PORT such as {DEFAULT_BIND}, got {text!r}")
+    return host.strip("[]"), int(port_text)
+
+
+def run_console(args: argparse.Namespace) -> int:
+    """Serves until SIGINT or SIGTERM."""
+    from bridge.config import ConfigError, load_config
+    from wire.broker import client_url
+    from wire.mqtt import MqttError
+    from wire.roles import User
+    from wire.topics import TableIdError, check_table_id
+
+    from . import ConsoleError
+    from .server import ConsoleServer
+
+    users: tuple[User, ...] = ()
+    table = args.table or os.environ.get(TABLE_ENV, DEFAULT_TABLE)
+    game = args.game or games.DEFAULT_GAME
+    broker = args.broker
+    if args.config:
+        try:
+            config = load_config(args.config)
+        except ConfigError as failed:
+            raise UserError(str(failed)) from failed
+        table, users = args.table or config.table, config.broker.users
+        game = args.game or config.rules.game
+        if broker is None and config.broker.url is not None:
+            broker = config.broker.url
+    try:
+        check_table_id(table)
+        host, port = parse_bind(args.bind)
+        url = client_url(broker)
+        games.get(game, "--game")
+    except (TableIdError, ValueError, MqttError) as failed:
+        raise UserError(str(failed)) from failed
+    except Exception as failed:  # the registry's RulesError for an unknown game
+        raise UserError(str(failed)) from failed
+    server = ConsoleServer(url, table, host=host, port=port, users=users, game=game)
+    try:
+        server.start()
+    except (ConsoleError, MqttError) as failed:
+        raise UserError(str(failed)) from failed
+    print(
+        f"console of table {table!r}: room view {server.url}, game master {server.url}gm",
+        flush=True,
+    )
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    try:
+        stop.wait()
+    finally:
+        server.stop()
+    return 0

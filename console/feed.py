@@ -1,0 +1,287 @@
+"""One audience's live picture of a table: an MQTT subscription folded into a JSON snapshot.
+
+The room's feed reads only the topics the `viewer` role may read (docs/security.md), so a
+face-down card cannot reach the room view even by mistake in the console; the game master's
+feed reads the referee's topics with the game master's own broker login. Every change is
+folded into one snapshot, encoded once, and handed to each open page's queue, newest only:
+a slow page skips to the latest picture instead of falling behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from wire.mqtt import BrokerUrl, Connected, Disconnected, Message, MqttLink
+from wire.topics import TableTopics
+
+from . import ConsoleError
+
+EVENTS_KEPT = 30  # the feed on the page: the latest events of the game
+
+
+class NoReply(ConsoleError):
+    """The rules daemon did not answer a command in the time allowed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Audience:
+    """Which topics feed which part of the snapshot: the room's or the game master's."""
+
+    name: str
+    state: str  # relative topic of the state view
+    prompt: str
+    event: str
+    commands: bool  # sends on game/command and reads game/reply
+
+    def topics(self, topics: TableTopics) -> dict[str, str]:
+        """Full topic -> snapshot key."""
+        root = topics.root
+        return {
+            f"{root}/{self.state}": "state",
+            f"{root}/{self.prompt}": "prompt",
+            f"{root}/{self.event}": "events",
+            f"{root}/table/alert": "alert",
+            f"{root}/leds/frame": "leds",
+            f"{root}/dice/event": "dice",
+            f"{root}/rules/availability": "rules",
+        }
+
+
+ROOM = Audience("room", "game/state", "game/prompt", "game/event", commands=False)
+GAME_MASTER = Audience("gm", "referee/state", "referee/prompt", "referee/event", commands=True)
+
+
+def hide_face_down(value: Any) -> Any:
+    """`value` with the card of every face-down slot removed.
+
+    The daemon's public view already names no face-down card; the room's feed checks again
+    because a screen in a room is the one place a leak cannot be taken back."""
+    if isinstance(value, list):
+        return [hide_face_down(item) for item in value]
+    if isinstance(value, dict):
+        cleaned = {key: hide_face_down(item) for key, item in value.items()}
+        if cleaned.get("state") == "face_down" and "card" in cleaned:
+            cleaned["card"] = None
+        return cleaned
+    return value
+
+
+class _Subscriber:
+    """One open page: a queue holding at most the newest snapshot, on the page's event loop."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue(maxsize=1)
+
+    def offer(self, data: str | None) -> None:
+        """Called on the loop: replaces a snapshot the page has not taken yet."""
+        if self.queue.full():
+            self.queue.get_nowait()
+        self.queue.put_nowait(data)
+
+
+class TableFeed:
+    """A table seen by one audience: the latest of each view, and the pages following it."""
+
+    def __init__(self, url: BrokerUrl, table: str, audience: Audience) -> None:
+        self.url = url
+        self.table = TableTopics(table)
+        self.audience = audience
+        self.keys = audience.topics(self.table)
+        self.parts: dict[str, Any] = {"events": []}
+        self.broker_connected = False
+        self.version = 0
+        self._encoded = ""
+        self._lock = threading.Lock()
+        self._subscribers: set[_Subscriber] = set()
+        self._replies: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Future[Any]]] = {}
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        subscriptions = [(topic, 1) for topic in self.keys]
+        if audience.commands:
+            subscriptions.append((self.table.reply, 1))
+        self.link = MqttLink(
+            url,
+            client_id=f"tabletop-console-{audience.name}-{uuid.uuid4().hex[:12]}",
+            subscriptions=subscriptions,
+        )
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def start(self, timeout: float | None = 5.0) -> None:
+        """Connects (raising NotConnected after `timeout`) and starts filing messages."""
+        self._encode()
+        self.link.start(timeout=timeout)
+        self._thread = threading.Thread(
+            target=self._run, name=f"console-feed-{self.audience.name}", daemon=True
+        )
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(5)
+        self.link.stop()
+        with self._lock:
+            subscribers = list(self._subscribers)
+        for subscriber in subscribers:  # ends each page's stream
+            subscriber.loop.call_soon_threadsafe(subscriber.offer, None)
+
+    # -- pages ----------------------------------------------------------------------------
+
+    def follow(self) -> _Subscriber:
+        """A new page's queue, holding the current snapshot already."""
+        subscriber = _Subscriber(asyncio.get_running_loop())
+        with self._lock:
+            self._subscribers.add(subscriber)
+            subscriber.offer(self._encoded)
+        return subscriber
+
+    def unfollow(self, subscriber: _Subscriber) -> None:
+        with self._lock:
+            self._subscribers.discard(subscriber)
+
+    @property
+    def pages(self) -> int:
+        with self._lock:
+            return len(self._subscribers)
+
+    def snapshot(self) -> dict[str, Any]:
+        """The current picture as the pages receive it (a copy)."""
+        with self._lock:
+            value: dict[str, Any] = json.loads(self._encoded)
+            return value
+
+    @property
+    def game(self) -> str | None:
+        """The game being played, as the prompt names it (its registry name)."""
+        prompt = self.parts.get("prompt")
+        name = prompt.get("game") if isinstance(prompt, dict) else None
+        return name if isinstance(name, str) else None
+
+    # -- commands (game master) -----------------------------------------------------------
+
+    async def send(
+        self, command: Mapping[str, Any], timeout: float = 10.0, resend_after: float = 2.0
+    ) -> dict[str, Any]:
+        """Sends a command and returns the daemon's reply, resending it (same id) while none
+        comes, as rules.daemon.client.TableClient does."""
+        if not self.audience.commands:
+            raise ConsoleError("the room's feed sends no commands")
+        payload = {**command, "id": f"console-{uuid.uuid4().hex[:16]}", "source": "console"}
+        key = str(payload["id"])
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[Any] = loop.create_future()
+        self._replies[key] = (loop, answer)
+        data = json.dumps(payload).encode()
+        deadline = loop.time() + timeout
+        try:
+            while True:
+                self.link.publish(self.table.command, data)
+                wait = min(resend_after, deadline - loop.time())
+                try:
+                    reply: dict[str, Any] = await asyncio.wait_for(asyncio.shield(answer), wait)
+                    return reply
+                except TimeoutError:
+                    if loop.time() >= deadline:
+                        rules = self.parts.get("rules")
+                        why = "the rules daemon is offline" if rules != "online" else "none came"
+                        raise NoReply(f"no reply in {timeout:g} s: {why}") from None
+        finally:
+            self._replies.pop(key, None)
+
+    # -- the MQTT side --------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            item = self.link.get(timeout=0.2)
+            if item is None:
+                continue
+            if isinstance(item, Connected | Disconnected):
+                self.broker_connected = isinstance(item, Connected)
+                self._publish()
+            elif isinstance(item, Message):
+                self._file(item)
+
+    def _file(self, message: Message) -> None:
+        if message.topic == self.table.reply:
+            self._answer(message.payload)
+            return
+        key = self.keys.get(message.topic)
+        if key is None:
+            return
+        if key == "rules":
+            self.parts["rules"] = message.payload.decode("utf-8", errors="replace")
+            self._publish()
+            return
+        if not message.payload:  # a retained view cleared
+            self.parts.pop(key, None)
+            self._publish()
+            return
+        try:
+            body = json.loads(message.payload)
+        except (ValueError, RecursionError):  # not JSON, or nested past what json reads
+            return  # not ours to judge: the daemon's payloads are JSON
+        if not isinstance(body, dict):
+            return
+        if self.audience is ROOM:
+            body = hide_face_down(body)
+        if key == "events":
+            events = [
+                {"number": event.get("number"), "text": event.get("text")}
+                for event in body.get("events", [])
+                if isinstance(event, dict)
+            ]
+            self.parts["events"] = (self.parts["events"] + events)[-EVENTS_KEPT:]
+        else:
+            self.parts[key] = body
+        self._publish()
+
+    def _answer(self, payload: bytes) -> None:
+        try:
+            body = json.loads(payload)
+        except (ValueError, RecursionError):
+            return
+        if not isinstance(body, dict):
+            return
+        waiting = self._replies.get(str(body.get("id")))
+        if waiting is not None:
+            loop, answer = waiting
+            loop.call_soon_threadsafe(_resolve, answer, body)
+
+    def _publish(self) -> None:
+        with self._lock:
+            self._encode()
+            data = self._encoded
+            subscribers = list(self._subscribers)
+        for subscriber in subscribers:
+            subscriber.loop.call_soon_threadsafe(subscriber.offer, data)
+
+    def _encode(self) -> None:
+        self.version += 1
+        online = self.broker_connected and self.parts.get("rules") == "online"
+        self._encoded = json.dumps(
+            {
+                "v": 1,
+                "audience": self.audience.name,
+                "version": self.version,
+                "sent": time.time(),
+                "online": online,
+                "broker": self.broker_connected,
+                "table": self.table.table,
+                **self.parts,
+            },
+            separators=(",", ":"),
+        )
+
+
+def _resolve(answer: asyncio.Future[Any], body: dict[str, Any]) -> None:
+    if not answer.done():
+        answer.set_result(body)

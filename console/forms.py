@@ -1,0 +1,175 @@
+"""The game master's actions as web forms, generated from the game's own GmAction list.
+
+Each GmAction adds its arguments to an argparse parser (as `tabletop gm` uses it); the form is
+read off that parser's actions, and a filled-in form is turned back into words and parsed by
+the same parser, so the game's own argument types check it and its `build` makes the command.
+Nothing here knows a game's verbs.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+from rules.game import GmAction
+
+from . import ConsoleError
+
+
+class FormError(ConsoleError):
+    """A form filled in wrongly: says which field and why."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argparse parser that raises FormError instead of printing and exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        raise FormError(message)
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        raise FormError(message or "cannot read the form")
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One input of a form: what argparse calls an action."""
+
+    name: str  # the namespace's dest, also the input's name
+    label: str
+    help: str
+    kind: str  # "text", "number", "choice", "flag", "list" (space separated), "repeat" (lines)
+    required: bool
+    choices: tuple[str, ...] = ()
+    option: str | None = None  # "--card" for an optional argument, None for a positional
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "label": self.label,
+            "help": self.help,
+            "kind": self.kind,
+            "required": self.required,
+            "choices": list(self.choices),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Form:
+    """One verb as a form."""
+
+    action: GmAction
+    fields: tuple[Field, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "verb": self.action.verb,
+            "help": self.action.help,
+            "fields": [field.to_json() for field in self.fields],
+        }
+
+    def parser(self) -> _Parser:
+        parser = _Parser(prog=self.action.verb, add_help=False)
+        self.action.arguments(parser)
+        return parser
+
+    def command(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """The command the filled-in form asks for, or FormError naming the field."""
+        if not isinstance(values, Mapping):
+            raise FormError("expected a JSON object of the form's fields")
+        known = {field.name for field in self.fields}
+        unknown = sorted(str(key) for key in values if key not in known)
+        if unknown:
+            raise FormError(f"{self.action.verb}: no field {unknown[0]!r}", unknown[0])
+        words: list[str] = []
+        for field in self.fields:
+            words += _words(field, values.get(field.name), self.action.verb)
+        try:
+            namespace = self.parser().parse_args(words)
+        except FormError as error:
+            where = _field_named(self, str(error))
+            raise FormError(f"{self.action.verb}: {error}", where) from None
+        try:
+            return self.action.build(namespace)
+        except (ValueError, OSError, ConsoleError) as error:
+            raise FormError(f"{self.action.verb}: {error}") from None
+        except Exception as error:  # a game's own error type (RulesError, UserError, ...)
+            raise FormError(f"{self.action.verb}: {error}") from None
+
+
+def forms_for(actions: Sequence[GmAction]) -> dict[str, Form]:
+    """Each verb's form, in the game's order."""
+    forms: dict[str, Form] = {}
+    for action in actions:
+        parser = _Parser(prog=action.verb, add_help=False)
+        action.arguments(parser)
+        fields = tuple(_field(argument) for argument in parser._actions)
+        forms[action.verb] = Form(action, fields)
+    return forms
+
+
+def _field(argument: argparse.Action) -> Field:
+    option = argument.option_strings[-1] if argument.option_strings else None
+    label = (option or argument.dest).lstrip("-").replace("_", " ")
+    kind = "text"
+    if isinstance(argument, argparse._StoreTrueAction | argparse._StoreFalseAction):
+        kind = "flag"
+    elif isinstance(argument, argparse._AppendAction):
+        kind = "repeat"
+    elif argument.nargs in ("+", "*"):
+        kind = "list"
+    elif argument.choices:
+        kind = "choice"
+    elif argument.type is int:
+        kind = "number"
+    required = bool(argument.required) if option else argument.nargs not in ("?", "*")
+    return Field(
+        name=argument.dest,
+        label=label,
+        help=argument.help or "",
+        kind=kind,
+        required=required,
+        choices=tuple(str(choice) for choice in argument.choices or ()),
+        option=option,
+    )
+
+
+def _words(field: Field, value: Any, verb: str) -> list[str]:
+    """The command-line words one field's value stands for."""
+    where = f"{verb}.{field.name}"
+    if field.kind == "flag":
+        if value in (None, False, "", "off", "false"):
+            return []
+        if value in (True, "on", "true"):
+            return [field.option or ""]
+        raise FormError(f"{where}: expected true or false, got {value!r}", field.name)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if field.required:
+            raise FormError(f"{where}: required", field.name)
+        return []
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise FormError(f"{where}: expected text, got {value!r}", field.name)
+    text = str(value).strip()
+    if field.kind == "repeat":
+        items = [line.strip() for line in text.splitlines() if line.strip()]
+        return [word for item in items for word in (field.option or "", item)]
+    items = text.split() if field.kind == "list" else [text]
+    if field.option is None:
+        # a positional that starts with "-" would read as an option: say "--" first
+        return ["--", *items] if items[0].startswith("-") else items
+    return [f"{field.option}={items[0]}", *items[1:]]
+
+
+def _field_named(form: Form, message: str) -> str | None:
+    """The field an argparse message is about, if it names one."""
+    for field in form.fields:
+        if field.option and field.option in message:
+            return field.name
+        if f"argument {field.name}" in message or f" {field.name}" in message:
+            return field.name
+    return None

@@ -1,0 +1,3 @@
+// The room view: follows /events and draws each snapshot.
+"use strict";
+TableView.follow("/events", document.body);

@@ -1,0 +1,154 @@
+// Draws a table's snapshot (console/feed.py) into the page, and follows a live stream of them.
+// Shared by the room view and the game master's view: the same drawing, different data.
+"use strict";
+
+const TableView = (() => {
+  const SUITS = { S: ["♠", "spades", false], H: ["♥", "hearts", true],
+                  D: ["♦", "diamonds", true], C: ["♣", "clubs", false] };
+  const RANKS = { A: "ace", K: "king", Q: "queen", J: "jack", T: "10" };
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key === "text") node.textContent = value;
+      else node.setAttribute(key, value === true ? "" : value);
+    }
+    for (const child of children) if (child) node.append(child);
+    return node;
+  }
+
+  // One slot: a card's face, a card's back, or an empty place.
+  function card(slot) {
+    if (!slot || slot.state === "empty" || (slot.card === null && slot.state !== "face_down")) {
+      return el("div", { class: "card empty", role: "img", "aria-label": "empty slot" });
+    }
+    if (slot.state === "face_down" && !slot.card) {
+      return el("div", { class: "card back", role: "img", "aria-label": "face-down card" });
+    }
+    const name = String(slot.card);
+    const suit = SUITS[name.slice(-1)];
+    const rank = name.slice(0, -1);
+    const down = slot.state === "face_down";  // the referee sees it; the players do not
+    if (!suit) {
+      return el("div", { class: "card face" + (down ? " known-down" : ""), role: "img",
+                         "aria-label": name, "data-card": name }, el("span", { text: name }));
+    }
+    const words = `${RANKS[rank] || rank} of ${suit[1]}` + (down ? " (face-down)" : "");
+    return el("div", { class: "card face" + (suit[2] ? " red" : "") + (down ? " known-down" : ""),
+                       role: "img", "aria-label": words, "data-card": name },
+              el("span", { class: "rank", text: rank === "T" ? "10" : rank }),
+              el("span", { class: "suit", text: suit[0] }));
+  }
+
+  function leds(frame, seat) {
+    if (!frame || !Array.isArray(frame.seats) || !Array.isArray(frame.seats[seat])) return null;
+    const lights = frame.seats[seat];
+    const lit = lights.filter((state) => state !== "off").length;
+    const box = el("div", { class: "leds", role: "img",
+                            "aria-label": `${frame.meaning || "LEDs"}: ${lit} of ${lights.length} lit` });
+    for (const state of lights) box.append(el("span", { class: `led ${state}` }));
+    return box;
+  }
+
+  // Games with seats of slots (Six Shooter): each seat with its cards.
+  function slotSeats(snapshot, container) {
+    const state = snapshot.state || {};
+    const alerts = (snapshot.alert && snapshot.alert.alerts) || [];
+    (state.players || []).forEach((player, seat) => {
+      const facts = [];
+      if (player.strikes !== undefined) facts.push(`Strikes ${player.strikes}`);
+      if (Array.isArray(player.lucky)) facts.push(`Lucky ${player.lucky.join(", ") || "—"}`);
+      if (player.status && player.status !== "active") facts.push(player.status);
+      const slots = el("ol", { class: "slots", "aria-label": `${player.name}'s slots` });
+      (player.slots || []).forEach((slot, index) => {
+        const alerted = alerts.some((a) => a.seat === seat && a.slot === index + 1);
+        slots.append(el("li", { class: "slot" + (alerted ? " alerted" : ""),
+                                "data-slot": index + 1,
+                                "aria-label": `slot ${index + 1}` + (alerted ? " (alert)" : "") },
+                        card(slot)));
+      });
+      const title = el("h3", {}, el("span", { text: player.name }),
+                       el("span", { class: "who", text: [player.descriptor, player.archetype]
+                                                          .filter(Boolean).join(" ") }));
+      container.append(el("article", { class: "seat", "data-seat": seat },
+                          title, el("p", { class: "facts", text: facts.join(" · ") }),
+                          leds(snapshot.leds, seat), slots));
+    });
+  }
+
+  // Any other game: its view as it comes, readable rather than pretty.
+  function generic(snapshot, container) {
+    if (!snapshot.state) return;
+    container.append(el("pre", { class: "generic", text: JSON.stringify(snapshot.state, null, 2) }));
+  }
+
+  const RENDERERS = { sixshooter: slotSeats };
+
+  function status(snapshot, streamUp) {
+    const node = document.getElementById("connection");
+    let text = "Table online", online = true;
+    if (!streamUp) { text = "Console unreachable — reconnecting…"; online = false; }
+    else if (!snapshot.broker) { text = "Table offline: no connection to the broker"; online = false; }
+    else if (!snapshot.online) { text = "Table offline: the rules daemon is not running"; online = false; }
+    node.textContent = text;
+    node.className = "status " + (online ? "online" : "offline");
+    document.body.dataset.online = online ? "yes" : "no";
+  }
+
+  function render(snapshot) {
+    document.getElementById("table-name").textContent = snapshot.table || "";
+    const prompt = snapshot.prompt;
+    document.getElementById("prompt").textContent =
+      prompt && prompt.prompt ? prompt.prompt : (snapshot.state ? "" : "No game yet.");
+    const alertList = document.getElementById("alerts");
+    alertList.replaceChildren();
+    const alert = snapshot.alert || {};
+    for (const item of alert.alerts || []) alertList.append(el("li", { class: "alert", text: item.message }));
+    for (const item of alert.instructions || [])
+      alertList.append(el("li", { class: "instruction", text: item }));
+    document.getElementById("alerts-box").hidden = alertList.children.length === 0;
+    const seats = document.getElementById("seats");
+    seats.replaceChildren();
+    const game = prompt && prompt.game;
+    (RENDERERS[game] || (snapshot.state && snapshot.state.players ? slotSeats : generic))(snapshot, seats);
+    const dice = snapshot.dice;
+    document.getElementById("dice").textContent = !dice ? "No dice thrown yet."
+      : dice.event === "rolled" ? `Rolled: ${(dice.values || []).join(", ")}`
+      : `Dice: ${dice.event}`;
+    const events = document.getElementById("events");
+    events.replaceChildren(...(snapshot.events || []).slice().reverse()
+      .map((event) => el("li", { text: event.text, value: event.number })));
+    const refused = document.getElementById("refused");
+    if (refused) {
+      refused.replaceChildren(...((snapshot.state && snapshot.state.rejected) || []).slice().reverse()
+        .map((item) => el("li", { text: `#${item.line}: ${item.error}` })));
+    }
+  }
+
+  // Follows a stream of snapshots; EventSource reconnects by itself, and a stream closed
+  // for good (the server gone for a while) is opened again.
+  function follow(path, target) {
+    let last = { broker: false, online: false };
+    let source = null;
+    function open() {
+      source = new EventSource(path);
+      source.addEventListener("snapshot", (message) => {
+        last = JSON.parse(message.data);
+        window.tableSnapshot = last;
+        render(last);
+        status(last, true);
+        target.dataset.version = last.version;
+        document.dispatchEvent(new CustomEvent("table-rendered", { detail: last }));
+      });
+      source.onerror = () => {
+        status(last, false);
+        if (source.readyState === EventSource.CLOSED) setTimeout(open, 1000);
+      };
+    }
+    open();
+    return { snapshot: () => last };
+  }
+
+  return { follow, render, el };
+})();

@@ -1,0 +1,151 @@
+"""A real table for the console's browser tests: the embedded broker with the four roles, the
+rules daemon on a thread, the console in-process, and Debian's Chromium driven by Playwright."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as paho
+import pytest
+from paho.mqtt.enums import CallbackAPIVersion
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from console.server import ConsoleServer
+from rules.daemon.client import TableClient
+from tests.daemon.daemon_helpers import DaemonThread, free_port
+from wire.broker import EmbeddedBroker
+from wire.mqtt import BrokerUrl
+from wire.passwords import hash_password
+from wire.roles import Role, User
+
+CHROMIUM = "/usr/bin/chromium"
+TABLE = "main"
+PASSWORDS = {"rules": "rules-pw", "gm": "gm-pw", "display": "display-pw", "bridge": "bridge-pw"}
+ROLES = {"rules": Role.DAEMON, "gm": Role.GM, "display": Role.VIEWER, "bridge": Role.BRIDGE}
+USERS = tuple(
+    User(name, ROLES[name], ("*",), hash_password(password, iterations=10))
+    for name, password in PASSWORDS.items()
+)
+
+
+def login(url: BrokerUrl, user: str) -> BrokerUrl:
+    return dataclasses.replace(url, username=user, password=PASSWORDS[user])
+
+
+class Table:
+    """A broker with users, a rules daemon, and the console, all on this process's threads."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.broker = EmbeddedBroker("127.0.0.1", free_port(), USERS)
+        self.url = BrokerUrl("mqtt", "127.0.0.1", self.broker.port)
+        self.db = workdir / "games.sqlite3"
+        self.daemon: DaemonThread | None = None
+        self.console = ConsoleServer(login(self.url, "display"), TABLE, users=USERS)
+        self.gm: TableClient | None = None
+
+    def start(self) -> None:
+        self.broker.start()
+        self.start_daemon()
+        self.console.start()
+        self.gm = TableClient(login(self.url, "gm"), TABLE)
+        self.gm.start()
+
+    def start_daemon(self) -> None:
+        self.daemon = DaemonThread(login(self.url, "rules"), TABLE, self.db)
+        self.daemon.start()
+
+    def stop_daemon(self) -> None:
+        if self.daemon is not None:
+            self.daemon.stop()
+            self.daemon = None
+
+    def send(self, command: dict[str, Any]) -> dict[str, Any]:
+        assert self.gm is not None
+        return self.gm.send(command)
+
+    def publish_as_daemon(
+        self, topic: str, body: dict[str, Any], retain: bool = True, user: str = "rules"
+    ) -> None:
+        """Publishes one of the daemon's payloads as the daemon's user (or `user`) would."""
+        client = paho.Client(CallbackAPIVersion.VERSION2, client_id=f"test-{time.monotonic_ns()}")
+        client.username_pw_set(user, PASSWORDS[user])
+        client.connect("127.0.0.1", self.broker.port)
+        client.loop_start()
+        try:
+            info = client.publish(
+                f"tabletop/v1/{TABLE}/{topic}", json.dumps(body).encode(), qos=1, retain=retain
+            )
+            info.wait_for_publish(5)
+            assert info.is_published(), f"{topic}: not published"
+        finally:
+            client.disconnect()
+            client.loop_stop()
+
+    def stop(self) -> None:
+        if self.gm is not None:
+            self.gm.close()
+        self.console.stop()
+        self.stop_daemon()
+        self.broker.stop()
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[Table]:
+    running = Table(tmp_path)
+    running.start()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+# Package scope, not session: Playwright's sync API keeps an event loop running on the main
+# thread while it is open, which would break later tests that call asyncio.run().
+@pytest.fixture(scope="package")
+def browser() -> Iterator[Browser]:
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.fail(
+            f"{CHROMIUM} is missing: scripts/test.sh installs it (apt-get install chromium)"
+        )
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    opened = context.new_page()
+    try:
+        yield opened
+    finally:
+        context.close()
+
+
+def snapshot(page: Page) -> dict[str, Any]:
+    """The data the page drew last (what the server sent it)."""
+    value: dict[str, Any] = page.evaluate("() => window.tableSnapshot || {}")
+    return value
+
+
+def wait_for(page: Page, check: Callable[[dict[str, Any]], bool], timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while not check(snapshot(page)):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the page never showed it; it shows {snapshot(page)}")
+        page.wait_for_timeout(50)
+
+
+def gm_login(page: Page, base: str, user: str = "gm", password: str | None = None) -> None:
+    page.goto(base + "gm")
+    page.get_by_label("User name").fill(user)
+    page.get_by_label("Password").fill(PASSWORDS[user] if password is None else password)
+    page.get_by_role("button", name="Log in").click()

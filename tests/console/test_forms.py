@@ -1,0 +1,142 @@
+"""The game master's forms come from the game's GmActions; the room's feed drops hidden cards."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from console.cli import parse_bind
+from console.feed import hide_face_down
+from console.forms import Form, FormError, forms_for
+from rules import games
+
+
+@pytest.fixture
+def forms() -> dict[str, Form]:
+    return forms_for(games.get("sixshooter").gm_actions())
+
+
+def test_every_action_of_the_game_is_a_form_with_its_arguments(forms: dict[str, Form]) -> None:
+    verbs = [action.verb for action in games.get("sixshooter").gm_actions()]
+    assert list(forms) == verbs
+    challenge = forms["challenge"].to_json()
+    fields = {field["name"]: field for field in challenge["fields"]}
+    assert fields["method"]["kind"] == "choice"
+    assert fields["method"]["choices"] == ["danger", "sharpness", "slyness", "charm"]
+    assert fields["player"]["required"] and not fields["card"]["required"]
+    assert fields["wager"]["kind"] == "number"
+    assert {f["kind"] for f in forms["new"].to_json()["fields"]} == {"text", "number", "flag"}
+    assert forms["contest"].to_json()["fields"][3]["kind"] == "repeat"
+
+
+def test_a_filled_in_form_builds_the_games_command(forms: dict[str, Form]) -> None:
+    command = forms["challenge"].command(
+        {"player": "Ana", "method": "slyness", "critical": "4", "card": "Bo:2", "wager": ""}
+    )
+    assert command == {
+        "cmd": "challenge",
+        "player": "Ana",
+        "method": "slyness",
+        "critical": 4,
+        "card": {"player": "Bo", "slot": 2},
+    }
+    assert forms["roll"].command({"values": "3 5"}) == {"cmd": "roll", "values": [3, 5]}
+
+
+@pytest.mark.parametrize(
+    ("values", "message", "field"),
+    [
+        ({"player": "Ana", "method": "charm"}, "challenge.critical: required", "critical"),
+        (
+            {"player": "Ana", "method": "magic", "critical": "4"},
+            "invalid choice: 'magic'",
+            "method",
+        ),
+        (
+            {"player": "Ana", "method": "charm", "critical": "x"},
+            "a number or 'impossible'",
+            "critical",
+        ),
+        (
+            {"player": "Ana", "method": "charm", "critical": 4, "colour": "red"},
+            "no field 'colour'",
+            "colour",
+        ),
+        ({"player": ["Ana"], "method": "charm", "critical": "4"}, "expected text", "player"),
+    ],
+)
+def test_a_wrong_form_is_refused_naming_its_field(
+    forms: dict[str, Form], values: dict[str, object], message: str, field: str
+) -> None:
+    with pytest.raises(FormError, match=message) as refused:
+        forms["challenge"].command(values)
+    assert refused.value.field == field
+
+
+def test_a_positional_starting_with_a_dash_is_not_read_as_an_option(forms: dict[str, Form]) -> None:
+    assert forms["reveal"].command({"player": "-Ana", "slot": "1"})["player"] == "-Ana"
+
+
+def test_the_room_feed_removes_the_card_of_any_face_down_slot() -> None:
+    state = {
+        "players": [
+            {"slots": [{"card": "9S", "state": "face_up"}, {"card": "KH", "state": "face_down"}]}
+        ]
+    }
+    assert hide_face_down(state) == {
+        "players": [
+            {"slots": [{"card": "9S", "state": "face_up"}, {"card": None, "state": "face_down"}]}
+        ]
+    }
+
+
+def test_bind_addresses() -> None:
+    assert parse_bind("0.0.0.0:8080") == ("0.0.0.0", 8080)
+    assert parse_bind("[::1]:0") == ("::1", 0)
+    for bad in ("8080", "host:", "host:http", "host:70000"):
+        with pytest.raises(ValueError, match="expected HOST:PORT"):
+            parse_bind(bad)
+
+
+def test_the_command_line_says_what_is_wrong_without_a_traceback() -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tabletop",
+            "console",
+            "--bind",
+            "nowhere",
+            "--broker",
+            "mqtt://127.0.0.1:1",
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode != 0
+    assert "--bind: expected HOST:PORT" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_the_feed_survives_payloads_that_are_not_the_daemons() -> None:
+    """Whatever lands on a public topic (anonymous brokers let anyone publish), the feed goes on."""
+    from console.feed import ROOM, TableFeed
+    from wire.mqtt import BrokerUrl, Message
+
+    feed = TableFeed(BrokerUrl("mqtt", "127.0.0.1", 1), "main", ROOM)
+    topic = "tabletop/v1/main/game/state"
+    for payload in (b"[" * 100_000, b"\xff", b"[1]", b"{}"):
+        feed._file(Message(topic, payload, retain=True))
+    assert feed.parts.get("state") == {}
+    feed._file(
+        Message(
+            "tabletop/v1/main/game/event",
+            b'{"events": [{"number": 1, "text": "hi"}]}',
+            retain=False,
+        )
+    )
+    assert feed.snapshot()["events"] == [{"number": 1, "text": "hi"}]
