@@ -16,13 +16,52 @@ from __future__ import annotations
 import argparse
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from .errors import InvalidCommand
 from .reading import Action, SlotView
+
+
+class FoldsEvents(Protocol):
+    """An immutable game state: `apply(event)` returns the state after the event."""
+
+    def apply(self, event: Any) -> Any: ...
+
+
+StateT = TypeVar("StateT", bound=FoldsEvents)
+EventT = TypeVar("EventT")
+
+
+class EventLog(Generic[StateT, EventT]):
+    """The part every engine shares: the events so far and the state folded from them.
+
+    A game's engine subclasses it, decides a command into events, and `_record`s them; its
+    state is an immutable value, so a refused command leaves nothing to undo."""
+
+    def __init__(self, initial: StateT, events: Iterable[EventT] = ()) -> None:
+        self._state = initial
+        self._events: list[EventT] = []
+        self._record(tuple(events))
+
+    @property
+    def events(self) -> Sequence[EventT]:
+        return self._events
+
+    @property
+    def state(self) -> StateT:
+        return self._state
+
+    def _record(self, events: tuple[EventT, ...]) -> tuple[EventT, ...]:
+        """Folds `events` into the state and appends them to the log; returns them."""
+        state = self._state
+        for event in events:
+            state = state.apply(event)
+        self._state = state
+        self._events.extend(events)
+        return events
 
 
 class Engine(Protocol):

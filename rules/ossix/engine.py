@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from rules.errors import IllegalMove, InvalidCommand, plain, quote
+from rules.game import EventLog
 
 from .duel import DuelStep, pool_change, resolved
 from .events import Event, EventKind
@@ -104,35 +105,17 @@ def _choice(command: Mapping[str, Any], key: str, choices: Sequence[str]) -> str
     return str(value)
 
 
-class Game:
+class Game(EventLog[State, Event]):
     """One table's OS-SIX: its events and the state folded from them."""
 
     def __init__(self, events: Sequence[Event] = ()) -> None:
-        self._events: list[Event] = []
-        self._state = State()
-        for event in events:
-            self._state = self._state.apply(event)
-            self._events.append(event)
-
-    @property
-    def events(self) -> Sequence[Event]:
-        return self._events
-
-    @property
-    def state(self) -> State:
-        return self._state
+        super().__init__(State(), events)
 
     def execute(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
         """The events `command` causes, folded into the state; the state is unchanged on error."""
         if not isinstance(command, Mapping):
             raise InvalidCommand("expected a command object", "cmd")
-        events = self._decide(command)
-        state = self._state
-        for event in events:
-            state = state.apply(event)
-        self._state = state
-        self._events.extend(events)
-        return events
+        return self._record(self._decide(command))
 
     # -- deciding --------------------------------------------------------------------------
 

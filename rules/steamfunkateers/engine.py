@@ -7,7 +7,7 @@ from the tray (or typed by the game master).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ..errors import (
@@ -19,6 +19,7 @@ from ..errors import (
     plain,
     quote,
 )
+from ..game import EventLog
 from . import commands as read
 from .events import (
     ConditionCalled,
@@ -69,23 +70,11 @@ from .state import GameState, Pool, sixes
 OPTION_DEFAULTS: dict[str, Any] = {"starting_vigor": 0, "gm_vigor": 0}
 
 
-class Game:
+class Game(EventLog[GameState, Event]):
     """One game: its events and the state folded from them."""
 
     def __init__(self, events: Iterable[Event] = ()) -> None:
-        self._events: list[Event] = []
-        self._state = GameState()
-        for event in events:
-            self._state = self._state.apply(event)
-            self._events.append(event)
-
-    @property
-    def events(self) -> Sequence[Event]:
-        return self._events
-
-    @property
-    def state(self) -> GameState:
-        return self._state
+        super().__init__(GameState(), events)
 
     def execute(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
         """The events `command` causes, applied; a RulesError (nothing changed) if refused."""
@@ -109,9 +98,7 @@ class Game:
             raise OutOfTurn(f"{waiting_words(state)} first")
         out = _Out(state)
         handler(out, command)
-        self._state = out.state
-        self._events += out.events
-        return tuple(out.events)
+        return self._record(tuple(out.events))
 
 
 class _Out:

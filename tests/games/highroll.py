@@ -18,6 +18,7 @@ from typing import Any
 from rules.errors import IllegalMove, InvalidCommand
 from rules.game import (
     DiceThrow,
+    EventLog,
     GameInfo,
     GameRules,
     GmAction,
@@ -72,20 +73,9 @@ class State:
         return self.players[len(self.throws)]
 
 
-class Engine:
+class Engine(EventLog[State, Event]):
     def __init__(self, events: Sequence[Event] = ()) -> None:
-        self._events = list(events)
-        self._state = State(over=True)
-        for event in self._events:
-            self._state = self._state.apply(event)
-
-    @property
-    def events(self) -> Sequence[Event]:
-        return self._events
-
-    @property
-    def state(self) -> State:
-        return self._state
+        super().__init__(State(over=True), events)
 
     def execute(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
         state, out = self._state, []
@@ -123,10 +113,7 @@ class Engine:
             out.append(Event("ended"))
         else:
             raise InvalidCommand(f"cmd: High Roll has no command {cmd!r}", "cmd")
-        for event in out:
-            self._state = self._state.apply(event)
-        self._events += out
-        return tuple(out)
+        return self._record(tuple(out))
 
 
 @dataclass
