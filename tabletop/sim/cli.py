@@ -66,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
     table = SimulatedTable(
         game=args.game,
         speed=speed,
+        console=not args.headless,
         seats=args.seats,
         games=args.games,
         seed=args.seed,

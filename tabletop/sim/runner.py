@@ -12,6 +12,7 @@ import json
 import random
 import socket
 import statistics
+import sys
 import tempfile
 import threading
 import time
@@ -151,12 +152,15 @@ class SimulatedTable:
         camera: bool = True,
         game: str = DEFAULT_GAME,
         speed: float = 1.0,
+        console: bool = False,
     ) -> None:
         if not speed > 0:
             raise ValueError(f"speed: expected a positive number, got {speed!r}")
         # People think and act `speed` times faster; the devices and the daemon keep their
         # own time (docs/sim.md, "Speed").
         self.speed = speed
+        self.console = console  # serve the web console too (tabletop console), on a free port
+        self.console_url: str | None = None
         self.rules = registry.get(game)
         self.names = list(NAMES[:seats])
         self.games = games
@@ -208,6 +212,18 @@ class SimulatedTable:
             game=self.rules.name,
         )
         daemon.start(timeout=10)
+        console = None
+        if self.console:
+            from console.server import ConsoleServer
+
+            console = ConsoleServer(url, self.table, game=self.rules.name)
+            console.start()
+            self.console_url = console.url
+            print(
+                f"the table's web console: {console.url} (game master: {console.url}gm)",
+                file=sys.stderr,
+                flush=True,
+            )
         stop = threading.Event()
         daemon_thread = threading.Thread(target=daemon.run, args=(stop,), name="sim-rules")
         daemon_thread.start()
@@ -230,6 +246,8 @@ class SimulatedTable:
         try:
             self._play(client, simulator, dice, leds)
         finally:
+            if console is not None:
+                console.stop()
             self.led_frames = list(leds.frames)  # before the bridge turns them off
             self._time_leds(leds)
             client.close()
@@ -398,6 +416,8 @@ class SimulatedTable:
 
         prompt = client.retained.get(client.topics.prompt)
         lines = ["\x1b[2J\x1b[H" + render_state(state, prompt), "", "seat LEDs:"]
+        if self.console_url is not None:
+            lines.insert(1, f"  web console: {self.console_url}")
         lines.append(leds.render(self.names))
         for alert in alerts.get("alerts", []):
             lines.append(f"ALERT: {alert['message']}")

@@ -83,3 +83,20 @@ def test_a_headless_run_shows_progress_on_stderr_and_the_summary_on_stdout(
     assert json.loads(out)["games_finished"] == 2
     lines = [line for line in err.splitlines() if line.startswith("Six Shooter games: ")]
     assert [line.split()[3] for line in lines] == ["1/2", "2/2"]
+
+
+def test_the_simulated_table_serves_its_web_console_while_it_plays() -> None:
+    import urllib.request
+
+    table = SimulatedTable(seats=2, games=1, seed=5, camera=False, speed=20, console=True)
+    pages: list[str] = []
+
+    def fetch(_: object) -> None:
+        assert table.console_url is not None
+        with urllib.request.urlopen(table.console_url, timeout=5) as response:
+            pages.append(response.read().decode())
+
+    table.on_game_finished = fetch
+    assert table.run().games_finished == 1
+    assert table.console_url is not None and table.console_url.startswith("http://127.0.0.1:")
+    assert pages and "<html" in pages[0].lower()
