@@ -116,6 +116,18 @@ class DiceThrow:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class Reroll:
+    """Which dice of a throw stayed where they lay, as the camera saw it (values of each kind).
+
+    The camera compares the resting dice with the last throw's: `kept` lay in the same place
+    showing the same face, `moved` lay there but were pushed or turned, `thrown` were thrown."""
+
+    kept: tuple[int, ...] = ()
+    moved: tuple[int, ...] = ()
+    thrown: tuple[int, ...] = ()
+
+
 class WaitKind(Enum):
     """What kind of thing the game waits for, for any game."""
 
@@ -223,7 +235,11 @@ class TableReader(Protocol):
 
     def observe_pad(self, state: Any, card: Any, now: float) -> list[Action]: ...
 
-    def observe_dice(self, state: Any, values: Sequence[int], now: float) -> list[Action]: ...
+    def observe_dice(
+        self, state: Any, values: Sequence[int], now: float, reroll: Reroll | None = None
+    ) -> list[Action]:
+        """A throw at rest: its values, and `reroll` when the camera saw dice stay from the last."""
+        ...
 
     def refused(self, command: dict[str, Any], error: str) -> list[Action]: ...
 

@@ -19,7 +19,7 @@ from typing import Any, Final
 from hardware.leds import frame_for_counts
 from rules.cards import parse_card
 from rules.errors import RulesError
-from rules.game import GameRules, TableReader
+from rules.game import GameRules, Reroll, TableReader
 from rules.reading import EMPTY, Action, Alert, AlertCleared, SlotView
 from wire.payload import read_json
 from wire.throttled_log import ThrottledLog
@@ -198,7 +198,7 @@ class PhysicalTable:
             values = raw["values"]
             if not isinstance(values, list) or not all(isinstance(v, int) for v in values):
                 raise ValueError("values: expected a list of integers")
-            return self.reader.observe_dice(state, values, now)
+            return self.reader.observe_dice(state, values, now, _reroll(raw))
         if kind in ("cocked", "unreadable"):
             return [Alert("dice", f"the die is {kind}: throw it again")]
         if kind == "unclear":  # the camera cannot tell (and says why): never a guess
@@ -236,3 +236,18 @@ class PhysicalTable:
         indicators = self.rules.indicators(state, self.seats)
         frame = frame_for_counts([(seat.lit, seat.blinking) for seat in indicators.seats])
         return {**frame.to_json(), "meaning": indicators.meaning}
+
+
+def _reroll(raw: dict[str, Any]) -> Reroll | None:
+    """Which dice stayed from the last throw, when the camera compared the two (else None)."""
+    if not any(key in raw for key in ("kept", "moved", "thrown")):
+        return None
+    parts: list[tuple[int, ...]] = []
+    for key in ("kept", "moved", "thrown"):
+        values = raw.get(key, [])
+        if not isinstance(values, list) or not all(
+            isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 6 for v in values
+        ):
+            raise ValueError(f"{key}: expected a list of die values 1 to 6")
+        parts.append(tuple(values))
+    return Reroll(kept=parts[0], moved=parts[1], thrown=parts[2])

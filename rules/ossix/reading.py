@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rules.game import Reroll
 from rules.reading import Action, Alert, AlertCleared, Execute, SlotView
 
 from .state import State
@@ -32,7 +33,9 @@ class DiceReader:
     def observe_pad(self, state: Any, card: Any, now: float) -> list[Action]:
         return [Alert("pad", "OS-SIX uses no cards: take the card off the pad")]
 
-    def observe_dice(self, state: State, values: Sequence[int], now: float) -> list[Action]:
+    def observe_dice(
+        self, state: State, values: Sequence[int], now: float, reroll: Reroll | None = None
+    ) -> list[Action]:
         """Dice came to rest in the tray with these values."""
         pending = state.pending
         if pending is None or pending.dice == 0:

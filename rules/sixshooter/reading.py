@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..cards import Card, parse_card
+from ..game import Reroll
 from ..reading import EMPTY, Action, Alert, AlertCleared, Execute, SlotView
 from .engine import draws_decide_order
 from .events import RollPurpose
@@ -108,7 +109,9 @@ class TableReader:
             return []  # the others still draw, or tied players draw again
         return [Execute(dict(self.awaiting_draws))]
 
-    def observe_dice(self, state: GameState, values: Sequence[int], now: float) -> list[Action]:
+    def observe_dice(
+        self, state: GameState, values: Sequence[int], now: float, reroll: Reroll | None = None
+    ) -> list[Action]:
         """Dice came to rest in the tray with these values."""
         head = state.pending[0] if state.pending else None
         if not isinstance(head, PendingRoll):

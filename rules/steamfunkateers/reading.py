@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..game import Reroll
 from ..reading import Action, Alert, AlertCleared, Execute, SlotView
 from .state import GameState, sixes
 from .view import waiting
@@ -42,7 +43,9 @@ class DiceReader:
     def observe_pad(self, state: Any, card: Any, now: float) -> list[Action]:
         return [Alert("pad", "Steamfunkateers uses no cards: take the card off the pad")]
 
-    def observe_dice(self, state: GameState, values: Sequence[int], now: float) -> list[Action]:
+    def observe_dice(
+        self, state: GameState, values: Sequence[int], now: float, reroll: Reroll | None = None
+    ) -> list[Action]:
         awaited = waiting(state)
         throw, detail = awaited.dice, awaited.detail or {}
         if throw is None:

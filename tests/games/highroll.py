@@ -25,6 +25,7 @@ from rules.game import (
     Indicators,
     MatLayout,
     Option,
+    Reroll,
     SeatLights,
     Waiting,
     WaitKind,
@@ -136,7 +137,9 @@ class DiceReader:
     def observe_pad(self, state: Any, card: Any, now: float) -> list[Action]:
         return [Alert("pad", "High Roll uses no cards: take the card off the pad")]
 
-    def observe_dice(self, state: State, values: Sequence[int], now: float) -> list[Action]:
+    def observe_dice(
+        self, state: State, values: Sequence[int], now: float, reroll: Reroll | None = None
+    ) -> list[Action]:
         if state.thrower is None:
             return []
         if len(values) != 1:

@@ -1,0 +1,60 @@
+"""The daemon's table reader hands the game what the camera said of a throw, rerolls included."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from rules.daemon.table import PhysicalTable
+from rules.game import Reroll
+from rules.reading import Action
+from tests.games.highroll import HIGH_ROLL
+from wire.topics import TableTopics
+
+TOPICS = TableTopics("t1")
+
+
+class RecordingReader:
+    """Stands in for a game's reader: records each throw it is shown."""
+
+    def __init__(self) -> None:
+        self.throws: list[tuple[list[int], Reroll | None]] = []
+
+    def observe_dice(
+        self, state: Any, values: Sequence[int], now: float, reroll: Reroll | None = None
+    ) -> list[Action]:
+        self.throws.append((list(values), reroll))
+        return []
+
+
+def _table() -> tuple[PhysicalTable, RecordingReader]:
+    table = PhysicalTable(TOPICS, ["Ana", "Bo"], 0.3, HIGH_ROLL)
+    reader = RecordingReader()
+    table.reader = reader  # type: ignore[assignment]
+    return table, reader
+
+
+def _rolled(seq: int, **fields: Any) -> bytes:
+    return json.dumps({"v": 1, "bridge": "b1", "seq": seq, "event": "rolled", **fields}).encode()
+
+
+def test_a_fresh_throw_reaches_the_game_with_no_reroll() -> None:
+    table, reader = _table()
+    table.message(TOPICS.dice_event, _rolled(1, values=[3, 6]), None, 0.0)
+    assert reader.throws == [([3, 6], None)]
+
+
+def test_a_reroll_says_which_dice_stayed_and_which_were_thrown() -> None:
+    table, reader = _table()
+    payload = _rolled(1, values=[6, 6, 2, 5], kept=[6, 6], moved=[], thrown=[2, 5])
+    table.message(TOPICS.dice_event, payload, None, 0.0)
+    assert reader.throws == [([6, 6, 2, 5], Reroll(kept=(6, 6), moved=(), thrown=(2, 5)))]
+
+
+def test_a_damaged_reroll_list_is_dropped_and_counted_not_guessed() -> None:
+    table, reader = _table()
+    table.message(TOPICS.dice_event, _rolled(1, values=[6, 2], kept=[6], thrown=["2"]), None, 0.0)
+    table.message(TOPICS.dice_event, _rolled(2, values=[6, 2], kept=[9], thrown=[2]), None, 0.0)
+    assert reader.throws == []
+    assert table.dropped == 2
