@@ -54,7 +54,6 @@ const TableView = (() => {
   // Games with seats of slots (Six Shooter): each seat with its cards.
   function slotSeats(snapshot, container) {
     const state = snapshot.state || {};
-    const alerts = (snapshot.alert && snapshot.alert.alerts) || [];
     (state.players || []).forEach((player, seat) => {
       const facts = [];
       if (player.strikes !== undefined) facts.push(`Strikes ${player.strikes}`);
@@ -62,11 +61,8 @@ const TableView = (() => {
       if (player.status && player.status !== "active") facts.push(player.status);
       const slots = el("ol", { class: "slots", "aria-label": `${player.name}'s slots` });
       (player.slots || []).forEach((slot, index) => {
-        const alerted = alerts.some((a) => a.seat === seat && a.slot === index + 1);
-        slots.append(el("li", { class: "slot" + (alerted ? " alerted" : ""),
-                                "data-slot": index + 1,
-                                "aria-label": `slot ${index + 1}` + (alerted ? " (alert)" : "") },
-                        card(slot)));
+        slots.append(el("li", { class: "slot", "data-slot": index + 1,
+                                "aria-label": `slot ${index + 1}` }, card(slot)));
       });
       const title = el("h3", {}, el("span", { text: player.name }),
                        el("span", { class: "who", text: [player.descriptor, player.archetype]
@@ -190,22 +186,55 @@ const TableView = (() => {
     document.body.dataset.online = online ? "yes" : "no";
   }
 
+  // An alert's slot is marked on the seats as drawn, so a new alert redraws no card.
+  function markAlerts(alerts) {
+    for (const slot of document.querySelectorAll("#seats .slot")) {
+      const seat = Number(slot.closest(".seat").dataset.seat);
+      const number = Number(slot.dataset.slot);
+      const alerted = alerts.some((a) => a.seat === seat && a.slot === number);
+      slot.classList.toggle("alerted", alerted);
+      slot.setAttribute("aria-label", `slot ${number}` + (alerted ? " (alert)" : ""));
+    }
+  }
+
+  // What each part of the page was last drawn from: a part whose data did not change is not
+  // drawn again (fifty pages on one screen-less machine, or one old tablet, keep up).
+  const drawn = {};
+  function changed(part, ...data) {
+    const text = JSON.stringify(data);
+    if (drawn[part] === text) return false;
+    drawn[part] = text;
+    return true;
+  }
+
   function render(snapshot) {
     document.getElementById("table-name").textContent = snapshot.table || "";
     const prompt = snapshot.prompt;
     document.getElementById("prompt").textContent =
       prompt && prompt.prompt ? prompt.prompt : (snapshot.state ? "" : "No game yet.");
-    const alertList = document.getElementById("alerts");
-    alertList.replaceChildren();
     const alert = snapshot.alert || {};
-    for (const item of alert.alerts || []) alertList.append(el("li", { class: "alert", text: item.message }));
-    for (const item of alert.instructions || [])
-      alertList.append(el("li", { class: "instruction", text: item }));
-    document.getElementById("alerts-box").hidden = alertList.children.length === 0;
-    const seats = document.getElementById("seats");
-    seats.replaceChildren();
     const game = prompt && prompt.game;
-    (RENDERERS[game] || (snapshot.state && snapshot.state.players ? slotSeats : generic))(snapshot, seats);
+    const seatsChanged = changed("seats", game, snapshot.state, snapshot.leds);
+    if (seatsChanged) {
+      const seats = document.getElementById("seats");
+      seats.replaceChildren();
+      (RENDERERS[game] || (snapshot.state && snapshot.state.players ? slotSeats : generic))(snapshot, seats);
+    }
+    if (changed("alerts", alert) || seatsChanged) {
+      const alertList = document.getElementById("alerts");
+      alertList.replaceChildren();
+      for (const item of alert.alerts || []) alertList.append(el("li", { class: "alert", text: item.message }));
+      for (const item of alert.instructions || [])
+        alertList.append(el("li", { class: "instruction", text: item }));
+      document.getElementById("alerts-box").hidden = alertList.children.length === 0;
+      markAlerts(alert.alerts || []);
+    }
+    const refused = document.getElementById("refused");
+    if (refused && seatsChanged) {
+      refused.replaceChildren(...((snapshot.state && snapshot.state.rejected) || []).slice().reverse()
+        .map((item) => el("li", { text: `#${item.line}: ${item.error}` })));
+    }
+    if (!changed("below", snapshot.dice, snapshot.events)) return;
     const dice = snapshot.dice;
     const diceLine = document.getElementById("dice");
     if (!dice) diceLine.textContent = "No dice thrown yet.";
@@ -215,11 +244,6 @@ const TableView = (() => {
     const events = document.getElementById("events");
     events.replaceChildren(...(snapshot.events || []).slice().reverse()
       .map((event) => el("li", { text: event.text, value: event.number })));
-    const refused = document.getElementById("refused");
-    if (refused) {
-      refused.replaceChildren(...((snapshot.state && snapshot.state.rejected) || []).slice().reverse()
-        .map((item) => el("li", { text: `#${item.line}: ${item.error}` })));
-    }
   }
 
   // Follows a stream of snapshots; EventSource reconnects by itself, and a stream closed
