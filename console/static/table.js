@@ -234,6 +234,15 @@ const TableView = (() => {
       refused.replaceChildren(...((snapshot.state && snapshot.state.rejected) || []).slice().reverse()
         .map((item) => el("li", { text: `#${item.line}: ${item.error}` })));
     }
+    const picture = document.getElementById("dice-picture");
+    if (picture && changed("picture", snapshot.picture)) {
+      picture.hidden = !snapshot.picture;
+      if (snapshot.picture) {
+        picture.src = `${picturePath}?n=${snapshot.picture}`;
+        picture.alt = "the last throw as the camera saw it: " + (snapshot.dice && snapshot.dice.event === "rolled"
+          ? `dice read ${(snapshot.dice.values || []).join(", ")}` : "see the values beside it");
+      }
+    }
     if (!changed("below", snapshot.dice, snapshot.events)) return;
     const dice = snapshot.dice;
     const diceLine = document.getElementById("dice");
@@ -248,7 +257,10 @@ const TableView = (() => {
 
   // Follows a stream of snapshots; EventSource reconnects by itself, and a stream closed
   // for good (the server gone for a while) is opened again.
+  let picturePath = "/dice.jpg";
+
   function follow(path, target) {
+    picturePath = path.replace(/events$/, "dice.jpg");
     let last = { broker: false, online: false };
     let source = null;
     function open() {
