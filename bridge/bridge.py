@@ -33,6 +33,8 @@ from wire.mqtt import BrokerUrl, Connected, Disconnected, Message, MqttLink, Wil
 from wire.payload import read_json
 from wire.topics import TableTopics
 
+from .dice import PICTURE
+
 log = logging.getLogger(__name__)
 
 FORMAT_VERSION: Final = 1
@@ -125,7 +127,12 @@ class Bridge:
                 throw = self._dice_events.get_nowait()
             except queue.Empty:
                 break
+            picture = throw.pop(PICTURE, None)
             self._send(self.topics.dice_event, {**self._header(), **throw})
+            if isinstance(picture, bytes):
+                # Retained and kept by the link: a screen that opens later, or a broker that
+                # restarted, still gets the last throw's picture.
+                self.link.publish_retained(self.topics.dice_picture, picture, qos=0)
             self.stats.dice_events += 1
             self.reported("die")
         while (item := self.link.get(timeout=0)) is not None:

@@ -10,6 +10,10 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 ANNOUNCED = ("rolled", "cocked", "unreadable", "unclear", "hand", "cleared", "rolling")
+# A settled throw comes with its annotated picture, under this key (the bridge publishes it on
+# dice/picture, not inside the JSON event).
+PICTURED = ("rolled", "cocked", "unreadable", "unclear")
+PICTURE = "picture"
 
 
 def camera_throws(
@@ -22,6 +26,7 @@ def camera_throws(
         import cv2
 
         from hardware.camera import open_source
+        from vision.annotate import throw_picture
         from vision.calibration import Calibration
         from vision.reader import DiceReader
         from vision.rest import RestDetector
@@ -37,7 +42,20 @@ def camera_throws(
                     return
                 for event in watcher.feed(frame.image, frame.timestamp):
                     if event.kind.value in ANNOUNCED:
-                        yield event.to_json()
+                        throw = event.to_json()
+                        if event.kind.value in PICTURED:
+                            throw[PICTURE] = throw_picture(
+                                frame.image, event.reading, _caption(throw)
+                            )
+                        yield throw
         log.warning("bridge: the camera %s has no more frames", source_url)
 
     return throws
+
+
+def _caption(throw: dict[str, Any]) -> str:
+    """The picture's caption: what the watcher announced, in a few words."""
+    if throw.get("event") == "rolled":
+        return "rolled " + " ".join(str(v) for v in throw.get("values", []))
+    reason = throw.get("reason")
+    return f"{throw.get('event')}: {reason}" if reason else str(throw.get("event"))

@@ -3,10 +3,12 @@
 Routes:
     GET  /                 the room view (public data only)
     GET  /events           the room's live stream (server-sent events, one snapshot each)
+    GET  /dice.jpg         the last throw as the camera saw it, annotated (JPEG)
     GET  /gm               the game master's view, or its login form
     POST /gm/login         a broker user of role `gm` logs in (form: username, password)
     POST /gm/logout
     GET  /gm/events        the referee's live stream (logged in only)
+    GET  /gm/dice.jpg      the last throw's picture, for the game master's page
     GET  /gm/actions       the game's actions as form descriptions (logged in only)
     POST /gm/actions/VERB  a filled-in form (JSON object) -> the daemon's reply
     GET  /static/...       the page's scripts and styles, all served from here (no CDN)
@@ -57,6 +59,12 @@ def build_app(room: TableFeed, sessions: Sessions, default_game: str) -> Starlet
 
     async def room_events(request: Request) -> Response:
         return EventSourceResponse(_stream(room, request), ping=10, send_timeout=10)
+
+    async def room_picture(request: Request) -> Response:
+        return _picture(room)
+
+    async def gm_picture(request: Request, feed: TableFeed) -> Response:
+        return _picture(feed)
 
     async def gm_page(request: Request) -> Response:
         if sessions.get(request.cookies.get(COOKIE)) is None:
@@ -145,7 +153,9 @@ def build_app(room: TableFeed, sessions: Sessions, default_game: str) -> Starlet
         routes=[
             Route("/", room_page),
             Route("/events", room_events),
+            Route("/dice.jpg", room_picture),
             Route("/gm", gm_page),
+            Route("/gm/dice.jpg", logged_in(gm_picture)),
             Route("/gm/login", gm_login, methods=["POST"]),
             Route("/gm/logout", gm_logout, methods=["POST"]),
             Route("/gm/events", logged_in(gm_events)),
@@ -169,6 +179,14 @@ async def _stream(feed: TableFeed, request: Request) -> AsyncIterator[dict[str, 
             yield {"event": "snapshot", "data": data}
     finally:
         feed.unfollow(subscriber)
+
+
+def _picture(feed: TableFeed) -> Response:
+    """The last throw's annotated picture, or 404 in words before the first throw."""
+    picture = feed.picture
+    if picture is None:
+        return error(404, "no throw has been pictured yet")
+    return Response(picture, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
 
 
 def _page(name: str) -> Response:

@@ -24,6 +24,8 @@ from wire.topics import TableTopics
 from . import ConsoleError
 
 EVENTS_KEPT = 30  # the feed on the page: the latest events of the game
+PICTURE_LIMIT = 2 * 1024 * 1024  # the last throw's JPEG (the bridge's are ~50 KB)
+_JPEG_START = b"\xff\xd8\xff"
 
 
 class NoReply(ConsoleError):
@@ -50,6 +52,7 @@ class Audience:
             f"{root}/table/alert": "alert",
             f"{root}/leds/frame": "leds",
             f"{root}/dice/event": "dice",
+            f"{root}/dice/picture": "picture",
             f"{root}/rules/availability": "rules",
         }
 
@@ -96,6 +99,7 @@ class TableFeed:
         self.audience = audience
         self.keys = audience.topics(self.table)
         self.parts: dict[str, Any] = {"events": []}
+        self.picture: bytes | None = None  # the last throw, a JPEG
         self.broker_connected = False
         self.version = 0
         self._encoded = ""
@@ -217,6 +221,9 @@ class TableFeed:
         key = self.keys.get(message.topic)
         if key is None:
             return
+        if key == "picture":
+            self._file_picture(message.payload)
+            return
         if key == "rules":
             self.parts["rules"] = message.payload.decode("utf-8", errors="replace")
             self._publish()
@@ -242,6 +249,19 @@ class TableFeed:
             self.parts["events"] = (self.parts["events"] + events)[-EVENTS_KEPT:]
         else:
             self.parts[key] = body
+        self._publish()
+
+    def _file_picture(self, payload: bytes) -> None:
+        """Keeps the last throw's picture; the snapshot carries only its number, so pages
+        fetch it (GET .../dice.jpg) when it changes, not with every snapshot."""
+        if not payload:  # cleared
+            self.picture = None
+            self.parts.pop("picture", None)
+        elif len(payload) > PICTURE_LIMIT or not payload.startswith(_JPEG_START):
+            return  # not a picture the bridge sends
+        else:
+            self.picture = payload
+            self.parts["picture"] = int(self.parts.get("picture", 0)) + 1
         self._publish()
 
     def _answer(self, payload: bytes) -> None:

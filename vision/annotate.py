@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import cv2
 import numpy as np
 import numpy.typing as npt
@@ -31,6 +33,35 @@ def annotate(image: Image, reading: FrameReading | None, caption: str = "") -> I
     if caption:
         _outlined_text(out, caption, (8, 22), 0.6, (255, 255, 255))
     return np.asarray(out, np.uint8)
+
+
+def throw_picture(
+    image: Image, reading: FrameReading | None, caption: str, width: int = 640, quality: int = 75
+) -> bytes:
+    """The annotated frame of a throw as a JPEG small enough for MQTT and a phone (`width` px
+    wide at most): what the room's screen shows beside the values read."""
+    out = image
+    if out.shape[1] > width:  # annotate after shrinking, so the labels stay legible
+        scale = width / out.shape[1]
+        size = (width, round(out.shape[0] * scale))
+        out = np.asarray(cv2.resize(out, size, interpolation=cv2.INTER_AREA), np.uint8)
+        if reading is not None:
+            reading = _scaled(reading, scale)
+    marked = annotate(out, reading, caption)
+    ok, data = cv2.imencode(".jpg", marked, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise ValueError("OpenCV could not encode the throw's picture as JPEG")
+    return bytes(data.tobytes())
+
+
+def _scaled(reading: FrameReading, scale: float) -> FrameReading:
+    """The same reading with its boxes in the pixels of a picture `scale` times the size."""
+    return FrameReading(
+        tuple(
+            dataclasses.replace(die, box=tuple(round(c * scale) for c in die.box))  # type: ignore[arg-type]
+            for die in reading.dice
+        )
+    )
 
 
 def _outlined_text(

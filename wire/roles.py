@@ -66,6 +66,7 @@ ROLE_ACCESS: Final[Mapping[Role, Access]] = {
             "table/alert",
             "leds/frame",
             "dice/event",
+            "dice/picture",
         ),
     ),
 }

@@ -93,6 +93,11 @@ class TableTopics:
         return f"{self.root}/dice/event"
 
     @property
+    def dice_picture(self) -> str:
+        """The last settled throw as the camera saw it, annotated: a retained JPEG."""
+        return f"{self.root}/dice/picture"
+
+    @property
     def bridge_availability(self) -> str:
         return f"{self.root}/bridge/availability"
 

@@ -54,7 +54,6 @@ const TableView = (() => {
   // Games with seats of slots (Six Shooter): each seat with its cards.
   function slotSeats(snapshot, container) {
     const state = snapshot.state || {};
-    const alerts = (snapshot.alert && snapshot.alert.alerts) || [];
     (state.players || []).forEach((player, seat) => {
       const facts = [];
       if (player.strikes !== undefined) facts.push(`Strikes ${player.strikes}`);
@@ -62,11 +61,8 @@ const TableView = (() => {
       if (player.status && player.status !== "active") facts.push(player.status);
       const slots = el("ol", { class: "slots", "aria-label": `${player.name}'s slots` });
       (player.slots || []).forEach((slot, index) => {
-        const alerted = alerts.some((a) => a.seat === seat && a.slot === index + 1);
-        slots.append(el("li", { class: "slot" + (alerted ? " alerted" : ""),
-                                "data-slot": index + 1,
-                                "aria-label": `slot ${index + 1}` + (alerted ? " (alert)" : "") },
-                        card(slot)));
+        slots.append(el("li", { class: "slot", "data-slot": index + 1,
+                                "aria-label": `slot ${index + 1}` }, card(slot)));
       });
       const title = el("h3", {}, el("span", { text: player.name }),
                        el("span", { class: "who", text: [player.descriptor, player.archetype]
@@ -83,7 +79,101 @@ const TableView = (() => {
     container.append(el("pre", { class: "generic", text: JSON.stringify(snapshot.state, null, 2) }));
   }
 
-  const RENDERERS = { sixshooter: slotSeats };
+  // A throw's dice as faces people can read across a room; sixes marked where they count.
+  function diceFaces(values, sixesCount) {
+    const box = el("span", { class: "dice", role: "img",
+                             "aria-label": values.length ? `dice ${values.join(", ")}` : "no dice" });
+    for (const value of values) {
+      box.append(el("span", { class: "die" + (sixesCount && value === 6 ? " six" : ""),
+                              text: String(value) }));
+    }
+    return box;
+  }
+
+  // A count out of a most, as lit dots (Luck Points of 3, contest wins of 3).
+  function dots(label, count, most) {
+    const box = el("span", { class: "dots", role: "img", "aria-label": `${label} ${count} of ${most}` },
+                   el("span", { class: "dots-label", text: label }));
+    for (let i = 0; i < most; i++) box.append(el("span", { class: "dot" + (i < count ? " lit" : "") }));
+    return box;
+  }
+
+  function seatBox(seat, name, who, ...parts) {
+    const title = el("h3", {}, el("span", { text: name }), who ? el("span", { class: "who", text: who }) : null);
+    return el("article", { class: "seat", "data-seat": seat }, title, ...parts);
+  }
+
+  // OS-SIX: each character's Luck and Strain, the last roll, and the duel when one is on.
+  function ossixSeats(snapshot, container) {
+    const state = snapshot.state || {};
+    (state.players || []).forEach((player, seat) => {
+      const flags = [];
+      if (player.incapacitated) flags.push("incapacitated");
+      if (player.bonus_next) flags.push("Bonus on the next roll");
+      if (player.overloaded) flags.push("carrying too much: Penalty");
+      const strain = el("label", { class: "meter" }, el("span", { text: `Strain ${player.strain} of 12` }),
+                        el("meter", { min: 0, max: 12, low: 6, high: 10, optimum: 0, value: player.strain }));
+      const roll = player.last_roll;
+      const last = roll ? el("p", { class: "roll" }, diceFaces(roll.values || [], false),
+                              el("span", { text: " " + [roll.outcome, roll.critical].filter(Boolean).join(", ") }))
+                        : null;
+      container.append(seatBox(seat, player.name, "", leds(snapshot.leds, seat),
+                               el("p", { class: "facts" }, dots("Luck", player.luck, 3)), strain,
+                               el("p", { class: "facts", text: flags.join(" · ") }), last));
+    });
+    const duel = state.duel;
+    if (duel) {
+      container.append(el("article", { class: "seat scene" }, el("h3", { text: "Quick-draw duel" }),
+        el("p", { text: `${duel.player} against ${duel.opponent}, round ${duel.round}` +
+                        (duel.two_pistols ? ", two pistols" : "") }),
+        el("p", { class: "facts", text: `next: ${(duel.next || []).join(" or ") || "—"}` })));
+    }
+    const gm = state.last_gm_roll;
+    if (gm) {
+      container.append(el("article", { class: "seat scene" }, el("h3", { text: "Game master's roll" }),
+        el("p", { text: `${gm.kind}: ${gm.result}` + (gm.meaning ? ` (${gm.meaning})` : "") })));
+    }
+  }
+
+  // Steamfunkateers: Vigor and contest wins per player, and the pools of the roll on the table.
+  function steamSeats(snapshot, container) {
+    const state = snapshot.state || {};
+    const order = state.order || {};
+    (state.players || []).forEach((player, seat) => {
+      const facts = [`Vigor ${player.vigor}`];
+      if (player.folded) facts.push("folded");
+      const conditions = (player.conditions || []).filter((c) => c.name)
+        .map((c) => `${c.name} (${c.severity})`);
+      if (conditions.length) facts.push(`conditions: ${conditions.join(", ")}`);
+      const turn = order.current === player.name ? "to act" : "";
+      container.append(seatBox(seat, player.name, turn, leds(snapshot.leds, seat),
+                               el("p", { class: "facts" }, dots("Contest wins", player.contest_wins, 3)),
+                               el("p", { class: "facts", text: facts.join(" · ") })));
+    });
+    const round = state.round;
+    const scene = el("article", { class: "seat scene" },
+                     el("h3", { text: round ? `The roll: ${round.kind}` + (round.task ? `, ${round.task}` : "")
+                                            : "No roll on the table" }),
+                     el("p", { class: "facts", text: `Game master's Vigor ${state.gm_vigor ?? 0}` }));
+    for (const pool of (round && round.pools) || []) {
+      const notes = [`${pool.sixes} ${pool.sixes === 1 ? "six" : "sixes"}`];
+      if (pool.rerolled) notes.push("rerolled");
+      if (pool.folded) notes.push("folded");
+      scene.append(el("p", { class: "pool" }, el("span", { class: "pool-who", text: `${pool.label || pool.who}: ` }),
+                      pool.values && pool.values.length ? diceFaces(pool.values, true)
+                        : el("span", { text: `${pool.dice} dice to throw` }),
+                      el("span", { class: "facts", text: ` ${pool.values && pool.values.length ? notes.join(", ") : ""}` })));
+    }
+    const contest = state.contest;
+    if (contest) {
+      const wins = Object.entries(contest.wins || {}).map(([who, n]) => `${who} ${n}`).join(", ");
+      scene.append(el("p", { text: `Contest (${contest.goal}): ${wins}` +
+                                   (contest.winner ? `; ${contest.winner} wins it` : "") }));
+    }
+    container.append(scene);
+  }
+
+  const RENDERERS = { sixshooter: slotSeats, ossix: ossixSeats, steamfunkateers: steamSeats };
 
   function status(snapshot, streamUp) {
     const node = document.getElementById("connection");
@@ -96,39 +186,81 @@ const TableView = (() => {
     document.body.dataset.online = online ? "yes" : "no";
   }
 
+  // An alert's slot is marked on the seats as drawn, so a new alert redraws no card.
+  function markAlerts(alerts) {
+    for (const slot of document.querySelectorAll("#seats .slot")) {
+      const seat = Number(slot.closest(".seat").dataset.seat);
+      const number = Number(slot.dataset.slot);
+      const alerted = alerts.some((a) => a.seat === seat && a.slot === number);
+      slot.classList.toggle("alerted", alerted);
+      slot.setAttribute("aria-label", `slot ${number}` + (alerted ? " (alert)" : ""));
+    }
+  }
+
+  // What each part of the page was last drawn from: a part whose data did not change is not
+  // drawn again (fifty pages on one screen-less machine, or one old tablet, keep up).
+  const drawn = {};
+  function changed(part, ...data) {
+    const text = JSON.stringify(data);
+    if (drawn[part] === text) return false;
+    drawn[part] = text;
+    return true;
+  }
+
   function render(snapshot) {
     document.getElementById("table-name").textContent = snapshot.table || "";
     const prompt = snapshot.prompt;
     document.getElementById("prompt").textContent =
       prompt && prompt.prompt ? prompt.prompt : (snapshot.state ? "" : "No game yet.");
-    const alertList = document.getElementById("alerts");
-    alertList.replaceChildren();
     const alert = snapshot.alert || {};
-    for (const item of alert.alerts || []) alertList.append(el("li", { class: "alert", text: item.message }));
-    for (const item of alert.instructions || [])
-      alertList.append(el("li", { class: "instruction", text: item }));
-    document.getElementById("alerts-box").hidden = alertList.children.length === 0;
-    const seats = document.getElementById("seats");
-    seats.replaceChildren();
     const game = prompt && prompt.game;
-    (RENDERERS[game] || (snapshot.state && snapshot.state.players ? slotSeats : generic))(snapshot, seats);
-    const dice = snapshot.dice;
-    document.getElementById("dice").textContent = !dice ? "No dice thrown yet."
-      : dice.event === "rolled" ? `Rolled: ${(dice.values || []).join(", ")}`
-      : `Dice: ${dice.event}`;
-    const events = document.getElementById("events");
-    events.replaceChildren(...(snapshot.events || []).slice().reverse()
-      .map((event) => el("li", { text: event.text, value: event.number })));
+    const seatsChanged = changed("seats", game, snapshot.state, snapshot.leds);
+    if (seatsChanged) {
+      const seats = document.getElementById("seats");
+      seats.replaceChildren();
+      (RENDERERS[game] || (snapshot.state && snapshot.state.players ? slotSeats : generic))(snapshot, seats);
+    }
+    if (changed("alerts", alert) || seatsChanged) {
+      const alertList = document.getElementById("alerts");
+      alertList.replaceChildren();
+      for (const item of alert.alerts || []) alertList.append(el("li", { class: "alert", text: item.message }));
+      for (const item of alert.instructions || [])
+        alertList.append(el("li", { class: "instruction", text: item }));
+      document.getElementById("alerts-box").hidden = alertList.children.length === 0;
+      markAlerts(alert.alerts || []);
+    }
     const refused = document.getElementById("refused");
-    if (refused) {
+    if (refused && seatsChanged) {
       refused.replaceChildren(...((snapshot.state && snapshot.state.rejected) || []).slice().reverse()
         .map((item) => el("li", { text: `#${item.line}: ${item.error}` })));
     }
+    const picture = document.getElementById("dice-picture");
+    if (picture && changed("picture", snapshot.picture)) {
+      picture.hidden = !snapshot.picture;
+      if (snapshot.picture) {
+        picture.src = `${picturePath}?n=${snapshot.picture}`;
+        picture.alt = "the last throw as the camera saw it: " + (snapshot.dice && snapshot.dice.event === "rolled"
+          ? `dice read ${(snapshot.dice.values || []).join(", ")}` : "see the values beside it");
+      }
+    }
+    if (!changed("below", snapshot.dice, snapshot.events)) return;
+    const dice = snapshot.dice;
+    const diceLine = document.getElementById("dice");
+    if (!dice) diceLine.textContent = "No dice thrown yet.";
+    else if (dice.event === "rolled") diceLine.replaceChildren(el("span", { text: "Rolled: " }),
+                                                               diceFaces(dice.values || [], false));
+    else diceLine.textContent = `Dice: ${dice.event}` + (dice.reason ? ` (${dice.reason})` : "");
+    const events = document.getElementById("events");
+    events.replaceChildren(...(snapshot.events || []).slice().reverse()
+      .map((event) => el("li", { text: event.text, value: event.number })));
   }
 
   // Follows a stream of snapshots; EventSource reconnects by itself, and a stream closed
   // for good (the server gone for a while) is opened again.
+  let picturePath = "/dice.jpg";
+
   function follow(path, target) {
+    picturePath = path.replace(/events$/, "dice.jpg");
     let last = { broker: false, online: false };
     let source = null;
     function open() {

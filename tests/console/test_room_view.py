@@ -108,3 +108,40 @@ def test_the_page_reconnects_after_the_console_restarts(table: Table, page: Page
     assert table.send(ROSTER)["ok"]
     expect(page.locator(".card.back")).to_have_count(12, timeout=15_000)
     expect(page.locator("#connection")).to_have_text("Table online")
+
+
+def test_the_page_comes_back_with_the_table_after_the_broker_restarts(
+    table: Table, page: Page
+) -> None:
+    page.goto(table.console.url)
+    assert table.send(ROSTER)["ok"]
+    expect(page.locator(".card.back")).to_have_count(12)
+
+    port = table.broker.port
+    table.broker.stop()
+    expect(page.locator("#connection")).to_have_text(
+        "Table offline: no connection to the broker", timeout=15_000
+    )
+    from tests.console.conftest import USERS
+    from wire.broker import EmbeddedBroker
+
+    # A broker that kept nothing: the daemon republishes its retained views when it reconnects.
+    table.broker = EmbeddedBroker("127.0.0.1", port, USERS)
+    table.broker.start()
+    expect(page.locator("#connection")).to_have_text("Table online", timeout=30_000)
+    expect(page.locator(".card.back")).to_have_count(12, timeout=15_000)
+    assert table.send({"cmd": "reveal", "player": "Bo", "slot": 4})["ok"]
+    expect(page.locator(".card.back")).to_have_count(11)
+
+
+def test_the_room_view_fits_a_phone_without_sideways_scrolling(table: Table, page: Page) -> None:
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.goto(table.console.url)
+    assert table.send(ROSTER)["ok"]
+    expect(page.locator(".card.back")).to_have_count(12)
+    overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"the page is {overflow} px wider than a phone"
+    # both seats' cards are on the page, one seat above the other
+    first = page.locator('.seat[data-seat="0"]').bounding_box()
+    second = page.locator('.seat[data-seat="1"]').bounding_box()
+    assert first and second and second["y"] >= first["y"] + first["height"]

@@ -33,3 +33,17 @@ def test_each_die_gets_a_box_in_its_status_colour() -> None:
     assert tuple(marked[40, 20]) == (60, 200, 60)  # left edge of the read die's box: green
     assert tuple(marked[40, 100]) == (0, 140, 255)  # the cocked die's: orange
     assert tuple(marked[40, 80]) == GREY  # between the dice: untouched
+
+
+def test_a_throws_picture_is_a_small_jpeg_with_its_boxes_where_the_dice_are() -> None:
+    from vision.annotate import throw_picture
+
+    big = np.full((960, 1280, 3), GREY, np.uint8)
+    reading = FrameReading((DieReading(5, 0.99, (400, 400, 480, 480), DieStatus.READ),))
+    data = throw_picture(big, reading, "rolled 5")
+    assert data.startswith(b"\xff\xd8\xff")
+    picture = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    assert picture.shape == (480, 640, 3)  # halved, the aspect kept
+    # the box was halved with the picture: its left edge is green at x=200, not at x=400
+    assert picture[220, 200, 1] > 150 and picture[220, 200, 0] < 120
+    assert abs(int(picture[220, 400, 1]) - GREY[1]) < 20

@@ -1,0 +1,55 @@
+"""The room view draws the dice games with their own renderers: pools, sixes, Vigor, Luck, Strain."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page, expect
+
+from tests.console.conftest import Table
+
+
+def test_steamfunkateers_shows_vigor_pools_and_the_sixes_that_count(
+    table: Table, page: Page
+) -> None:
+    page.goto(table.console.url)
+    expect(page.locator("#connection")).to_have_text("Table online")
+    new_game = {
+        "cmd": "new_game",
+        "game": "steamfunkateers",
+        "players": ["Ana", "Bo"],
+        "options": {"starting_vigor": 2, "gm_vigor": 1},
+    }
+    assert table.send(new_game)["ok"]
+    expect(page.locator('.seat[data-seat="0"] .facts').nth(1)).to_contain_text("Vigor 2")
+    expect(page.locator('.seat[data-seat="0"] .dots')).to_have_attribute(
+        "aria-label", "Contest wins 0 of 3"
+    )
+    check = {
+        "cmd": "check",
+        "task": "stop the stagecoach",
+        "pools": [{"player": "Bo", "skill": "Athletics", "rank": 4, "extra_die": True}],
+    }
+    assert table.send(check)["ok"]
+    expect(page.locator(".scene h3")).to_contain_text("stop the stagecoach")
+    assert table.send({"cmd": "roll", "values": [6, 6, 1, 2, 3]})["ok"]
+    pool = page.locator(".scene .pool").first
+    expect(pool.locator(".die")).to_have_count(5)
+    expect(pool.locator(".die.six")).to_have_count(2)
+    expect(pool).to_contain_text("2 sixes")
+
+
+def test_ossix_shows_luck_strain_and_the_last_roll(table: Table, page: Page) -> None:
+    page.goto(table.console.url)
+    expect(page.locator("#connection")).to_have_text("Table online")
+    new_game = {"cmd": "new_game", "game": "ossix", "players": ["Jack", "Kate"]}
+    assert table.send(new_game)["ok"]
+    jack = page.locator('.seat[data-seat="0"]')
+    expect(jack.locator(".dots")).to_have_attribute("aria-label", "Luck 2 of 3")
+    expect(jack.locator(".dot.lit")).to_have_count(2)
+    expect(jack.locator("meter")).to_have_attribute("value", "0")
+    action = {"cmd": "action", "player": "Jack", "attribute": "agility", "score": 2, "skill": True}
+    assert table.send(action)["ok"]
+    assert table.send({"cmd": "roll", "values": [1, 4, 6]})["ok"]
+    expect(jack.locator(".roll .die")).to_have_count(3)
+    expect(jack.locator(".roll")).to_contain_text("success")
+    # no JSON dump in place of the drawing
+    expect(page.locator("pre.generic")).to_have_count(0)
