@@ -42,4 +42,5 @@ ruff check .
 echo "== mypy --strict (every package)"
 mypy --strict rules hardware vision bridge tabletop wire firmware console
 echo "== pytest"
-exec pytest "$@"
+# On every core by default; `scripts/test.sh -n 0` runs in one process (easier to debug).
+exec pytest -n "${PYTEST_WORKERS:-auto}" "$@"

@@ -15,6 +15,7 @@ from vision.evaluate import LabelledDie, Score, score_photos
 from vision.reader import DiceReader
 
 PHOTOS = Path(__file__).resolve().parents[1] / "data" / "dice-tray"
+pytestmark = pytest.mark.slow  # reads 200 photos
 
 # Measured with the committed models (docs/vision.md): found 98.99 %, precision 98.13 %,
 # read right 98.51 % of found, 7 wrong values. The floors sit a little below.
