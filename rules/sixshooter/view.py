@@ -224,7 +224,9 @@ def describe_event(event: ev.Event) -> str:
             return f"{p} boosts the next contest roll by {r + w}"
         case ev.ContestExchanged(scores=scores, losers=losers):
             shown = ", ".join(f"{name} {score}" for name, score in scores)
-            return f"Contest scores {shown}: {' and '.join(losers)} must Roll Their Hand"
+            who = " and ".join(losers)
+            after = "Contest rolls after Strikes, cards and wagers"
+            return f"{after}: {shown}: {who} must Roll Their Hand"
         case ev.ContestEnded(losers=losers, reason=why):
             verb = "loses" if len(losers) == 1 else "both lose"
             return f"The contest is over: {' and '.join(losers)} {verb} ({why})"
