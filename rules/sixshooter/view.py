@@ -221,7 +221,7 @@ def describe_event(event: ev.Event) -> str:
         case ev.ContestStarted(players=(a, b)):
             return f"Contest: {a} against {b}"
         case ev.ContestBoosted(player=p, reduction=r, wager=w):
-            return f"{p} boosts the next contest roll by {r + w}"
+            return f"{p} lowers the opponent's next contest roll by {r + w}"
         case ev.ContestExchanged(scores=scores, losers=losers):
             shown = ", ".join(f"{name} {score}" for name, score in scores)
             who = " and ".join(losers)
