@@ -40,6 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TABLE = "bench"
 COMMAND_TOPIC = f"tabletop/v1/{TABLE}/game/command"
 REPLY_TOPIC = f"tabletop/v1/{TABLE}/game/reply"
+AVAILABILITY_TOPIC = f"tabletop/v1/{TABLE}/rules/availability"
 ECHO_SCRIPT = """
 import socket, sys
 import paho.mqtt.client as paho
@@ -89,6 +90,28 @@ def commands(count: int) -> list[dict[str, Any]]:
         out.append({"cmd": "challenge", "player": player, "method": "slyness", "critical": 3})
         out.append({"cmd": "roll", "value": 6})
     return out[:count]
+
+
+def wait_online(port: int, daemon: subprocess.Popen[bytes], timeout: float = 60.0) -> None:
+    """Waits for the daemon's retained "online": it is published only after the daemon's
+    subscriptions (wire/mqtt.py), so a command sent after it is heard. (A fixed sleep lost the
+    first commands when a busy machine started the daemon slowly.)"""
+    online = threading.Event()
+    waiter = paho.Client(CallbackAPIVersion.VERSION2, client_id="bench-wait-online")
+    waiter.on_connect = lambda c, u, f, rc, p: c.subscribe(AVAILABILITY_TOPIC, 1)
+    waiter.on_message = lambda c, u, m: online.set() if m.payload == b"online" else None
+    waiter.connect("127.0.0.1", port)
+    waiter.loop_start()
+    try:
+        deadline = time.monotonic() + timeout
+        while not online.wait(0.2):
+            if daemon.poll() is not None:
+                raise SystemExit(f"the rules daemon exited with status {daemon.returncode}")
+            if time.monotonic() > deadline:
+                raise SystemExit(f"the rules daemon was not online after {timeout:g} s")
+    finally:
+        waiter.loop_stop()
+        waiter.disconnect()
 
 
 class Harness:
@@ -204,7 +227,7 @@ def main() -> None:
         processes.append(subprocess.Popen([sys.executable, "-c", ECHO_SCRIPT, str(port)]))
         harness = Harness(port, REPLY_TOPIC)
         echo = Harness(port, "bench/pong")
-        time.sleep(1.0)  # let the daemon subscribe
+        wait_online(port, processes[1])
 
         # 1. throughput, pipelined
         game = [{**c, "id": f"t{n}"} for n, c in enumerate(commands(args.commands))]

@@ -460,7 +460,7 @@ def _check_pins(seats: tuple[Seat, ...]) -> None:
     for index, seat in enumerate(seats, start=1):
         if len(seat.leds) != LEDS_PER_SEAT:
             raise ConfigError(
-                f"seats[{index}].leds: give {LEDS_PER_SEAT} BCM pins (Strike 1, 2, 3), "
+                f"seats[{index}].leds: give {LEDS_PER_SEAT} BCM pins (the seat's LEDs 1, 2, 3), "
                 f"got {len(seat.leds)}"
             )
         for pin in seat.leds:

@@ -46,11 +46,16 @@ def run_games(args: argparse.Namespace) -> int:
         return 0
     for info in found:
         default = " (default)" if info.name == games.DEFAULT_GAME else ""
-        print(f"{info.name}{default}: {info.title} v{info.version}, seed {info.seed}")
+        print(f"{info.name}{default}: {info.title} {_version(info.version)}, seed {info.seed}")
         for option in info.options:
             choices = f" [{', '.join(map(str, option.choices))}]" if option.choices else ""
             print(f"    {option.name} = {json.dumps(option.default)}{choices}: {option.help}")
     return 0
+
+
+def _version(version: str) -> str:
+    """A game's version as people write it: "v0.03" for a number, "page 2" as it is."""
+    return f"v{version}" if version[:1].isdigit() else version
 
 
 def run(args: argparse.Namespace) -> int:

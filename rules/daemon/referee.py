@@ -389,6 +389,9 @@ class Referee:
 
 def _prompt_json(waiting: Waiting, state: Any, referee: Referee) -> dict[str, Any]:
     phase = getattr(state, "phase", None)
+    if not hasattr(state, "phase"):
+        # A game whose state keeps no `phase` attribute still names it in its views.
+        phase = referee.rules.public_view(state).get("phase")
     return {
         "v": PROTOCOL_VERSION,
         "game": referee.rules.name,

@@ -9,7 +9,7 @@ from ..errors import InvalidCommand
 from ..game import ArgumentAdder, GmAction
 from ..roster import load_roster
 
-ROSTER_KEYS = ("players", "jokers", "seed", "deck", "options")
+ROSTER_KEYS = ("players", "jokers", "seed", "deck", "options", "campaign")
 METHODS = ("danger", "sharpness", "slyness", "charm")
 
 
@@ -52,6 +52,8 @@ def _new(args: argparse.Namespace) -> dict[str, Any]:
         command["seed"] = args.seed
     if args.jokers:
         command["jokers"] = True
+    if args.campaign:
+        command["campaign"] = True
     return command
 
 
@@ -121,11 +123,17 @@ GM_ACTIONS: tuple[GmAction, ...] = tuple(
     for action in (
         (
             "new",
-            "start a game from a roster file (TOML or JSON: players, jokers, seed, options)",
+            "start a game from a roster file (TOML or JSON: players, jokers, seed, options, "
+            "campaign)",
             _args(
                 _a("roster", help="roster file"),
                 _a("--seed", type=int, default=None, help="shuffle seed (overrides the roster's)"),
                 _a("--jokers", action="store_true", help="play with the two jokers"),
+                _a(
+                    "--campaign",
+                    action="store_true",
+                    help="the Operators carry their Lucky Numbers over from an earlier game",
+                ),
             ),
             _new,
         ),

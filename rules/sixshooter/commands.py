@@ -49,6 +49,8 @@ class NewGame:
     deck: tuple[Card, ...] | None
     options: Options
     hands: tuple[tuple[str, tuple[Card, ...]], ...] | None = None
+    # The Operators carry their Lucky Numbers over from an earlier game of the same campaign.
+    campaign: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,7 +295,8 @@ def _read_new_game(r: _Reader) -> NewGame:
     hands = _read_hands(r) if r.has("hands") else None
     if hands is not None and deck is not None:
         raise r.fail("hands", "give the deck order or the hands dealt, not both")
-    return NewGame(players, jokers, seed, deck, options, hands)
+    campaign = r.boolean("campaign") if r.has("campaign") else False
+    return NewGame(players, jokers, seed, deck, options, hands, campaign)
 
 
 def _read_hands(r: _Reader) -> tuple[tuple[str, tuple[Card, ...]], ...]:

@@ -238,16 +238,28 @@ def _card_value_for_order(card: Card, ace_high: bool) -> int:
 # -- consequences shared by several commands ---------------------------------------------------
 
 
-def _ensure_deck(turn: _Turn) -> bool:
-    """Reshuffles the discard pile into the deck when the deck is empty; False if both are."""
+def _ensure_deck(turn: _Turn, replacing: Card | None = None) -> bool:
+    """Before a draw: reshuffles the discard pile into the deck if the deck is empty (it ran out
+    when the discard pile was empty too); False if there is still no card to draw.
+
+    A Lucky Number replacement is "a new card": the card it replaces stays on the discard pile.
+    """
     state = turn.state
     if state.deck:
         return True
-    if not state.discard:
+    pile = [card for card in state.discard if card != replacing]
+    if not pile:
         return False
     seed = f"{state.seed}:reshuffle:{state.reshuffles + 1}"
-    turn.emit(ev.DeckReshuffled(shuffled(state.discard, seed)))
+    turn.emit(ev.DeckReshuffled(shuffled(pile, seed)))
     return True
+
+
+def _after_draw(turn: _Turn) -> None:
+    """ "If, at any point during the game, the deck runs out of cards, shuffle the discard pile
+    and use it as the deck": at once, when a draw took the deck's last card."""
+    if not turn.state.deck and turn.state.discard:
+        _ensure_deck(turn)
 
 
 def _after_discard(turn: _Turn, owner: str, slot: int, card: Card) -> None:
@@ -260,12 +272,13 @@ def _after_discard(turn: _Turn, owner: str, slot: int, card: Card) -> None:
         return
     turn.emit(ev.LuckyOffered(owner, slot, card))
     if options.lucky_replacement is LuckyReplacement.ALWAYS:
-        _draw_replacement(turn, owner, slot)
+        _draw_replacement(turn, owner, slot, card)
 
 
-def _draw_replacement(turn: _Turn, owner: str, slot: int) -> None:
-    if _ensure_deck(turn):
+def _draw_replacement(turn: _Turn, owner: str, slot: int, replacing: Card) -> None:
+    if _ensure_deck(turn, replacing):
         turn.emit(ev.LuckyReplaced(owner, slot, turn.state.deck[-1]))
+        _after_draw(turn)
     else:
         turn.emit(ev.LuckyDeclined(owner, slot, "no card left to draw"))
 
@@ -350,29 +363,16 @@ def _new_game(turn: _Turn, c: cm.NewGame) -> None:
             f"{len(full)} cards deal six to at most {most} players, not {len(c.players)}"
         )
     seen_names: set[str] = set()
-    starting: dict[int, str] = {}
     for spec in c.players:
         if spec.name.casefold() in seen_names:
             raise SetupError(f"two players are named {quote(spec.name)}: names must differ")
         seen_names.add(spec.name.casefold())
-        if not spec.lucky:
-            raise SetupError(f"{spec.name} needs a Lucky Number from 2 to 10", "operators")
         if len(set(spec.lucky)) != len(spec.lucky):
             raise SetupError(f"{spec.name} has the same Lucky Number twice", "lucky numbers")
-        if len(spec.lucky) > c.options.lucky_cap:
-            raise SetupError(
-                f"{spec.name} has {len(spec.lucky)} Lucky Numbers; this table's cap is "
-                f"{c.options.lucky_cap}",
-                "lucky numbers",
-            )
-        for number in spec.lucky:
-            if number in starting:
-                raise SetupError(
-                    f"{spec.name} and {starting[number]} both start with Lucky Number {number}: "
-                    "no two Operators at the same table should start with the same Lucky Number",
-                    "lucky numbers",
-                )
-            starting[number] = spec.name
+    if c.campaign:
+        _check_carried_lucky(c)
+    else:
+        _check_starting_lucky(c)
     if c.hands is not None:
         _check_hands(c.hands, [spec.name for spec in c.players], c.jokers)
         dealt = [card for _, cards in c.hands for card in cards]
@@ -385,6 +385,56 @@ def _new_game(turn: _Turn, c: cm.NewGame) -> None:
         _check_deck(deck, full, c.jokers)
     turn.emit(ev.GameStarted(c.players, c.jokers, c.seed, deck, c.options))
     _deal(turn, c.hands)
+
+
+def _check_starting_lucky(c: cm.NewGame) -> None:
+    """ "Each Operator starts with a Descriptor, an Archetype, and a Lucky Number." / "No two
+    Operators at the same table should start with the same Lucky Number." """
+    starting: dict[int, str] = {}
+    for spec in c.players:
+        if len(spec.lucky) != 1:
+            raise SetupError(
+                f"{spec.name} starts with {len(spec.lucky) or 'no'} Lucky Numbers, but each "
+                "Operator starts with a Lucky Number (one); Operators who gained more in an "
+                'earlier game carry them over with "campaign": true',
+                "operators",
+            )
+        number = spec.lucky[0]
+        if number in starting:
+            raise SetupError(
+                f"{spec.name} and {starting[number]} both start with Lucky Number {number}: "
+                "no two Operators at the same table should start with the same Lucky Number",
+                "lucky numbers",
+            )
+        starting[number] = spec.name
+
+
+def _check_carried_lucky(c: cm.NewGame) -> None:
+    """A campaign carried over from an earlier game: the Lucky Numbers held must be ones the
+    rules for gaining them allow (the table's cap; v0.03's "cannot gain more Lucky Numbers
+    unless all other Operators have at least as many"). None is allowed: an Operator who
+    returned by losing their last one plays on without ("If a character has three Strikes and
+    no Lucky Number, they are still retired permanently")."""
+    options = c.options
+    held = {spec.name: len(spec.lucky) for spec in c.players}
+    for spec in c.players:
+        count = held[spec.name]
+        if count > options.lucky_limit:
+            raise SetupError(
+                f"{spec.name} has {count} Lucky Numbers; this table's cap is "
+                f"{options.lucky_limit}",
+                "lucky numbers",
+            )
+        if options.progressive and count > 2:
+            behind = [name for name, n in held.items() if name != spec.name and n < count - 1]
+            if behind:
+                raise SetupError(
+                    f"{spec.name} has {count} Lucky Numbers, but an Operator cannot gain more "
+                    f"than two unless all other Operators have at least as many: "
+                    f"{', '.join(behind)} {'has' if len(behind) == 1 else 'have'} fewer than "
+                    f"{count - 1}",
+                    "lucky numbers",
+                )
 
 
 def _check_deck(deck: tuple[Card, ...], full: tuple[Card, ...], jokers: bool) -> None:
@@ -458,6 +508,7 @@ def _draw_order(
         card = _next_draw(turn, draws, f"{name} must draw {again}for turn order")
         values[name] = _card_value_for_order(card, state.options.ace_high)
         turn.emit(ev.TurnOrderDrawn(name, card, values[name]))
+        _after_draw(turn)
     order: list[str] = []
     for value in sorted(set(values.values()), reverse=True):
         tied = [name for name in players if values[name] == value]
@@ -593,10 +644,15 @@ def _contest_roll(turn: _Turn) -> None:
     assert contest is not None
     if len(contest.rolls) < len(contest.players):
         return
+    # "Strikes, using cards, and All Or Nothing all affect the outcome of your opponent player's
+    # die roll the same way they would the Critical Number of a challenge": the opponent's roll
+    # is this side's Critical Number, raised by this side's Strikes "(but never above 7)" and
+    # lowered by this side's card and wager.
     scores: dict[str, int] = {}
-    for name in contest.players:
-        reduction, wager = contest.boosts.get(name, (0, 0))
-        scores[name] = contest.rolls[name] - state.operators[name].strikes + reduction + wager
+    for name, opponent in zip(contest.players, contest.players[::-1], strict=True):
+        reduction, wager = contest.boosts.get(opponent, (0, 0))
+        raised = min(contest.rolls[name] + state.operators[opponent].strikes, CRITICAL_CAP)
+        scores[name] = raised - reduction - wager
     low = min(scores.values())
     losers = tuple(name for name in contest.players if scores[name] == low)
     wagers = {name: contest.boosts.get(name, (0, 0))[1] for name in contest.players}
@@ -622,13 +678,18 @@ def _lucky(turn: _Turn, c: cm.Lucky) -> None:
         waiting = describe_pending(state, head) if head else "nothing is awaited"
         raise LuckyNumberError(f"{c.player} has no Lucky Number choice to make now: {waiting}")
     if c.replace and c.card is not None:
+        if c.card == head.card:
+            raise LuckyNumberError(
+                f"{c.card} cannot replace itself: the replacement is a new card from the deck"
+            )
         in_deck = c.card in state.deck or (not state.deck and c.card in state.discard)
         if not in_deck:
             raise LuckyNumberError(f"{c.card} cannot be the replacement: it is not in the deck")
-        _ensure_deck(turn)
+        _ensure_deck(turn, head.card)
         turn.emit(ev.LuckyReplaced(c.player, head.slot, c.card))
+        _after_draw(turn)
     elif c.replace:
-        _draw_replacement(turn, c.player, head.slot)
+        _draw_replacement(turn, c.player, head.slot, head.card)
     else:
         turn.emit(ev.LuckyDeclined(c.player, head.slot, "declined"))
     _continue_contest(turn)
@@ -781,10 +842,10 @@ def _grant_lucky(turn: _Turn, c: cm.GrantLucky) -> None:
     if c.number in target.lucky:
         raise LuckyNumberError(f"{c.to} already has Lucky Number {c.number}")
     held = len(target.lucky)
-    cap = state.options.lucky_cap
+    cap = state.options.lucky_limit
     if held >= cap:
         raise LuckyNumberError(f"{c.to} has {held} Lucky Numbers, this table's cap")
-    if state.options.lucky_progressive_cap and held >= 2:
+    if state.options.progressive and held >= 2:
         behind = [
             op.name
             for op in state.operators.values()

@@ -262,7 +262,8 @@ class ContestBoosted:
 
 @dataclass(frozen=True, slots=True)
 class ContestExchanged:
-    """Both contestants rolled; `scores` are roll - Strikes + card + wager; `losers` roll hands."""
+    """Both contestants rolled; `scores` are each roll as the opponent's Critical Number (+ the
+    opponent's Strikes, at most 7, - the opponent's card and wager); `losers` roll hands."""
 
     rolls: tuple[tuple[str, int], ...]
     scores: tuple[tuple[str, int], ...]

@@ -43,11 +43,14 @@ from .view import (
 )
 
 _OPTION_HELP = {
+    "version": 'the text played: "0.03" (default) or "0.02" (at most two Lucky Numbers, no '
+    "progressive cap)",
     "deal": "how the six cards reach each player: round_robin (one at a time) or block",
     "ace_high": "an ace counts high (14) when drawing for turn order",
     "lucky_replacement": "a discarded card matching a Lucky Number: ask the owner, always "
     "replace it, or never",
-    "lucky_cap": "the most Lucky Numbers an Operator may hold (2 plays v0.02)",
+    "lucky_cap": 'the most Lucky Numbers an Operator may hold ("If the GM wishes, they may set '
+    'the cap lower")',
     "lucky_progressive_cap": "a third Lucky Number or more only if every other Operator has as "
     "many",
     "removed_cards_to_discard": "a removed Operator's cards go to the discard pile",

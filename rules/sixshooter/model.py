@@ -122,10 +122,19 @@ class Deal(Enum):
     BLOCK = "block"  # six cards to the first player, then six to the next
 
 
+class Version(Enum):
+    """Which text of Six Shooter the table plays (shared/seeds/000_*.txt holds both)."""
+
+    V0_03 = "0.03"  # May 25, 2020: the default
+    # May 13, 2020: "No Operator can have more than two Lucky Numbers at any given time."
+    V0_02 = "0.02"
+
+
 @dataclass(frozen=True, slots=True)
 class Options:
     """House rules a table may choose; every default follows v0.03 and docs/rules.md."""
 
+    version: Version = Version.V0_03
     deal: Deal = Deal.ROUND_ROBIN
     ace_high: bool = True
     lucky_replacement: LuckyReplacement = LuckyReplacement.ASK
@@ -135,6 +144,20 @@ class Options:
     # "You don't have to tell your players the exact Critical Numbers for challenges before
     # they roll": the game master's choice; hidden from the public views unless chosen.
     tell_critical_numbers: bool = False
+
+    @property
+    def lucky_limit(self) -> int:
+        """The most Lucky Numbers an Operator may hold at this table: `lucky_cap` ("If the GM
+        wishes, they may set the cap lower"), and at most two when playing v0.02."""
+        if self.version is Version.V0_02:
+            return min(self.lucky_cap, 2)
+        return self.lucky_cap
+
+    @property
+    def progressive(self) -> bool:
+        """Whether v0.03's "cannot gain more Lucky Numbers unless all other Operators have at
+        least as many" applies (v0.02 has a flat cap of two instead)."""
+        return self.version is Version.V0_03 and self.lucky_progressive_cap
 
     def to_json(self) -> dict[str, Any]:
         """Returns the options as plain JSON values."""

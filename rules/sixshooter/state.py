@@ -193,7 +193,9 @@ def _play_began(state: GameState, e: ev.PlayBegan) -> None:
 
 def _deck_reshuffled(state: GameState, e: ev.DeckReshuffled) -> None:
     state.deck = list(reversed(e.deck))
-    state.discard = []
+    # A Lucky Number's replacement leaves the card it replaces on the pile (engine._ensure_deck).
+    shuffled_in = set(e.deck)
+    state.discard = [card for card in state.discard if card not in shuffled_in]
     state.reshuffles += 1
 
 

@@ -221,10 +221,12 @@ def describe_event(event: ev.Event) -> str:
         case ev.ContestStarted(players=(a, b)):
             return f"Contest: {a} against {b}"
         case ev.ContestBoosted(player=p, reduction=r, wager=w):
-            return f"{p} boosts the next contest roll by {r + w}"
+            return f"{p} lowers the opponent's next contest roll by {r + w}"
         case ev.ContestExchanged(scores=scores, losers=losers):
             shown = ", ".join(f"{name} {score}" for name, score in scores)
-            return f"Contest scores {shown}: {' and '.join(losers)} must Roll Their Hand"
+            who = " and ".join(losers)
+            after = "Contest rolls after Strikes, cards and wagers"
+            return f"{after}: {shown}: {who} must Roll Their Hand"
         case ev.ContestEnded(losers=losers, reason=why):
             verb = "loses" if len(losers) == 1 else "both lose"
             return f"The contest is over: {' and '.join(losers)} {verb} ({why})"

@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any
 
+from rules.games import DEFAULT_GAME
 from tabletop.errors import UserError
 
 
@@ -20,9 +21,9 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--game",
-        default="sixshooter",
+        default=DEFAULT_GAME,
         metavar="NAME",
-        help="the game to play (default sixshooter; `tabletop games` lists them)",
+        help=f"the game to play (default {DEFAULT_GAME}; `tabletop games` lists them)",
     )
     parser.add_argument("--seats", type=int, default=4, choices=range(2, 7), metavar="2-6")
     parser.add_argument("--games", type=int, default=1, help="games to play (default 1)")

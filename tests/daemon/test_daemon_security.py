@@ -25,7 +25,6 @@ from daemon_helpers import (
     Broker,
     DaemonThread,
     client,
-    full_game_commands,
     json_values,
     payloads,
     pump_until,
@@ -41,8 +40,6 @@ from rules.daemon.store import GameLog, StoreError
 from wire.mqtt import Message
 from wire.throttled_log import ThrottledLog
 from wire.topics import TableTopics
-
-CARD = re.compile(r"\b(?:10|[2-9AJQK])[CDHS]\b")
 
 
 class Attacker:
@@ -282,38 +279,8 @@ def test_table_events_from_a_second_bridge_are_ignored_with_an_alert(
 # -- 7. hidden cards --------------------------------------------------------------------------
 
 
-def test_no_public_payload_of_a_game_names_a_face_down_card(
-    broker: Broker, table: str, db: Path, attacker: Attacker
-) -> None:
-    topics = TableTopics(table)
-    public = [topics.state, topics.event, topics.prompt, topics.table_alert, topics.leds_frame]
-    for topic in public:
-        attacker.client.subscribe(topic, qos=1)
-    commands = full_game_commands()
-    ending = next(n for n, c in enumerate(commands) if c["cmd"] == "end_adventure")
-    with running_daemon(broker.url, table, db), client(broker.url, table, True) as gm:
-        for command in commands[:ending]:
-            gm.send(command)
-        gm.settle()
-        referee = gm.state()
-        hidden = {
-            slot["card"]
-            for player in referee["players"]
-            for slot in player["slots"]
-            if slot["state"] == "face_down"
-        }
-        assert hidden, "the game leaves cards face-down: the test has something to find"
-        time.sleep(0.3)
-    seen = b"\n".join(payload for _, payload in attacker.received).decode()
-    assert '"face_down"' in seen and '"text"' in seen, "the public payloads were read"
-    leaks = [line for line in seen.splitlines() if set(CARD.findall(line)) & hidden]
-    assert leaks == []
-    # "You don't have to tell your players the exact Critical Numbers for challenges before
-    # they roll": hidden unless the game master chose otherwise (tell_critical_numbers).
-    said = [event["text"] for event in gm.events]
-    assert any(re.search(r"Critical Number \d", text) for text in said), "the GM is told"
-    assert "attempts a" in seen, "challenges were announced publicly"
-    assert not re.search(r"Critical Number \d|\"critical\"", seen)
+# A display reads every public topic of a whole game, for every registered game, and finds no
+# face-down card or secret: tests/daemon/test_public_payloads.py.
 
 
 # -- 9. smaller ones ---------------------------------------------------------------------------

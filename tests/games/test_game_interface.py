@@ -60,6 +60,15 @@ def test_the_registry_lists_every_game_and_names_the_installed_ones_for_a_wrong_
         games.get("chess")
 
 
+def test_the_listing_writes_each_game_s_version_as_people_do(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["games"]) == 0
+    titles = [line.split(", seed")[0] for line in capsys.readouterr().out.splitlines()]
+    assert "sixshooter (default): Six Shooter v0.03" in titles
+    assert "steamfunkateers: Steamfunkateers page 2" in titles  # not "vpage 2"
+
+
 def test_a_second_game_is_refereed_logged_and_rebuilt_from_the_log(referee: Referee) -> None:
     assert send(referee, ANA_BO)["game"] == "highroll"
     for value in (6, 2, 5, 5, 6, 1, 6, 3):  # Ana, tie, Ana, Ana: three rounds won

@@ -36,6 +36,8 @@ def new_game(
     then: Sequence[str] = (),
     jokers: bool = False,
     reveal: dict[str, int] | None = None,
+    *,
+    campaign: bool = False,
     **options: Any,
 ) -> Game:
     """A game dealt from a stacked deck; `reveal` turns those slots face-up (all players must be
@@ -54,6 +56,8 @@ def new_game(
     }
     if options:
         command["options"] = options
+    if campaign:
+        command["campaign"] = True
     game.execute(command)
     for name, slot in (reveal or {}).items():
         game.execute({"cmd": "reveal", "player": name, "slot": slot})

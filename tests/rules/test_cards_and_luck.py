@@ -8,7 +8,14 @@ import pytest
 
 from rules.errors import CardNotUsable, LuckyNumberError, OutOfTurn, WagerNotAllowed
 from rules.sixshooter import Game, event_name, state_to_json
-from rules.sixshooter.events import CardUsed, ChallengeDeclared, JokerKept, StrikeGained
+from rules.sixshooter.events import (
+    CardUsed,
+    ChallengeDeclared,
+    JokerKept,
+    LuckyDeclined,
+    StrikeGained,
+)
+from rules.sixshooter.state import GameState
 from tests.rules.table import new_game, roll, run, slots
 
 # Ana is Sly (spades), Lucky Number 7; Bo is Dangerous (clubs), Lucky Number 3.
@@ -188,32 +195,65 @@ def test_lucky_replacement_can_be_automatic_by_option() -> None:
     assert state_to_json(game.state)["pending"]["purpose"] == "challenge"
 
 
-def test_lucky_replacement_is_drawn_after_reshuffling_an_empty_deck() -> None:
+LOW = {"Ana": "S", "Bo": "C", "Cy": "H", "Dee": "D"}
+HIGH = {"Eli": "S", "Fay": "C", "Gus": "H", "Hal": "D"}
+EIGHT_HANDS = {  # every card but the four aces
+    **{name: [f"{r}{s}" for r in ("7", "2", "3", "4", "5", "6")] for name, s in LOW.items()},
+    **{name: [f"{r}{s}" for r in ("8", "9", "10", "J", "Q", "K")] for name, s in HIGH.items()},
+}
+
+
+def assert_no_empty_deck_waits(game: Game) -> None:
+    """After every event, an empty deck with a discard pile to shuffle is reshuffled next."""
+    state = GameState()
+    events = list(game.events)
+    for event, following in zip(events, [*events[1:], None], strict=True):
+        state.apply(event)
+        if not state.deck and state.discard:
+            assert following is not None and event_name(following) == "deck_reshuffled"
+
+
+def test_the_deck_is_reshuffled_the_moment_it_runs_out() -> None:
     """ "If, at any point during the game, the deck runs out of cards, shuffle the discard pile and
-    use it as the deck." Decision: a Lucky Number replacement is drawn after that reshuffle."""
-    suits = {"Ana": "S", "Bo": "C", "Cy": "H", "Dee": "D"}
-    hands = {
-        name: [f"{r}{suit}" for r in ("7", "2", "3", "4", "5", "6")] for name, suit in suits.items()
-    }
-    hands |= {
-        name: [f"{r}{suit}" for r in ("8", "9", "10", "J", "Q", "K")]
-        for name, suit in {"Eli": "S", "Fay": "C", "Gus": "H", "Hal": "D"}.items()
-    }
-    roster = {name: ("sly", [n]) for name, n in zip(hands, range(2, 10), strict=True)}
+    use it as the deck." Decision: when a draw takes the deck's last card, the discard pile is
+    shuffled into the deck at once, not at the next draw; a later Lucky Number replacement is
+    drawn from that deck and is never the card it replaces."""
+    roster = {name: ("sly", [n]) for name, n in zip(EIGHT_HANDS, range(2, 10), strict=True)}
     roster["Ana"] = ("sly", [7])
     roster["Fay"] = ("sly", [2])
-    game = new_game(hands, roster=roster, reveal={name: 1 for name in hands})
-    assert len(game.state.deck) == 4
+    game = new_game(EIGHT_HANDS, roster=roster, reveal={name: 1 for name in EIGHT_HANDS})
+    assert sorted(c.code for c in game.state.deck) == ["AC", "AD", "AH", "AS"]
     run(game, {"cmd": "turn_order", "players": ["Bo", "Cy", "Dee", "Eli"]})  # four aces: a tie
-    assert len(game.state.deck) > 0 or game.state.discard
-    while game.state.deck:  # draw the deck dry through play
-        run(game, {"cmd": "turn_order", "players": ["Bo", "Cy"]})
-    pile = {c.code for c in game.state.discard}
-    run(game, challenge("Ana", 6, "slyness", card=card("Ana", 1)))
+    names = [event_name(e) for e in game.events]
+    assert "deck_reshuffled" in names
+    assert_no_empty_deck_waits(game)
+    assert game.state.deck  # never left empty while the discard pile holds cards
+    run(game, challenge("Ana", 6, "slyness", card=card("Ana", 1)))  # 7S: Ana's Lucky Number
     run(game, {"cmd": "lucky", "player": "Ana", "replace": True})
-    names = [event_name(e) for e in game.events[-2:]]
-    assert names == ["deck_reshuffled", "lucky_replaced"]
-    assert slots(game.state, "Ana")[0] in pile | {"7S"}
+    assert event_name(game.events[-1]) == "lucky_replaced"
+    assert slots(game.state, "Ana")[0] in {"AC", "AD", "AH", "AS"}
+    assert "7S" in {c.code for c in game.state.discard}
+    assert_no_empty_deck_waits(game)
+
+
+def test_a_lucky_card_never_comes_back_as_its_own_replacement() -> None:
+    """ "replace it by drawing a new card from the central deck": with every card dealt (nine
+    players, jokers in) the deck is empty and the discard pile too, so the discarded Lucky
+    Number card is the only card not in a hand; it cannot be its own replacement."""
+    hands = {**EIGHT_HANDS, "Ida": ["AS", "AC", "AH", "AD", "JK1", "JK2"]}
+    roster = {name: ("sly", [n]) for name, n in zip(hands, range(2, 11), strict=True)}
+    roster["Ana"] = ("sly", [7])
+    roster["Fay"] = ("sly", [2])
+    game = new_game(hands, roster=roster, jokers=True, reveal={name: 1 for name in hands})
+    assert not game.state.deck and not game.state.discard
+    run(game, challenge("Ana", 6, "slyness", card=card("Ana", 1)))  # 7S: Ana's Lucky Number
+    with pytest.raises(LuckyNumberError, match="7S cannot replace itself"):
+        game.execute({"cmd": "lucky", "player": "Ana", "replace": True, "card": "7S"})
+    run(game, {"cmd": "lucky", "player": "Ana", "replace": True})
+    last = game.events[-1]
+    assert isinstance(last, LuckyDeclined) and last.reason == "no card left to draw"
+    assert slots(game.state, "Ana")[0] == "--"
+    assert [c.code for c in game.state.discard] == ["7S"]
 
 
 def test_jokers_are_kept_when_rolling_the_hand_and_cannot_be_used() -> None:

@@ -2,12 +2,28 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
-from rules.errors import ContestError, LuckyNumberError, NoGame, ProgressionError
-from rules.sixshooter import Game, Phase, Status, event_name, state_to_json
+from rules.errors import (
+    ContestError,
+    InvalidCommand,
+    LuckyNumberError,
+    NoGame,
+    ProgressionError,
+    SetupError,
+)
+from rules.sixshooter import (
+    Game,
+    Phase,
+    Status,
+    event_from_json,
+    event_name,
+    event_to_json,
+    state_to_json,
+)
 from rules.sixshooter.events import ContestEnded, ContestExchanged, TurnOrderDrawn
 from tests.rules.table import new_game, roll, run, slots
 
@@ -93,17 +109,31 @@ def test_contest_equal_rolls_both_roll_their_hands() -> None:
 
 def test_contest_scores_count_strikes_cards_and_wagers() -> None:
     """ "Strikes, using cards, and All Or Nothing all affect the outcome of your opponent player's die
-    roll the same way they would the Critical Number of a challenge." Decision: score = roll -
-    Strikes + card reduction + wager."""
+    roll the same way they would the Critical Number of a challenge." Decision: each roll is read
+    as the opponent's Critical Number: + the opponent's Strikes (never above 7), - the opponent's
+    card reduction and wager; the lower one Rolls Their Hand."""
     game = new_game(HANDS, reveal={"Ana": 1, "Bo": 1})
     run(
         game,
         contest(method="slyness", cards={"Ana": {"player": "Ana", "slot": 1}}, wagers={"Bo": 2}),
     )
-    run(game, *roll(2, 3))  # Ana 2 + 2 (jack) = 4, Bo 3 + 2 = 5: Ana lower
+    run(game, *roll(2, 3))  # Ana's 2 - Bo's wager 2 = 0; Bo's 3 - Ana's jack 2 = 1: Ana lower
     exchanged = [e for e in game.events if isinstance(e, ContestExchanged)][-1]
-    assert dict(exchanged.scores) == {"Ana": 4, "Bo": 5} and exchanged.losers == ("Ana",)
+    assert dict(exchanged.scores) == {"Ana": 0, "Bo": 1} and exchanged.losers == ("Ana",)
     assert game.state.operators["Bo"].strikes == 0
+
+
+def test_strikes_never_raise_a_contest_roll_above_7() -> None:
+    """ "Multiple Strikes (see below) will never increase a Critical Number above 7", and in a
+    contest Strikes affect the opponent's roll "the same way they would the Critical Number"."""
+    game = new_game(HANDS, reveal={"Ana": 1, "Bo": 2})  # Bo turns up JC
+    run(game, {"cmd": "challenge", "player": "Bo", "method": "danger", "critical": 7, "wager": 2})
+    run(game, *roll(1), *roll(3))  # fails: two Strikes; Bo's hand roll flips 4H
+    assert game.state.operators["Bo"].strikes == 2
+    run(game, contest(method="danger", cards={"Bo": {"player": "Bo", "slot": 2}}), *roll(6, 6))
+    exchanged = [e for e in game.events if isinstance(e, ContestExchanged)][-1]
+    # Ana's 6 + Bo's two Strikes is 8, held at 7, less Bo's jack: 5. Uncapped it would tie at 6.
+    assert dict(exchanged.scores) == {"Ana": 5, "Bo": 6} and exchanged.losers == ("Ana",)
 
 
 def test_contest_wager_lost_gives_strikes_and_ends_the_contest() -> None:
@@ -156,7 +186,7 @@ def test_more_than_two_lucky_numbers_only_when_everyone_has_as_many() -> None:
     that point, an Operator cannot gain more Lucky Numbers unless all other Operators have at least
     as many Lucky Numbers as they do" """
     roster = {"Ana": ("sly", [7, 8]), "Bo": ("dangerous", [3])}
-    game = new_game(HANDS, roster=roster, reveal={"Ana": 1, "Bo": 2})  # both have a jack up
+    game = new_game(HANDS, roster=roster, reveal={"Ana": 1, "Bo": 2}, campaign=True)  # jacks up
     end_with(game)
     with pytest.raises(LuckyNumberError, match="until every other Operator has at least 2 \\(Bo"):
         game.execute({"cmd": "grant_lucky", "from": "Ana", "to": "Ana", "number": 9})
@@ -168,16 +198,67 @@ def test_more_than_two_lucky_numbers_only_when_everyone_has_as_many() -> None:
 
 
 def test_a_lower_cap_is_a_named_option() -> None:
-    """ "If the GM wishes, they may set the cap lower to better fit the game." (v0.02: two.)"""
+    """ "If the GM wishes, they may set the cap lower to better fit the game." """
     game = new_game(
         HANDS,
         roster={"Ana": ("sly", [7, 8]), "Bo": ("dangerous", [3, 4])},
         reveal={"Ana": 1, "Bo": 2},
+        campaign=True,
         lucky_cap=2,
     )
     end_with(game)
     with pytest.raises(LuckyNumberError, match="2 Lucky Numbers, this table's cap"):
         game.execute({"cmd": "grant_lucky", "from": "Ana", "to": "Ana", "number": 9})
+
+
+@pytest.mark.parametrize("version, third", [("0.02", False), ("0.03", True)])
+def test_version_0_02_is_a_named_option_with_a_cap_of_two(version: str, third: bool) -> None:
+    """v0.02: "No Operator can have more than two Lucky Numbers at any given time." v0.03: "Past
+    that point, an Operator cannot gain more Lucky Numbers unless all other Operators have at
+    least as many"."""
+    game = new_game(
+        HANDS,
+        roster={"Ana": ("sly", [7, 8]), "Bo": ("dangerous", [3, 4])},
+        reveal={"Ana": 1, "Bo": 2},
+        campaign=True,
+        version=version,
+    )
+    assert state_to_json(game.state)["options"]["version"] == version
+    end_with(game)
+    grant = {"cmd": "grant_lucky", "from": "Ana", "to": "Ana", "number": 9}
+    if third:
+        run(game, grant)
+        assert game.state.operators["Ana"].lucky == [7, 8, 9]
+    else:
+        with pytest.raises(LuckyNumberError, match="2 Lucky Numbers, this table's cap"):
+            game.execute(grant)
+
+
+def test_an_unknown_version_is_refused_by_name() -> None:
+    with pytest.raises(InvalidCommand, match="options.version: expected one of '0.03', '0.02', got '0.1'"):
+        new_game(HANDS, version="0.1")
+
+
+def test_a_new_game_starts_each_operator_with_one_lucky_number() -> None:
+    """ "Each Operator starts with a Descriptor, an Archetype, and a Lucky Number." Carrying
+    Lucky Numbers gained in an earlier game over is the explicit `campaign` field, checked with
+    the rules for gaining them."""
+    two = {"Ana": ("sly", [7, 8]), "Bo": ("dangerous", [3])}
+    with pytest.raises(SetupError, match='Ana starts with 2 Lucky Numbers.*"campaign": true'):
+        new_game(HANDS, roster=two)
+    with pytest.raises(SetupError, match="Bo starts with no Lucky Numbers"):
+        new_game(HANDS, roster={"Ana": ("sly", [7]), "Bo": ("dangerous", [])})
+    assert new_game(HANDS, roster=two, campaign=True).state.operators["Ana"].lucky == [7, 8]
+    # Bo returned by losing his last Lucky Number: he carries none over.
+    none = {"Ana": ("sly", [7]), "Bo": ("dangerous", [])}
+    assert new_game(HANDS, roster=none, campaign=True).state.operators["Bo"].lucky == []
+    three = {"Ana": ("sly", [7, 8, 9]), "Bo": ("dangerous", [3])}
+    with pytest.raises(SetupError, match="Ana has 3 Lucky Numbers.*Bo has fewer than 2"):
+        new_game(HANDS, roster=three, campaign=True)
+    with pytest.raises(SetupError, match="Ana has 2 Lucky Numbers; this table's cap is 1"):
+        new_game(HANDS, roster=two, campaign=True, lucky_cap=1)
+    with pytest.raises(SetupError, match="Ana has 3 Lucky Numbers; this table's cap is 2"):
+        new_game(HANDS, roster=three, campaign=True, version="0.02")
 
 
 def strike_out(game: Game, player: str) -> None:
@@ -231,3 +312,17 @@ def test_the_game_ends_when_every_operator_is_retired() -> None:
     assert game.state.phase is Phase.FINISHED
     with pytest.raises(NoGame, match="the game is over"):
         game.execute({"cmd": "challenge", "player": "Ana", "method": "charm", "critical": 2})
+
+
+def test_an_old_log_with_a_bare_lucky_cap_still_replays() -> None:
+    """Durable logs must replay: a log written before `version` existed played v0.02 as
+    `lucky_cap = 2`; it still folds to the same cap."""
+    game = new_game(HANDS, reveal={"Ana": 1, "Bo": 2}, lucky_cap=2)
+    lines = [json.loads(json.dumps(event_to_json(e))) for e in game.events]
+    assert lines[0]["options"].pop("version") == "0.03"  # what an old log lacks
+    rebuilt = Game.from_events([event_from_json(line) for line in lines])
+    assert rebuilt.state.options.lucky_limit == 2
+    end_with(rebuilt)
+    run(rebuilt, {"cmd": "grant_lucky", "from": "Ana", "to": "Ana", "number": 9})
+    with pytest.raises(LuckyNumberError, match="2 Lucky Numbers, this table's cap"):
+        rebuilt.execute({"cmd": "grant_lucky", "from": "Bo", "to": "Ana", "number": 10})
