@@ -41,7 +41,7 @@ SIM_HINT = (
 def register(subparsers: Any) -> None:
     """Adds `mat` (sim, monitor, decode) and `cards` (enrol)."""
     mat = subparsers.add_parser("mat", help="the sensor mat: simulate it, watch it")
-    mat_commands = mat.add_subparsers(dest="mat_command", metavar="SUBCOMMAND", required=True)
+    mat_commands = mat.add_subparsers(dest="mat_command", metavar="COMMAND", required=True)
 
     sim = mat_commands.add_parser(
         "sim",
@@ -60,12 +60,18 @@ def register(subparsers: Any) -> None:
         "--profile",
         choices=("tuned", "plain"),
         default="tuned",
-        help="reader timing: this firmware (tuned) or a common Arduino sketch (plain)",
+        help="reader timing: this firmware (tuned) or a common Arduino sketch (plain) "
+        "(default tuned)",
     )
     sim.add_argument(
-        "--miss-rate", type=float, default=0.002, help="fraction of reads that miss a card"
+        "--miss-rate",
+        type=float,
+        default=0.002,
+        help="fraction of reads that miss a card (default 0.002)",
     )
-    sim.add_argument("--seed", type=int, default=1, help="seed for the simulated faults")
+    sim.add_argument(
+        "--seed", type=int, default=1, help="seed for the simulated faults (default 1)"
+    )
     sim.add_argument("--dir", help="folder for the device symlink (default: a new temp folder)")
     sim.set_defaults(handler=run_sim)
 
@@ -99,7 +105,7 @@ def register(subparsers: Any) -> None:
     decode.set_defaults(handler=run_decode)
 
     cards = subparsers.add_parser("cards", help="card tags: enrol a deck")
-    card_commands = cards.add_subparsers(dest="cards_command", metavar="SUBCOMMAND", required=True)
+    card_commands = cards.add_subparsers(dest="cards_command", metavar="COMMAND", required=True)
     enrol = card_commands.add_parser(
         "enrol",
         help="tag a deck: lay each card on the draw pad",
