@@ -18,6 +18,7 @@ import random
 import sys
 import time
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +27,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from rules import games as registry
 from rules.errors import RulesError
 from rules.game import GameRules
+from vision.progress import progress
 
 
-def legal_games(rules: GameRules, games: int, commands: int) -> list[list[dict[str, Any]]]:
+def legal_games(
+    rules: GameRules,
+    games: int,
+    commands: int,
+    step: Callable[[str], None] = lambda note: None,
+) -> list[list[dict[str, Any]]]:
     """Plays `games` random games of up to `commands` accepted commands each."""
     out = []
     for seed in range(games):
@@ -45,6 +52,7 @@ def legal_games(rules: GameRules, games: int, commands: int) -> list[list[dict[s
                 continue
             accepted.append(command)
         out.append(accepted)
+        step(f"{len(accepted)} commands")
     return out
 
 
@@ -61,23 +69,27 @@ def replay_all(rules: GameRules, games: list[list[dict[str, Any]]]) -> tuple[flo
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default=registry.DEFAULT_GAME, help="which game")
-    parser.add_argument("--games", type=int, default=200)
-    parser.add_argument("--commands", type=int, default=500)
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--games", type=int, default=200, help="random games (default 200)")
+    parser.add_argument(
+        "--commands", type=int, default=500, help="most commands per game (default 500)"
+    )
+    parser.add_argument("--repeat", type=int, default=5, help="timed runs (default 5)")
     args = parser.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
 
-    print(f"generating {args.games} random legal games...", file=sys.stderr)
     rules = registry.get(args.game)
-    games = legal_games(rules, args.games, args.commands)
+    # Progress only between timed runs (and while generating), never inside one.
+    with progress(args.games, "random legal games generated") as step:
+        games = legal_games(rules, args.games, args.commands, step)
     total = sum(len(g) for g in games)
     times = []
     events = 0
-    for run in range(args.repeat):
-        elapsed, events = replay_all(rules, games)
-        times.append(elapsed)
-        print(f"run {run + 1}/{args.repeat}: {total / elapsed:,.0f} commands/s", file=sys.stderr)
+    with progress(args.repeat, "timed replays") as step:
+        for _ in range(args.repeat):
+            elapsed, events = replay_all(rules, games)
+            times.append(elapsed)
+            step(f"{total / elapsed:,.0f} commands/s")
 
     best = min(times)
     median = sorted(times)[len(times) // 2]

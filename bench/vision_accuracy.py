@@ -17,10 +17,13 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from vision.annotate import annotate
 from vision.evaluate import load_labels, score_photos
+from vision.progress import progress
 from vision.reader import DiceReader
+from vision.reading import FrameReading
 
 ROOT = Path(__file__).resolve().parents[1]
 PHOTOS = ROOT / "tests" / "data" / "dice-tray"
@@ -48,7 +51,14 @@ def main() -> None:
     cv2.setNumThreads(1)
     labels = load_labels(PHOTOS / "labels.csv")
     reader = DiceReader()
-    score = score_photos(PHOTOS / "images", labels, reader.read)
+    with progress(len(labels), "photos read") as step:
+
+        def read(image: npt.NDArray[np.uint8]) -> FrameReading:
+            reading = reader.read(image)
+            step(f"{len(reading.dice)} dice")
+            return reading
+
+        score = score_photos(PHOTOS / "images", labels, read)
     show("committed model, all 200 photos (seen in training)", score.summary())
     if CV_REPORT.exists():
         report = json.loads(CV_REPORT.read_text())

@@ -26,6 +26,7 @@ import numpy.typing as npt
 from hardware.camera.render import random_die, random_scene, render
 from vision.annotate import annotate
 from vision.classify import ValueClassifier
+from vision.progress import progress
 from vision.reader import DiceReader
 from vision.reading import DieStatus, FrameReading
 
@@ -55,8 +56,10 @@ def tile(image: Image, reading: FrameReading, seed: int) -> Image:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dice", type=int, default=60)
-    parser.add_argument("--first-seed", type=int, default=1000)
+    parser.add_argument("--dice", type=int, default=60, help="cocked dice (default 60)")
+    parser.add_argument(
+        "--first-seed", type=int, default=1000, help="seed of the first die (default 1000)"
+    )
     parser.add_argument("--values", type=Path, help="a value reader other than the committed one")
     parser.add_argument("--sheet", type=Path, help="write a contact sheet of every die here")
     args = parser.parse_args()
@@ -67,15 +70,17 @@ def main() -> int:
     given = once = none_cocked = 0
     statuses: Counter[str] = Counter()
     tiles: list[Image] = []
-    for seed in range(args.first_seed, args.first_seed + args.dice):
-        image = cocked_tray(seed)
-        reading = reader.read(image)
-        given += bool(reading.values)
-        once += [d.status for d in reading.dice] == [DieStatus.COCKED]
-        statuses.update(d.status.value for d in reading.dice)
-        none_cocked += all(d.status is not DieStatus.COCKED for d in reading.dice)
-        if args.sheet:
-            tiles.append(tile(image, reading, seed))
+    with progress(args.dice, "cocked dice") as step:
+        for seed in range(args.first_seed, args.first_seed + args.dice):
+            image = cocked_tray(seed)
+            reading = reader.read(image)
+            given += bool(reading.values)
+            once += [d.status for d in reading.dice] == [DieStatus.COCKED]
+            statuses.update(d.status.value for d in reading.dice)
+            none_cocked += all(d.status is not DieStatus.COCKED for d in reading.dice)
+            if args.sheet:
+                tiles.append(tile(image, reading, seed))
+            step(f"seed {seed}: {given} given a value so far")
     print(f"{args.dice} cocked dice: {given} given a value ({100.0 * given / args.dice:.1f} %)")
     print(f"  reported as exactly one cocked die: {once}")
     print(f"  no die reported cocked: {none_cocked}")

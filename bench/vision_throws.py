@@ -22,6 +22,7 @@ from collections import Counter
 import cv2
 
 from hardware.camera.sim import SimulatedCamera, ThrowPlan
+from vision.progress import progress
 from vision.reader import DiceReader
 from vision.watch import SETTLED_KINDS, ThrowEventKind, ThrowWatcher
 
@@ -75,10 +76,11 @@ def main() -> int:
     reader.load()
     total: Counter[str] = Counter()
     started = time.perf_counter()
-    for seed in range(1, args.trays + 1):
-        outcomes = play_tray(seed, args.throws, args.dice, reader, args.cocked)
-        total += outcomes
-        print(f"tray {seed:3}: {dict(sorted(outcomes.items()))}", file=sys.stderr, flush=True)
+    with progress(args.trays, "trays") as step:
+        for seed in range(1, args.trays + 1):
+            outcomes = play_tray(seed, args.throws, args.dice, reader, args.cocked)
+            total += outcomes
+            step(f"tray {seed}: {dict(sorted(outcomes.items()))}")
     count = args.trays * args.throws
     print(
         f"{count} throws of {args.dice} dice ({args.cocked} cocked) in {args.trays} trays "

@@ -29,7 +29,7 @@ def register(subparsers: Any) -> None:
         "broker",
         help="run the embedded MQTT broker (amqtt) on its own; write Mosquitto's ACL; hash "
         "passwords",
-        description="With no ACTION, runs the embedded MQTT 3.1.1 broker until Ctrl-C. Needs no "
+        description="With no COMMAND, runs the embedded MQTT 3.1.1 broker until Ctrl-C. Needs no "
         "installation; for deployment prefer Mosquitto, with the ACL that `tabletop broker acl` "
         "writes (docs/security.md).",
     )
@@ -47,7 +47,7 @@ def register(subparsers: Any) -> None:
         "anonymous clients from this machine only)",
     )
     parser.set_defaults(handler=run)
-    actions = parser.add_subparsers(dest="broker_action", metavar="ACTION")
+    actions = parser.add_subparsers(dest="broker_action", metavar="COMMAND")
     acl = actions.add_parser(
         "acl",
         help="print the Mosquitto acl_file for the users of a table's file",
@@ -147,7 +147,6 @@ def run_acl(args: argparse.Namespace) -> int:
 def run_passwd(args: argparse.Namespace) -> int:
     """Prints NAME:HASH for a password given, asked for, or made up."""
     import getpass
-
 
     try:
         check_user_name(args.name)

@@ -30,7 +30,7 @@ def register(subparsers: Any) -> None:
     dice = subparsers.add_parser(
         "dice", help="read dice from pictures or a camera", description="The dice camera."
     )
-    actions = dice.add_subparsers(dest="dice_command", metavar="ACTION", required=True)
+    actions = dice.add_subparsers(dest="dice_command", metavar="COMMAND", required=True)
 
     read = actions.add_parser(
         "read",
@@ -61,7 +61,9 @@ def register(subparsers: Any) -> None:
     watch.add_argument("--annotate", type=Path, metavar="DIR", help="write annotated frames")
     watch.add_argument("--preview", action="store_true", help="show an annotated window")
     watch.add_argument("--states", action="store_true", help="also print every state change")
-    watch.add_argument("--frames", type=int, default=0, help="stop after N frames (0: never)")
+    watch.add_argument(
+        "--frames", type=int, default=0, help="stop after N frames (default 0: never)"
+    )
     watch.set_defaults(handler=run_watch)
 
     calibrate = actions.add_parser(
@@ -71,7 +73,9 @@ def register(subparsers: Any) -> None:
         "in the table's configuration.",
     )
     calibrate.add_argument("--source", default="usb:0", help="frame source URL (default: usb:0)")
-    calibrate.add_argument("--frames", type=int, default=15, help="frames to learn from")
+    calibrate.add_argument(
+        "--frames", type=int, default=15, help="frames to learn from (default 15)"
+    )
     calibrate.add_argument("--die-size", type=float, help="side of a die in pixels, if known")
     calibrate.add_argument("--out", type=Path, help="file to write (default: the table's config)")
     calibrate.set_defaults(handler=run_calibrate)

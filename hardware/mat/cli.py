@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 import threading
 import time
@@ -18,30 +19,37 @@ from .events import describe_event
 from .framing import Frame, FrameDecoder
 from .zones import MatLayout
 
-SIM_HELP = """\
-commands, one per line:
+SIM_COMMANDS = """\
   place ZONE CARD [up|down]   lay a card (QS, 10H, JK1, or #UID for any tag); face up by default
   remove ZONE                 take the card away
   flip ZONE                   turn the card over
   noise RATE                  corrupt this fraction of the bytes on the line (0 to 1)
   hang ZONE                   make the zone's reader stop answering (the firmware resets it)
   leds                        show the guidance LEDs that are lit
-  unplug / replug             pull the USB cable / plug it back in (the mat reboots)
-  quit
+  unplug                      pull the USB cable (the device path disappears)
+  replug                      plug it back in (the mat reboots)
+  help                        this list
+  quit                        stop the simulated mat
 zones: s<seat>.<slot> (s1.1 to s6.6) and pad"""
+SIM_HELP = "commands, one per line:\n" + SIM_COMMANDS
+SIM_HINT = (
+    "simulated mat ready: type a command and Enter, e.g. `place s1.1 QS`; `help` lists them, "
+    "`quit` stops. Watch it with: tabletop mat monitor {path}"
+)
 
 
 def register(subparsers: Any) -> None:
     """Adds `mat` (sim, monitor, decode) and `cards` (enrol)."""
     mat = subparsers.add_parser("mat", help="the sensor mat: simulate it, watch it")
-    mat_commands = mat.add_subparsers(dest="mat_command", metavar="SUBCOMMAND", required=True)
+    mat_commands = mat.add_subparsers(dest="mat_command", metavar="COMMAND", required=True)
 
     sim = mat_commands.add_parser(
         "sim",
         help="run a simulated mat on a pty",
-        description="Starts a simulated mat and prints its device path on the first line; then "
-        "reads commands on standard input and answers each with one line, 'ok ...' (with the "
-        "monotonic time the change happened) or 'error: ...'.",
+        description="Starts a simulated mat, prints its device path on the first line of "
+        "standard output (and a hint on standard error); then reads commands on standard input "
+        "and answers each with one line, 'ok ...' (with the monotonic time the change "
+        "happened) or 'error: ...'; `help` answers with the list of commands, then 'ok help'.",
         epilog=SIM_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -52,12 +60,18 @@ def register(subparsers: Any) -> None:
         "--profile",
         choices=("tuned", "plain"),
         default="tuned",
-        help="reader timing: this firmware (tuned) or a common Arduino sketch (plain)",
+        help="reader timing: this firmware (tuned) or a common Arduino sketch (plain) "
+        "(default tuned)",
     )
     sim.add_argument(
-        "--miss-rate", type=float, default=0.002, help="fraction of reads that miss a card"
+        "--miss-rate",
+        type=float,
+        default=0.002,
+        help="fraction of reads that miss a card (default 0.002)",
     )
-    sim.add_argument("--seed", type=int, default=1, help="seed for the simulated faults")
+    sim.add_argument(
+        "--seed", type=int, default=1, help="seed for the simulated faults (default 1)"
+    )
     sim.add_argument("--dir", help="folder for the device symlink (default: a new temp folder)")
     sim.set_defaults(handler=run_sim)
 
@@ -91,7 +105,7 @@ def register(subparsers: Any) -> None:
     decode.set_defaults(handler=run_decode)
 
     cards = subparsers.add_parser("cards", help="card tags: enrol a deck")
-    card_commands = cards.add_subparsers(dest="cards_command", metavar="SUBCOMMAND", required=True)
+    card_commands = cards.add_subparsers(dest="cards_command", metavar="COMMAND", required=True)
     enrol = card_commands.add_parser(
         "enrol",
         help="tag a deck: lay each card on the draw pad",
@@ -132,6 +146,8 @@ def run_sim(args: argparse.Namespace) -> int:
     except (MatError, OSError) as error:
         raise _user_error(str(error)) from None
     print(path, flush=True)
+    # On stderr: scripts read the path from the first line of stdout.
+    print(SIM_HINT.format(path=path), file=sys.stderr, flush=True)
     try:
         for line in sys.stdin:
             words = line.split()
@@ -165,7 +181,7 @@ def sim_command(mat: Any, words: list[str]) -> str:
         "help": (0, 0, "help"),
     }
     if command not in usage:
-        raise MatError(f"unknown command {command!r}; try: {', '.join(usage)}, quit")
+        raise MatError(f"unknown command {command!r}; `help` lists the commands")
     low, high, text = usage[command]
     if not low <= len(rest) <= high:
         raise MatError(f"usage: {text}")
@@ -196,7 +212,7 @@ def sim_command(mat: Any, words: list[str]) -> str:
     elif command == "replug":
         mat.replug()
     else:
-        return SIM_HELP.replace("\n", " | ")
+        return SIM_COMMANDS + "\nok help"  # the last line answers, as for every command
     return f"ok {' '.join(words)} at={at:.6f}"
 
 
@@ -211,14 +227,23 @@ def _card_map(path: str | None) -> CardMap:
 
 
 def _check_port(port: str, wait: bool) -> None:
+    from .errors import PortBusyError
     from .transport import open_port
 
-    if wait or port.startswith("sim:"):
+    if port.startswith("sim:"):
         return
     try:
         open_port(port).close()
+    except PortBusyError as error:  # even with --wait: it is there, someone else reads it
+        raise _user_error(str(error)) from None
     except MatError as error:
-        raise _user_error(f"{error} (use --wait to wait for it)") from None
+        if not wait:
+            raise _user_error(f"{error} (use --wait to wait for it)") from None
+
+
+def _reported(record: logging.LogRecord) -> bool:
+    """False for a log record whose news the monitor prints as an event line anyway."""
+    return not getattr(record, "mat_event", False)
 
 
 def run_monitor(args: argparse.Namespace) -> int:
@@ -248,9 +273,13 @@ def run_monitor(args: argparse.Namespace) -> int:
 
     if args.frames:
         driver.session.on_frame.append(show_frame)
+    # Each damaged frame, lost link... is one event line; its log record would say it again.
+    session_log = logging.getLogger("hardware.mat.session")
+    session_log.addFilter(_reported)
     try:
         driver.start()
     except MatError as error:
+        session_log.removeFilter(_reported)
         raise _user_error(str(error)) from None
     deadline = time.monotonic() + args.seconds if args.seconds is not None else None
     shown = 0
@@ -270,6 +299,7 @@ def run_monitor(args: argparse.Namespace) -> int:
         pass
     finally:
         driver.close()
+        session_log.removeFilter(_reported)
     return 0
 
 

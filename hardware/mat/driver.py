@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import serial
 
 from .cardmap import CardMap, default_card_map
-from .errors import LinkError
+from .errors import LinkError, PortBusyError
 from .events import MatEvent
 from .framing import FrameDecoder
 from .protocol import LedSetting, MessageType, Pong, Result, ScanSetting, configure, ping, set_leds
@@ -64,14 +64,26 @@ class MatDriver:
         self._stop = threading.Event()
         self._write_lock = threading.Lock()
         self._nonces = itertools.count(1)
+        self._busy_reported = False
 
     # ---- lifecycle -------------------------------------------------------------------
 
     def start(self) -> None:
-        """Resolves the URL (starting a simulated mat for "sim:") and starts the reader thread."""
+        """Resolves the URL (starting a simulated mat for "sim:") and starts the reader thread.
+
+        Raises PortBusyError when another program holds the port: waiting for it would look
+        like a dead mat. A port that is not there yet is waited for by the reader thread.
+        """
         self._path, self._sim = resolve_url(self.url)
         self.session.port = self._path
         self._stop.clear()
+        try:
+            self._open(refuse_busy=True)
+        except PortBusyError:
+            if self._sim is not None:
+                self._sim.stop()
+                self._sim = None
+            raise
         self._thread = threading.Thread(target=self._run, name=f"mat {self.url}", daemon=True)
         self._thread.start()
 
@@ -203,12 +215,20 @@ class MatDriver:
                 self.pongs.put(reply)
         self.session.replies.clear()
 
-    def _open(self) -> bool:
+    def _open(self, refuse_busy: bool = False) -> bool:
         try:
             port = open_port(self._path)
+        except PortBusyError as error:
+            if refuse_busy:
+                raise
+            if not self._busy_reported:  # once, not every REOPEN_S
+                self._busy_reported = True
+                log.warning("%s; waiting for it", error)
+            return False
         except LinkError as error:
             log.debug("%s", error)
             return False
+        self._busy_reported = False
         with contextlib.suppress(serial.SerialException, OSError):
             port.reset_input_buffer()
         with self._write_lock:

@@ -23,6 +23,10 @@ class LinkError(MatError):
     """The serial link cannot be opened or was lost."""
 
 
+class PortBusyError(LinkError):
+    """Another program (a second monitor, the bridge) already has the mat's port open."""
+
+
 class ZoneError(MatError, ValueError):
     """A zone name that is not on this mat, such as "s7.1" on a 6-seat mat."""
 

@@ -119,4 +119,4 @@ def describe_event(event: MatEvent) -> str:
         if event.kind is EventKind.LINK_UP:
             return f"mat connected on {event.port} ({event.detail})"
         return f"mat lost on {event.port}: {event.detail}"
-    return f"resynchronising: {event.reason}"
+    return f"resynchronising with the mat: {event.reason}"

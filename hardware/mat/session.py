@@ -36,6 +36,9 @@ STALE_FRAME_S = 0.1  # a partial frame with no new byte for this long is dropped
 SILENCE_S = 3.0  # no snapshot for this long (heartbeats come every second): the link is down
 HELLO_RETRY_S = 0.5
 REQUEST_GAP_S = 0.1  # at most one snapshot request per this long, however much damage
+# Marks a log record whose news also goes out as an event, so that a program printing the
+# events (`tabletop mat monitor`) can leave the record out rather than say it twice.
+REPORTED = {"mat_event": True}
 
 
 @dataclass(slots=True)
@@ -72,6 +75,7 @@ class MatSession:
         self._last_hello_at = 0.0
         self._last_request_at = -1e9
         self._reported_damage = 0
+        self._damage_kinds: dict[str, int] = {}
         self._foreign_reported = False
 
     # ---- inputs -----------------------------------------------------------------------
@@ -129,7 +133,7 @@ class MatSession:
         if self.up:
             self.up = False
             self.stats.link_downs += 1
-            log.warning("mat on %s lost: %s", self.port, reason)
+            log.warning("mat on %s lost: %s", self.port, reason, extra=REPORTED)
             self._events.append(LinkEvent(EventKind.LINK_DOWN, self.port, reason))
 
     def _send_hello(self, now: float) -> None:
@@ -145,18 +149,22 @@ class MatSession:
         count = damaged - self._reported_damage
         self._reported_damage = damaged
         stats = self.decoder.stats
-        log.warning(
-            "%s: %d damaged frame(s); so far %d CRC, %d oversized, %d bad version, "
-            "%d truncated, %d unreadable; asking for a snapshot",
-            self.port,
-            count,
-            stats.crc_errors,
-            stats.oversized,
-            stats.bad_versions,
-            stats.truncated,
-            self.stats.malformed,
-        )
-        self._request(now, f"{count} damaged frame(s)")
+        kinds = {
+            "CRC error": stats.crc_errors,
+            "oversized": stats.oversized,
+            "bad version": stats.bad_versions,
+            "truncated": stats.truncated,
+            "unreadable": self.stats.malformed,
+        }
+        new = [
+            f"{kinds[kind] - self._damage_kinds.get(kind, 0)} {kind}"
+            for kind in kinds
+            if kinds[kind] > self._damage_kinds.get(kind, 0)
+        ]
+        self._damage_kinds = kinds
+        what = f"{count} damaged frame{'s' if count != 1 else ''} ({', '.join(new)})"
+        log.warning("%s: %s; asking for a snapshot", self.port, what, extra=REPORTED)
+        self._request(now, what)
 
     def _request(self, now: float, reason: str) -> None:
         self._last_request_at = now
@@ -174,7 +182,7 @@ class MatSession:
                     f"the mat speaks protocol v{frame.version}; this host speaks "
                     f"v{PROTOCOL_VERSION}: update tabletop or the mat's firmware"
                 )
-                log.error("%s: %s", self.port, reason)
+                log.error("%s: %s", self.port, reason, extra=REPORTED)
                 self.up = True  # so that LINK_DOWN says why, once
                 self._set_down(reason)
             return
@@ -182,7 +190,7 @@ class MatSession:
             message = decode_message(frame.msg_type, frame.payload)
         except FrameError as error:
             self.stats.malformed += 1
-            log.warning("%s: dropped a frame: %s", self.port, error)
+            log.warning("%s: dropped a frame: %s", self.port, error, extra=REPORTED)
             return
         if isinstance(message, Hello):
             self._on_hello(message)
@@ -219,6 +227,7 @@ class MatSession:
                 self.port,
                 len(snapshot.zones),
                 self.layout.count,
+                extra=REPORTED,
             )
             self.hello = None
             self._send_hello(now)

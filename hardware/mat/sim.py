@@ -322,7 +322,10 @@ class SimulatedMat:
         return self._note("place", zone)
 
     def remove(self, zone: str) -> Placement:
-        self.table.remove(self.layout.index(zone))
+        index = self.layout.index(zone)
+        if self.table.cards[index] is None:
+            raise MatError(f"no card on {zone} to remove")
+        self.table.remove(index)
         return self._note("remove", zone)
 
     def flip(self, zone: str) -> Placement:

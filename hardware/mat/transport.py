@@ -7,11 +7,12 @@ sim:                                                    a simulated mat started 
 
 from __future__ import annotations
 
+import errno
 from typing import TYPE_CHECKING, Protocol
 
 import serial
 
-from .errors import LinkError
+from .errors import LinkError, PortBusyError
 
 if TYPE_CHECKING:
     from .sim import SimulatedMat
@@ -36,10 +37,22 @@ class Port(Protocol):
 
 
 def open_port(url: str) -> Port:
-    """Opens `url`; raises LinkError with the reason when it cannot."""
+    """Opens `url` for this process alone; raises LinkError with the reason when it cannot.
+
+    A device is locked (pyserial's exclusive=True takes an flock on it): two readers on one
+    mat would each get part of its bytes and both see damage, so the second is refused.
+    """
     try:
-        port: Port = serial.serial_for_url(url, baudrate=BAUDRATE, timeout=READ_TIMEOUT_S)
+        port: Port = serial.serial_for_url(
+            url, baudrate=BAUDRATE, timeout=READ_TIMEOUT_S, exclusive=True
+        )
     except (serial.SerialException, OSError, ValueError) as error:
+        if getattr(error, "errno", None) in (errno.EAGAIN, errno.EWOULDBLOCK):
+            raise PortBusyError(
+                f"{url} is already in use by another program (a second `tabletop mat monitor`, "
+                "the bridge or `tabletop cards enrol`?): only one may read the mat at a time; "
+                "stop the other one first"
+            ) from None
         raise LinkError(f"cannot open {url}: {error}") from None
     return port
 

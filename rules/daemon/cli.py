@@ -24,6 +24,10 @@ from .gm import GAME_ENV, chosen_game, run_follow, run_gm, run_send, run_state, 
 log = logging.getLogger(__name__)
 
 DB_ENV = "TABLETOP_DB"
+TIMEOUT_HELP = (
+    "seconds to wait for the rules daemon's reply before giving up (default 10; the command "
+    "may still be carried out if the reply is merely late)"
+)
 
 
 def default_db() -> str:
@@ -108,28 +112,29 @@ def register(subparsers: Any, argv: Sequence[str] = ()) -> None:
         help=f"the game whose actions to offer (default ${GAME_ENV} or {games.DEFAULT_GAME}; "
         "`tabletop games` lists them)",
     )
-    gm_commands = gm.add_subparsers(dest="gm_command", metavar="ACTION", required=True)
+    gm_commands = gm.add_subparsers(dest="gm_command", metavar="COMMAND", required=True)
     for action_spec in game.gm_actions():
         action = gm_commands.add_parser(
             action_spec.verb, help=action_spec.help, description=action_spec.help
         )
         _add_connection_options(action)
-        action.add_argument(
-            "--timeout", type=float, default=10.0, help="seconds to wait for the reply"
-        )
+        action.add_argument("--timeout", type=float, default=10.0, help=TIMEOUT_HELP)
         action_spec.arguments(action)
         action.set_defaults(handler=run_gm, build=action_spec.build, game=game.name)
     send = gm_commands.add_parser("send", help="send any command as JSON")
     _add_connection_options(send)
-    send.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the reply")
-    send.add_argument(
-        "json_command", metavar="JSON", help='e.g. \'{"cmd": "roll", "value": 4}\''
-    )
+    send.add_argument("--timeout", type=float, default=10.0, help=TIMEOUT_HELP)
+    send.add_argument("json_command", metavar="JSON", help='e.g. \'{"cmd": "roll", "value": 4}\'')
     send.set_defaults(handler=run_gm, build=run_send)
     state = gm_commands.add_parser("state", help="show the table now")
     _add_connection_options(state)
     state.add_argument("--json", action="store_true", help="print game/state as it is")
-    state.add_argument("--timeout", type=float, default=5.0)
+    state.add_argument(
+        "--timeout",
+        type=float,
+        default=5.0,
+        help="seconds to wait for the table's state from the broker (default 5)",
+    )
     state.set_defaults(handler=run_state)
     follow = gm_commands.add_parser("follow", help="follow the table live (Ctrl-C stops)")
     _add_connection_options(follow)

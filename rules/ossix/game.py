@@ -155,13 +155,19 @@ def _player(parser: argparse.ArgumentParser) -> None:
 
 def _action_arguments(parser: argparse.ArgumentParser) -> None:
     _player(parser)
-    parser.add_argument("attribute", choices=ATTRIBUTES)
+    parser.add_argument(
+        "attribute", choices=ATTRIBUTES, help="the attribute rolled: " + ", ".join(ATTRIBUTES)
+    )
     parser.add_argument("score", type=int, help="the attribute's value")
     parser.add_argument("--skill", action="store_true", help="a relevant skill: one more die")
-    parser.add_argument("--bonus", type=int, default=0, help="Bonus dice the GM gives")
-    parser.add_argument("--penalty", type=int, default=0, help="Penalty dice the GM imposes")
+    parser.add_argument("--bonus", type=int, default=0, help="Bonus dice the GM gives (default 0)")
+    parser.add_argument(
+        "--penalty", type=int, default=0, help="Penalty dice the GM imposes (default 0)"
+    )
     parser.add_argument("--pressure", action="store_true", help="a high-pressure situation")
-    parser.add_argument("--duel", choices=DUEL_STEPS, help="the duel step this roll is")
+    parser.add_argument(
+        "--duel", choices=DUEL_STEPS, help="the duel step this roll is (default: not a duel roll)"
+    )
 
 
 def _values(parser: argparse.ArgumentParser) -> None:
@@ -170,7 +176,9 @@ def _values(parser: argparse.ArgumentParser) -> None:
 
 def _spend(parser: argparse.ArgumentParser) -> None:
     _player(parser)
-    parser.add_argument("use", choices=LUCK_USES)
+    parser.add_argument(
+        "use", choices=LUCK_USES, help="what the Luck Point buys: " + ", ".join(LUCK_USES)
+    )
 
 
 def _help(parser: argparse.ArgumentParser) -> None:
@@ -181,11 +189,15 @@ def _help(parser: argparse.ArgumentParser) -> None:
 def _strain(parser: argparse.ArgumentParser) -> None:
     _player(parser)
     parser.add_argument("change", type=int, help="Strain gained (or lost, negative)")
-    parser.add_argument("--reason", default="game master")
+    parser.add_argument(
+        "--reason",
+        default="game master",
+        help="why, for the game log (default 'game master')",
+    )
 
 
 def _gm_roll(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("kind", choices=GM_ROLLS)
+    parser.add_argument("kind", choices=GM_ROLLS, help="the roll: " + ", ".join(GM_ROLLS))
     parser.add_argument("--morale", type=int, help="the NPC's Morale value (morale checks)")
 
 
@@ -196,22 +208,31 @@ def _panic(parser: argparse.ArgumentParser) -> None:
 
 def _load(parser: argparse.ArgumentParser) -> None:
     _player(parser)
-    parser.add_argument("brawn", type=int)
+    parser.add_argument("brawn", type=int, help="the character's Brawn")
     parser.add_argument("items", type=float, help="normal items carried (a small one is 0.25)")
 
 
 def _duel(parser: argparse.ArgumentParser) -> None:
     _player(parser)
-    parser.add_argument("opponent")
-    parser.add_argument("--two-pistols", action="store_true")
+    parser.add_argument("opponent", help="who the player duels")
+    parser.add_argument(
+        "--two-pistols", action="store_true", help="the player draws two pistols (a second shot)"
+    )
 
 
 def _duel_end(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("outcome", nargs="?", default="the duel is over")
+    parser.add_argument(
+        "outcome",
+        nargs="?",
+        default="the duel is over",
+        help="how it ended, for the game log (default 'the duel is over')",
+    )
 
 
 def _rest(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("player", nargs="?", default="all")
+    parser.add_argument(
+        "player", nargs="?", default="all", help="who rests (default all: everyone)"
+    )
 
 
 def _award(parser: argparse.ArgumentParser) -> None:

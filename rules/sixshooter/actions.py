@@ -1,4 +1,4 @@
-"""The game master's verbs for Six Shooter (`tabletop gm ACTION`): each builds one command."""
+"""The game master's verbs for Six Shooter (`tabletop gm COMMAND`): each builds one command."""
 
 from __future__ import annotations
 
@@ -160,11 +160,21 @@ GM_ACTIONS: tuple[GmAction, ...] = tuple(
             "call a challenge against a Critical Number",
             _args(
                 _PLAYER,
-                _a("method", choices=METHODS),
+                _a("method", choices=METHODS, help="the method: " + ", ".join(METHODS)),
                 _a("critical", type=_critical, help="the Critical Number, or 'impossible'"),
-                _a("--card", type=_card_ref, metavar="OWNER:SLOT", help="a face-up card to use"),
-                _a("--wager", type=int, default=0, help="All Or Nothing: Strikes wagered"),
-                _a("--stage", help="counts toward this multi-stage challenge"),
+                _a(
+                    "--card",
+                    type=_card_ref,
+                    metavar="OWNER:SLOT",
+                    help="a face-up card to use, e.g. Ana:3 (default: none)",
+                ),
+                _a(
+                    "--wager",
+                    type=int,
+                    default=0,
+                    help="All Or Nothing: Strikes wagered, 1-3 (default 0: no wager)",
+                ),
+                _a("--stage", help="counts toward this multi-stage challenge (default: none)"),
             ),
             _challenge,
         ),
@@ -184,11 +194,30 @@ GM_ACTIONS: tuple[GmAction, ...] = tuple(
             "contest",
             "start a player-versus-player contest (rolls come in the order given)",
             _args(
-                _a("first"),
-                _a("second"),
-                _a("--method", choices=METHODS),
-                _a("--card", type=_keyed, action="append", metavar="PLAYER=OWNER:SLOT"),
-                _a("--wager", type=_keyed, action="append", metavar="PLAYER=N"),
+                _a("first", help="the contestant who rolls first"),
+                _a("second", help="the contestant who rolls second"),
+                _a(
+                    "--method",
+                    choices=METHODS,
+                    help="the method both use (needed with --card, for the suit rule; "
+                    "default: none)",
+                ),
+                _a(
+                    "--card",
+                    type=_keyed,
+                    action="append",
+                    metavar="PLAYER=OWNER:SLOT",
+                    help="a contestant uses a face-up card, e.g. Ana=Ana:3; repeat for each "
+                    "(default: no card)",
+                ),
+                _a(
+                    "--wager",
+                    type=_keyed,
+                    action="append",
+                    metavar="PLAYER=N",
+                    help="a contestant wagers N Strikes (All Or Nothing), e.g. Bo=1; repeat for "
+                    "each (default: no wager)",
+                ),
             ),
             _contest,
         ),
@@ -197,8 +226,18 @@ GM_ACTIONS: tuple[GmAction, ...] = tuple(
             "a contestant uses a card or wagers Strikes on the next exchange",
             _args(
                 _PLAYER,
-                _a("--card", type=_card_ref, metavar="OWNER:SLOT"),
-                _a("--wager", type=int, default=0),
+                _a(
+                    "--card",
+                    type=_card_ref,
+                    metavar="OWNER:SLOT",
+                    help="a face-up card to use, the player's or a helper's (default: none)",
+                ),
+                _a(
+                    "--wager",
+                    type=int,
+                    default=0,
+                    help="All Or Nothing: Strikes wagered (default 0: no wager)",
+                ),
             ),
             _boost,
         ),
@@ -217,7 +256,11 @@ GM_ACTIONS: tuple[GmAction, ...] = tuple(
         (
             "grant",
             "give an Operator an extra Lucky Number (end of adventure)",
-            _args(_a("giver"), _a("to"), _a("number", type=int)),
+            _args(
+                _a("giver", help="the Operator who gives one of their Lucky Numbers"),
+                _a("to", help="the Operator who receives it"),
+                _a("number", type=int, help="the Lucky Number given (1-6)"),
+            ),
             lambda a: {"cmd": "grant_lucky", "from": a.giver, "to": a.to, "number": a.number},
         ),
         (

@@ -94,7 +94,7 @@ def _pools(cmd: str) -> Any:
 
 _POOLS = _args(
     (("pools",), {"nargs": "+", "type": pool_spec, "help": "Ana=4,skill=Burglary,obstacle=1"}),
-    (("--task",), {"default": "", "help": "what the check is for"}),
+    (("--task",), {"default": "", "help": "what the check is for (default: not said)"}),
 )
 _DICE = _args((("values",), {"nargs": "+", "type": _die, "help": "the dice as read"}))
 
@@ -103,9 +103,15 @@ GM_ACTIONS: tuple[GmAction, ...] = (
         "new",
         "start Steamfunkateers with these players",
         _args(
-            (("players",), {"nargs": "+"}),
-            (("--vigor",), {"type": int, "default": 0, "help": "each player's starting Vigor"}),
-            (("--gm-vigor",), {"type": int, "default": 0, "help": "the GM's starting Vigor"}),
+            (("players",), {"nargs": "+", "help": "the players' names"}),
+            (
+                ("--vigor",),
+                {"type": int, "default": 0, "help": "each player's starting Vigor (default 0)"},
+            ),
+            (
+                ("--gm-vigor",),
+                {"type": int, "default": 0, "help": "the GM's starting Vigor (default 0)"},
+            ),
         ),
         _new,
     ),
@@ -113,7 +119,10 @@ GM_ACTIONS: tuple[GmAction, ...] = (
     GmAction(
         "contest",
         "start a contest (three victories win it)",
-        _args((("participants",), {"nargs": "+"}), (("--goal",), {"default": ""})),
+        _args(
+            (("participants",), {"nargs": "+", "help": "who takes part (players or NPCs)"}),
+            (("--goal",), {"default": "", "help": "what the contest is about (default: not said)"}),
+        ),
         lambda a: {"cmd": "contest", "participants": a.participants, "goal": a.goal},
     ),
     GmAction("exchange", "call the contest's next exchange", _POOLS, _pools("exchange")),
@@ -129,7 +138,7 @@ GM_ACTIONS: tuple[GmAction, ...] = (
     GmAction(
         "fold",
         "a player spends a point of Vigor to fold",
-        _args((("player",), {})),
+        _args((("player",), {"help": "the player who folds"})),
         lambda a: {"cmd": "fold", "player": a.player},
     ),
     GmAction("gm-fold", "the GM folds, giving each present player a Vigor", *_plain("gm_fold")),
@@ -137,7 +146,13 @@ GM_ACTIONS: tuple[GmAction, ...] = (
         "turn-order",
         "set a turn order: scene (Empathy), physical (Spot/Athletics/Physique) or mental",
         _args(
-            (("kind",), {"choices": [k.value for k in OrderKind]}),
+            (
+                ("kind",),
+                {
+                    "choices": [k.value for k in OrderKind],
+                    "help": "the kind of order: " + ", ".join(k.value for k in OrderKind),
+                },
+            ),
             (("entrants",), {"nargs": "+", "type": _entrant, "help": "Ana=3/2/1 Thug=2/2/2"}),
         ),
         lambda a: {"cmd": "turn_order", "kind": a.kind, "entrants": a.entrants},
@@ -148,25 +163,43 @@ GM_ACTIONS: tuple[GmAction, ...] = (
         "condition",
         "a loser suffers a condition; the winner (or the GM) throws its severity",
         _args(
-            (("target",), {}),
-            (("--by",), {"default": "GM"}),
-            (("--name",), {"default": "", "help": "the condition, from the Conditions table"}),
+            (("target",), {"help": "who suffers the condition"}),
+            (("--by",), {"default": "GM", "help": "who throws its severity (default GM)"}),
+            (
+                ("--name",),
+                {
+                    "default": "",
+                    "help": "the condition, from the Conditions table (default: not named yet)",
+                },
+            ),
         ),
         lambda a: {"cmd": "condition", "target": a.target, "by": a.by, "name": a.name},
     ),
     GmAction(
         "narrate",
         "bids of Vigor for narration: the highest narrates",
-        _args((("bids",), {"nargs": "+", "type": _bid})),
+        _args(
+            (
+                ("bids",),
+                {"nargs": "+", "type": _bid, "metavar": "PLAYER=POINTS", "help": "e.g. Ana=2 Bo=1"},
+            )
+        ),
         lambda a: {"cmd": "narrate", "bids": dict(a.bids)},
     ),
     GmAction(
         "gm-buy",
         "the GM spends Vigor: " + ", ".join(c.value for c in GmCost),
         _args(
-            (("on",), {"choices": [c.value for c in GmCost]}),
-            (("--points",), {"type": int, "default": None}),
-            (("--detail",), {"default": ""}),
+            (("on",), {"choices": [c.value for c in GmCost], "help": "what the GM buys"}),
+            (
+                ("--points",),
+                {
+                    "type": int,
+                    "default": None,
+                    "help": "Vigor spent, where the price is a range (default: the lowest)",
+                },
+            ),
+            (("--detail",), {"default": "", "help": "what happens, for the log (default: none)"}),
         ),
         lambda a: {
             "cmd": "gm_buy",
@@ -178,7 +211,10 @@ GM_ACTIONS: tuple[GmAction, ...] = (
     GmAction(
         "award",
         "give a player Vigor",
-        _args((("player",), {}), (("points",), {"type": int, "nargs": "?", "default": 1})),
+        _args(
+            (("player",), {"help": "the player given Vigor"}),
+            (("points",), {"type": int, "nargs": "?", "default": 1, "help": "Vigor (default 1)"}),
+        ),
         lambda a: {"cmd": "award", "player": a.player, "points": a.points},
     ),
     GmAction("end-game", "end the game", *_plain("end_game")),

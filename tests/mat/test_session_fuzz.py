@@ -180,7 +180,9 @@ def test_a_damaged_frame_makes_the_host_ask_for_a_snapshot() -> None:
     session.receive(HELLO + frame_of(first), 0.0)
     session.take_outgoing()
     events = session.receive(bytes(damaged), 0.5)
-    assert [e.to_json() for e in events] == [{"event": "resync", "reason": "1 damaged frame(s)"}]
+    assert [e.to_json() for e in events] == [
+        {"event": "resync", "reason": "1 damaged frame (1 CRC error)"}
+    ]
     assert session.take_outgoing() == [encode_frame(MessageType.SNAPSHOT_REQUEST)]
     events = session.receive(frame_of(second), 0.6)
     assert [e.to_json() for e in events if isinstance(e, CardEvent)] == [
