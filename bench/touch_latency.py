@@ -70,7 +70,7 @@ def main() -> int:
             raise SystemExit(f"no {kind.value} event on {zones - set(found)} within 20 s")
         return found
 
-    path = sim.stdout.readline().strip()
+    path = stdout.readline().strip()
     driver = MatDriver(path)
     driver.start()
     latency: list[float] = []
