@@ -10,8 +10,11 @@ every slot, then again and again touches two random slots `gap` ms apart (a rand
 * ordering error: the mat's timestamps' difference (t_ms B - t_ms A) minus the true gap
   between the two fingers. Its spread is the smallest time difference the table can judge.
 
-    .venv/bin/python bench/touch_latency.py                 # 200 pairs
-    .venv/bin/python bench/touch_latency.py --samples 50
+With `--mqtt` the bridge carries the driver's events to a private Mosquitto and the arrival is
+that of the `mat/event` message at a subscriber instead (the daemon's door).
+
+    .venv/bin/python bench/touch_latency.py                 # 200 pairs, to the host driver
+    .venv/bin/python bench/touch_latency.py --mqtt          # ... to MQTT mat/event
 """
 
 # The firmware is untyped MicroPython code (pyproject.toml); the modelled loop calls into it.
@@ -20,15 +23,97 @@ every slot, then again and again touches two random slots `gap` ms apart (a rand
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
+import json
+import queue
 import random
 import subprocess
 import sys
+import tempfile
+import threading
 import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
 
 from hardware.mat import MatDriver
-from hardware.mat.events import CardEvent, EventKind, TouchEvent
+from hardware.mat.events import TouchEvent
 from rules.cards import standard_deck
+
+# (kind, zone, t_ms, arrival on time.monotonic()) of one touch or release
+Arrival = tuple[str, str, int, float]
+
+
+@contextlib.contextmanager
+def driver_arrivals(driver: MatDriver) -> Iterator[queue.Queue[Arrival]]:
+    """Touch events as the host driver returns them (TouchEvent.at: when it received them)."""
+    arrivals: queue.Queue[Arrival] = queue.Queue()
+    stop = threading.Event()
+
+    def pump() -> None:
+        while not stop.is_set():
+            event = driver.get_event(0.1)
+            if isinstance(event, TouchEvent):
+                arrivals.put((event.kind.value, event.zone, event.t_ms, event.at))
+
+    thread = threading.Thread(target=pump, daemon=True)
+    thread.start()
+    try:
+        yield arrivals
+    finally:
+        stop.set()
+        thread.join(2)
+
+
+@contextlib.contextmanager
+def mqtt_arrivals(driver: MatDriver) -> Iterator[queue.Queue[Arrival]]:
+    """Touch events as `mat/event` messages reach a subscriber: the bridge carries them to a
+    private Mosquitto (bench/table_latency.py starts it)."""
+    from bench.table_latency import start_mosquitto
+    from bridge.bridge import Bridge
+    from hardware.leds import LedConfig, SimulatedLeds
+    from tabletop.sim.runner import free_port
+    from wire.mqtt import BrokerUrl
+    from wire.topics import TableTopics
+
+    arrivals: queue.Queue[Arrival] = queue.Queue()
+    port = free_port()
+    with tempfile.TemporaryDirectory() as folder:
+        broker = start_mosquitto(port, Path(folder))
+        topic = TableTopics("bench").mat_event
+        subscriber = mqtt.Client(CallbackAPIVersion.VERSION2)
+
+        def on_message(_client: Any, _userdata: Any, message: mqtt.MQTTMessage) -> None:
+            at = time.monotonic()
+            body = json.loads(message.payload)
+            if body.get("event") in ("touch", "release"):
+                arrivals.put((body["event"], body["zone"], body["t_ms"], at))
+
+        subscriber.on_message = on_message
+        subscriber.connect("127.0.0.1", port)
+        subscriber.subscribe(topic, qos=1)
+        subscriber.loop_start()
+        leds = SimulatedLeds(LedConfig(seats=6, test_pattern_seconds=0))
+        bridge = Bridge(BrokerUrl("mqtt", "127.0.0.1", port), "bench", driver, leds)
+        stop = threading.Event()
+        thread = threading.Thread(target=bridge.run, args=(stop,), daemon=True)
+        bridge.start()
+        thread.start()
+        try:
+            yield arrivals
+        finally:
+            stop.set()
+            thread.join(5)
+            bridge.close()
+            subscriber.loop_stop()
+            broker.terminate()
+            broker.wait(10)
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -40,6 +125,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=200, help="pairs of touches")
     parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--mqtt", action="store_true", help="time to MQTT mat/event instead")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     sim = subprocess.Popen(
@@ -59,16 +145,23 @@ def main() -> int:
             raise SystemExit(f"simulator refused {line!r}: {reply}")
         return float(reply.rpartition("at=")[2])
 
-    def wait_touches(driver: MatDriver, kind: EventKind, zones: set[str]) -> dict[str, TouchEvent]:
-        found: dict[str, TouchEvent] = {}
+    def wait_touches(
+        arrivals: queue.Queue[Arrival], kind: str, zones: set[str]
+    ) -> dict[str, tuple[int, float]]:
+        found: dict[str, tuple[int, float]] = {}
         deadline = time.monotonic() + 20
         while set(found) != zones and time.monotonic() < deadline:
-            event = driver.get_event(0.5)
-            if isinstance(event, TouchEvent) and event.kind is kind and event.zone in zones:
-                found[event.zone] = event
+            with contextlib.suppress(queue.Empty):
+                got, zone, t_ms, at = arrivals.get(timeout=0.5)
+                if got == kind and zone in zones:
+                    found[zone] = (t_ms, at)
         if set(found) != zones:
-            raise SystemExit(f"no {kind.value} event on {zones - set(found)} within 20 s")
+            raise SystemExit(f"no {kind} event on {zones - set(found)} within 20 s")
         return found
+
+    def cards_seen(driver: MatDriver) -> int:
+        snapshot = driver.session.snapshot
+        return sum(z.present for z in snapshot.zones) if snapshot is not None else 0
 
     path = stdout.readline().strip()
     driver = MatDriver(path)
@@ -81,31 +174,32 @@ def main() -> int:
         zones = [f"s{seat}.{slot}" for seat in range(1, 7) for slot in range(1, 7)]
         for zone, card in zip(zones, cards, strict=False):
             command(f"place {zone} {card} down")
-        placed = 0
         deadline = time.monotonic() + 30
-        while placed < len(zones) and time.monotonic() < deadline:
-            event = driver.get_event(0.5)
-            placed += isinstance(event, CardEvent) and event.kind is EventKind.PLACED
+        while cards_seen(driver) < len(zones) and time.monotonic() < deadline:
+            time.sleep(0.1)
         print("full mat of 36 face-down cards seen; sampling", file=sys.stderr)
-        for sample in range(args.samples):
-            first, second = rng.sample(zones, 2)
-            time.sleep(rng.uniform(0.0, 0.05))  # land at a random point of the scan loop
-            at_first = command(f"touch {first}")
-            time.sleep(rng.uniform(0.0, 0.03))
-            at_second = command(f"touch {second}")
-            events = wait_touches(driver, EventKind.TOUCH, {first, second})
-            latency.append((events[first].at - at_first) * 1000)
-            latency.append((events[second].at - at_second) * 1000)
-            judged = events[second].t_ms - events[first].t_ms
-            true_gap = (at_second - at_first) * 1000
-            errors.append(judged - true_gap)
-            if judged < 0 or (judged == 0 and true_gap >= 1):
-                swapped += 1
-            command(f"release {first}")
-            command(f"release {second}")
-            wait_touches(driver, EventKind.RELEASE, {first, second})
-            if (sample + 1) % 50 == 0:
-                print(f"  {sample + 1}/{args.samples}", file=sys.stderr)
+        source = mqtt_arrivals(driver) if args.mqtt else driver_arrivals(driver)
+        with source as arrivals:
+            time.sleep(0.5)  # the bridge's connection settles
+            for sample in range(args.samples):
+                first, second = rng.sample(zones, 2)
+                time.sleep(rng.uniform(0.0, 0.05))  # land at a random point of the scan loop
+                at_first = command(f"touch {first}")
+                time.sleep(rng.uniform(0.0, 0.03))
+                at_second = command(f"touch {second}")
+                got = wait_touches(arrivals, "touch", {first, second})
+                latency.append((got[first][1] - at_first) * 1000)
+                latency.append((got[second][1] - at_second) * 1000)
+                judged = got[second][0] - got[first][0]
+                true_gap = (at_second - at_first) * 1000
+                errors.append(judged - true_gap)
+                if judged < 0 or (judged == 0 and true_gap >= 1):
+                    swapped += 1
+                command(f"release {first}")
+                command(f"release {second}")
+                wait_touches(arrivals, "release", {first, second})
+                if (sample + 1) % 50 == 0:
+                    print(f"  {sample + 1}/{args.samples}", file=sys.stderr)
         stats = driver.stats
     finally:
         driver.close()
@@ -113,7 +207,8 @@ def main() -> int:
         stdin.close()
         sim.wait(timeout=10)
     print(
-        f"touch -> host driver event  n={len(latency):4} p50={percentile(latency, 0.5):6.1f} ms "
+        f"touch -> {'MQTT mat/event' if args.mqtt else 'host driver event'}  "
+        f"n={len(latency):4} p50={percentile(latency, 0.5):6.1f} ms "
         f"p99={percentile(latency, 0.99):6.1f} ms max={max(latency):6.1f} ms"
     )
     absolute = [abs(e) for e in errors]
