@@ -55,6 +55,7 @@ def driver_arrivals(driver: MatDriver) -> Iterator[queue.Queue[Arrival]]:
     """Touch events as the host driver returns them (TouchEvent.at: when it received them)."""
     arrivals: queue.Queue[Arrival] = queue.Queue()
     stop = threading.Event()
+    driver.start()
 
     def pump() -> None:
         while not stop.is_set():
@@ -69,6 +70,7 @@ def driver_arrivals(driver: MatDriver) -> Iterator[queue.Queue[Arrival]]:
     finally:
         stop.set()
         thread.join(2)
+        driver.close()
 
 
 @contextlib.contextmanager
@@ -103,7 +105,7 @@ def mqtt_arrivals(driver: MatDriver) -> Iterator[queue.Queue[Arrival]]:
         bridge = Bridge(BrokerUrl("mqtt", "127.0.0.1", port), "bench", driver, leds)
         stop = threading.Event()
         thread = threading.Thread(target=bridge.run, args=(stop,), daemon=True)
-        bridge.start()
+        bridge.start()  # and the driver
         thread.start()
         try:
             yield arrivals
@@ -165,22 +167,20 @@ def main() -> int:
 
     path = stdout.readline().strip()
     driver = MatDriver(path)
-    driver.start()
     latency: list[float] = []
     errors: list[float] = []
     swapped = 0
     try:
         cards = [c.code for c in standard_deck(jokers=False)]
         zones = [f"s{seat}.{slot}" for seat in range(1, 7) for slot in range(1, 7)]
-        for zone, card in zip(zones, cards, strict=False):
-            command(f"place {zone} {card} down")
-        deadline = time.monotonic() + 30
-        while cards_seen(driver) < len(zones) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        print("full mat of 36 face-down cards seen; sampling", file=sys.stderr)
         source = mqtt_arrivals(driver) if args.mqtt else driver_arrivals(driver)
         with source as arrivals:
-            time.sleep(0.5)  # the bridge's connection settles
+            for zone, card in zip(zones, cards, strict=False):
+                command(f"place {zone} {card} down")
+            deadline = time.monotonic() + 30
+            while cards_seen(driver) < len(zones) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            print("full mat of 36 face-down cards seen; sampling", file=sys.stderr)
             for sample in range(args.samples):
                 first, second = rng.sample(zones, 2)
                 time.sleep(rng.uniform(0.0, 0.05))  # land at a random point of the scan loop
@@ -202,7 +202,7 @@ def main() -> int:
                     print(f"  {sample + 1}/{args.samples}", file=sys.stderr)
         stats = driver.stats
     finally:
-        driver.close()
+        driver.close()  # (again, in case the sampling failed)
         stdin.write("quit\n")
         stdin.close()
         sim.wait(timeout=10)
