@@ -16,7 +16,7 @@ from hardware.mat import MatDriver, MatLayout
 from hardware.mat.cardmap import simulated_deck
 from hardware.mat.cli import sim_command
 from hardware.mat.errors import FrameError, MatError
-from hardware.mat.events import EventKind, LinkEvent, MatEvent, TouchEvent
+from hardware.mat.events import EventKind, LinkEvent, MatEvent, TouchEvent, describe_event
 from hardware.mat.framing import FrameDecoder, encode_frame
 from hardware.mat.protocol import (
     EXT_TOUCH,
@@ -30,6 +30,7 @@ from hardware.mat.protocol import (
     ZoneReading,
     check_touch_zones,
     decode_message,
+    describe,
     encode_snapshot,
     hello_request,
     unwrap_ms,
@@ -318,3 +319,17 @@ def test_an_old_host_gets_no_touch_frames_and_a_padless_mat_says_so(tmp_path: Pa
     finally:
         driver.close()
         bare.stop()
+
+
+def test_the_monitor_shows_touches_and_their_frames(touch_vectors: dict[str, Any]) -> None:
+    by_name = {v["name"]: v["frame_hex"] for v in touch_vectors["messages"]}
+    assert describe(_decode(by_name["release_s2_4_and_touch_s3_4"])) == (
+        "TOUCH boot=b76298f5 seq=2 [9:release@123789 15:touch@123790]"
+    )
+    assert describe(_decode(by_name["capabilities_no_touch_pads"])) == (
+        "CAPABILITIES extensions=0x00 touch=v1 touch_zones=0 sample=0ms debounce=0"
+    )
+    event = TouchEvent(EventKind.TOUCH, "s2.4", 123456, BOOT)
+    assert describe_event(event) == "s2.4: touched at 123456 ms"
+    up = LinkEvent(EventKind.LINK_UP, "/dev/ttyACM0", "tabletop-mat 1.0.0", BOOT, 37)
+    assert describe_event(up).endswith("(tabletop-mat 1.0.0, touch pads on 37 zones)")
