@@ -169,7 +169,7 @@ def main() -> int:
     driver = MatDriver(path)
     latency: list[float] = []
     errors: list[float] = []
-    swapped = 0
+    swapped: list[float] = []  # true gaps of the pairs judged tied or in the wrong order
     try:
         cards = [c.code for c in standard_deck(jokers=False)]
         zones = [f"s{seat}.{slot}" for seat in range(1, 7) for slot in range(1, 7)]
@@ -194,7 +194,7 @@ def main() -> int:
                 true_gap = (at_second - at_first) * 1000
                 errors.append(judged - true_gap)
                 if judged < 0 or (judged == 0 and true_gap >= 1):
-                    swapped += 1
+                    swapped.append(true_gap)
                 command(f"release {first}")
                 command(f"release {second}")
                 wait_touches(arrivals, "release", {first, second})
@@ -216,7 +216,7 @@ def main() -> int:
         f"ordering error (judged gap - true gap)  n={len(errors):4} "
         f"min={min(errors):+6.1f} ms p50|e|={percentile(absolute, 0.5):5.1f} ms "
         f"p99|e|={percentile(absolute, 0.99):5.1f} ms max|e|={max(absolute):5.1f} ms; "
-        f"pairs judged in the wrong order or tied: {swapped}"
+        f"tied or swapped: {len(swapped)}, the widest {max(swapped, default=0):.1f} ms apart"
     )
     print(
         f"touches={stats.touches} touch frames lost={stats.touch_gaps} malformed={stats.malformed}"
@@ -227,12 +227,19 @@ def main() -> int:
         f"p50={percentile(gaps, 0.5):.2f} ms p99={percentile(gaps, 0.99):.2f} ms "
         f"max={max(gaps):.2f} ms (n={len(gaps)})"
     )
+    errors_m, misjudged = modelled_ordering(2000, args.seed)
+    absolute_m = [float(abs(e)) for e in errors_m]
+    print(
+        f"modelled ordering error (2000 pairs, 0-30 ms apart): p50|e|="
+        f"{percentile(absolute_m, 0.5):.0f} ms p99|e|={percentile(absolute_m, 0.99):.0f} ms "
+        f"max|e|={max(absolute_m):.0f} ms; tied or swapped: {len(misjudged)}, the widest "
+        f"{max(misjudged, default=0)} ms apart"
+    )
     return 0
 
 
-def modelled_poll_gaps(duration_ms: int) -> list[float]:
-    """The gaps between touch polls on core 0 of a full mat, in the timing model's virtual time
-    (no host scheduling noise): the firmware's loop as the RP2040 would run it."""
+def modelled_mat() -> tuple[Any, Any, Any, Any]:
+    """A full mat (36 cards) in the timing model's virtual time: (clock, table, pads, loop step)."""
     from firmware.controller import MatController, ZoneTable
     from firmware.mpr121 import ADDRESSES, Mpr121
     from firmware.scanner import ZoneScanner
@@ -265,6 +272,20 @@ def modelled_poll_gaps(duration_ms: int) -> list[float]:
     pads = TouchPads(chips, wiring)
     controller = MatController(zones, MemoryLink(), clock, 1, scanners, touch=pads)
     controller.start()
+
+    def step() -> None:
+        # Core 0 scans bus A, then serves the host and polls the pads; bus B runs on core 1
+        # in parallel on the device, so only bus A's steps stand between two polls.
+        scanners[0].step()
+        controller.service()
+
+    return clock, table, pads, step
+
+
+def modelled_poll_gaps(duration_ms: int) -> list[float]:
+    """The gaps between touch polls on core 0 of a full mat, in the timing model's virtual time
+    (no host scheduling noise): the firmware's loop as the RP2040 would run it."""
+    clock, _table, pads, step = modelled_mat()
     polls: list[float] = []
     original = pads.poll
 
@@ -272,14 +293,49 @@ def modelled_poll_gaps(duration_ms: int) -> list[float]:
         polls.append(clock.us / 1000)
         original(now)
 
-    pads.poll = timed_poll  # type: ignore[method-assign]
-    # Core 0 scans bus A, then serves the host and polls the pads; bus B runs on core 1 in
-    # parallel on the device, so only bus A's steps stand between two polls.
+    pads.poll = timed_poll
     while clock.us < duration_ms * 1000:
-        scanners[0].step()
-        controller.service()
+        step()
     return [b - a for a, b in itertools.pairwise(polls)][10:]
 
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def modelled_ordering(pairs: int, seed: int) -> tuple[list[int], list[int]]:
+    """Two fingers `gap` ms apart (0-30 ms, landing at any millisecond) on a full mat in virtual
+    time: returns (errors of the judged gap, true gaps of the pairs judged tied or swapped)."""
+    clock, table, pads, step = modelled_mat()
+    rng = random.Random(seed)
+    collected: list[tuple[int, int, int]] = []
+    original = pads.take_events
+
+    def take_events() -> list[tuple[int, int, int]]:
+        events: list[tuple[int, int, int]] = original()
+        collected.extend(events)
+        return events
+
+    pads.take_events = take_events
+    errors: list[int] = []
+    misjudged: list[int] = []
+    for _ in range(pairs):
+        first, second = rng.sample(range(36), 2)
+        landed = clock.now_ms() + rng.randrange(2, 12)
+        gap = rng.randrange(0, 31)
+        table.touch(first, True, landed)  # the simulated chip shows it from `landed` + 4 ms
+        table.touch(second, True, landed + gap)
+        del collected[:]
+        while len([e for e in collected if e[1] == 1]) < 2:
+            step()
+        times = {zone: t_ms for zone, state, t_ms in collected if state == 1}
+        judged = times[second] - times[first]
+        errors.append(judged - gap)
+        if gap > 0 and judged <= 0:
+            misjudged.append(gap)
+        released = clock.now_ms()
+        table.touch(first, False, released)
+        table.touch(second, False, released)
+        while len([e for e in collected if e[1] == 0]) < 2:
+            step()
+    return errors, misjudged
