@@ -299,10 +299,6 @@ def modelled_poll_gaps(duration_ms: int) -> list[float]:
     return [b - a for a, b in itertools.pairwise(polls)][10:]
 
 
-if __name__ == "__main__":
-    sys.exit(main())
-
-
 def modelled_ordering(pairs: int, seed: int) -> tuple[list[int], list[int]]:
     """Two fingers `gap` ms apart (0-30 ms, landing at any millisecond) on a full mat in virtual
     time: returns (errors of the judged gap, true gaps of the pairs judged tied or swapped)."""
@@ -339,3 +335,7 @@ def modelled_ordering(pairs: int, seed: int) -> tuple[list[int], list[int]]:
         while len([e for e in collected if e[1] == 0]) < 2:
             step()
     return errors, misjudged
+
+
+if __name__ == "__main__":
+    sys.exit(main())
