@@ -11,6 +11,9 @@ import neopixel
 
 from .hal import Clock, FaceSensors, Leds, Link, Watchdog
 from .mfrc522 import DecodedSelect, Mfrc522Bus, ResetChain, seat_board_positions, sleep_us
+from .mpr121 import ADDRESSES, Mpr121
+from .ticks import TickCounter
+from .touch import TouchPads, zones_per_chip
 
 # Bus A: SPI0 and its two 74HC154 decoders (and the two 74HC4067 muxes on the same lines)
 BUS_A = {"spi": 0, "sck": 2, "mosi": 3, "miso": 4, "address": (5, 6, 7, 8), "enable": (9, 14)}
@@ -26,6 +29,12 @@ BUS_B = {
 FACE_ADC = (26, 27)  # the muxed reflectance sensors of bus A and bus B
 FACE_EMITTERS = 22  # the IR LEDs of every reflectance sensor, through a MOSFET
 RESET_DATA, RESET_CLOCK, RESET_LATCH = 16, 17, 28
+# The touch chips' I2C0 uses the reset chain's data and clock lines (GP16 = I2C0 SDA, GP17 =
+# I2C0 SCL): every pin is taken, and the 74HC595s change their outputs only on a latch pulse
+# (GP28), so the I2C traffic they clock in is never shown (docs/mat.md, "Touch pads").
+TOUCH_SDA, TOUCH_SCL = RESET_DATA, RESET_CLOCK
+I2C_BAUD = 400_000
+TOUCH_PADS = True  # False on a mat built without the touch chips
 LED_DATA = 0  # WS2812B chain, through a 74AHCT125 to 5 V
 MAINTENANCE = 1  # a jumper to GND at power-up keeps the REPL (the scan loop does not start)
 SPI_BAUD = 4_000_000
@@ -59,19 +68,16 @@ class UsbLink(Link):
 
 
 class TicksClock(Clock):
-    """time.ticks_ms() made monotonic past its wrap-around."""
+    """time.ticks_ms() made monotonic past its wrap-around (`ticks.TickCounter`), both cores."""
 
     def __init__(self):
-        self._last = time.ticks_ms()
-        self._total = 0
+        self._counter = TickCounter(time.ticks_ms)
+        self._counter.now_ms()
         self._lock = _thread.allocate_lock()
 
     def now_ms(self):
         with self._lock:
-            now = time.ticks_ms()
-            self._total += time.ticks_diff(now, self._last)
-            self._last = now
-            return self._total
+            return self._counter.now_ms()
 
 
 class MuxedFaceSensors(FaceSensors):
@@ -123,6 +129,57 @@ class HardwareWatchdog(Watchdog):
         self.wdt.feed()
 
 
+class SharedLines:
+    """GP16/GP17, lent in turn to the touch chips' I2C and to the reset chain (both cores)."""
+
+    def __init__(self):
+        self.lock = _thread.allocate_lock()
+        self.i2c = None
+
+    def to_i2c(self):
+        self.i2c = machine.I2C(
+            0, sda=machine.Pin(TOUCH_SDA), scl=machine.Pin(TOUCH_SCL), freq=I2C_BAUD
+        )
+
+    def readfrom_mem(self, address, register, count):
+        with self.lock:
+            return self.i2c.readfrom_mem(address, register, count)
+
+    def writeto_mem(self, address, register, data):
+        with self.lock:
+            self.i2c.writeto_mem(address, register, data)
+
+
+class SharedResetChain(ResetChain):
+    """The reset chain on lines it shares with I2C: takes them, shifts, gives them back.
+
+    The data line changes only while the clock is low, and is left high before the I2C takes
+    the lines again, so the touch chips never see a START condition in the shifting.
+    """
+
+    def __init__(self, lines, latch, positions, length):
+        self.lines = lines
+        super().__init__(None, None, latch, positions, length)
+
+    def _shift(self, low_zone):
+        with self.lines.lock:
+            self.data = machine.Pin(RESET_DATA, machine.Pin.OUT, value=1)
+            self.clock = machine.Pin(RESET_CLOCK, machine.Pin.OUT, value=0)
+            super()._shift(low_zone)
+            self.data.value(1)
+            self.lines.to_i2c()
+
+
+def build_touch(layout, log):
+    """Returns the touch pads (four MPR121s at 0x5A-0x5D on the shared I2C), not started."""
+    wiring = zones_per_chip(layout.count)
+    chips = [Mpr121(SHARED, ADDRESSES[i], len(zones)) for i, zones in enumerate(wiring)]
+    return TouchPads(chips, wiring, log)
+
+
+SHARED = SharedLines()
+
+
 def maintenance_jumper():
     """True when the maintenance jumper is fitted: leave the USB port to the REPL."""
     return machine.Pin(MAINTENANCE, machine.Pin.IN, machine.Pin.PULL_UP).value() == 0
@@ -131,14 +188,10 @@ def maintenance_jumper():
 def build(layout, zones_per_bus):
     """Returns (buses, face sensors, leds) for the real mat, readers not yet initialised."""
     positions, length = seat_board_positions(layout)
-    resets = ResetChain(
-        machine.Pin(RESET_DATA, machine.Pin.OUT),
-        machine.Pin(RESET_CLOCK, machine.Pin.OUT, value=0),
-        machine.Pin(RESET_LATCH, machine.Pin.OUT, value=1),
-        positions,
-        length,
+    resets = SharedResetChain(
+        SHARED, machine.Pin(RESET_LATCH, machine.Pin.OUT, value=1), positions, length
     )
-    resets.release_all()
+    resets.release_all()  # and leaves GP16/GP17 to the I2C
     buses = []
     selects = []
     bus_of_zone = {}

@@ -71,7 +71,9 @@ class ZoneTable:
 class MatController:
     """Answers the host and reports the zone table; the scanners run beside it."""
 
-    def __init__(self, table, link, clock, boot_id, scanners=(), leds=None, watchdog=None):
+    def __init__(
+        self, table, link, clock, boot_id, scanners=(), leds=None, watchdog=None, touch=None
+    ):
         self.table = table
         self.link = link
         self.clock = clock
@@ -85,9 +87,16 @@ class MatController:
         self.sent = 0
         self.ready = False
         self.last_rx_ms = 0
+        # Touch pads (touch.TouchPads) or None; their events go out only to a host that asked
+        # for the touch extension in its last HELLO_REQUEST, so a v1 host never sees a TOUCH.
+        self.touch = touch
+        self.touch_on = False
+        self.touch_seq = 0
 
     def start(self):
         """Announces the mat with a HELLO; the first snapshot follows once the zones are known."""
+        if self.touch is not None:
+            self.touch.start(self.clock.now_ms())
         self._send_hello()
 
     def is_ready(self):
@@ -120,6 +129,9 @@ class MatController:
             while self.reader.pending():
                 for msg_type, payload in self.reader.drop_stale():
                     self.handle(msg_type, payload)
+        if self.touch is not None:
+            self.touch.poll(self.clock.now_ms())
+            self._send_touches(self.touch.take_events())
         for level, text in self.table.take_logs():
             self.link.write(wire.encode_log(level, text))
         now = self.clock.now_ms()
@@ -148,6 +160,28 @@ class MatController:
         )
         self.sent += 1
 
+    def _send_touches(self, events):
+        if not self.touch_on:
+            return
+        for start in range(0, len(events), wire.MAX_TOUCH_EVENTS):
+            self.touch_seq = (self.touch_seq + 1) & 0xFFFF
+            chunk = events[start : start + wire.MAX_TOUCH_EVENTS]
+            self.link.write(wire.encode_touch(self.boot_id, self.touch_seq, chunk))
+
+    def _send_capabilities(self):
+        touch = self.touch
+        if touch is None:
+            self.link.write(wire.encode_capabilities(0, 0, 0, 0))
+            return
+        self.link.write(
+            wire.encode_capabilities(
+                wire.EXT_TOUCH if self.touch_on else 0,
+                touch.count,
+                touch.sample_ms,
+                touch.debounce,
+            )
+        )
+
     def _send_hello(self):
         layout = self.table.layout
         self.link.write(
@@ -160,7 +194,11 @@ class MatController:
         """Carries out one host command; a bad one gets a RESULT with the reason."""
         try:
             if msg_type == wire.HELLO_REQUEST:
+                _version, extensions = wire.decode_hello_request(payload)
+                self.touch_on = bool(extensions & wire.EXT_TOUCH) and self.touch is not None
                 self._send_hello()
+                if len(payload) > 1:  # a host that knows extensions: say which this mat has
+                    self._send_capabilities()
                 if self.ready:
                     self.send_snapshot(wire.REASON_REQUEST)
             elif msg_type == wire.SNAPSHOT_REQUEST:

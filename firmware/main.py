@@ -42,7 +42,8 @@ def run():
     link = board.UsbLink()
     # Started last: the readers' set-up above may take longer than the watchdog allows.
     watchdog = board.HardwareWatchdog()
-    controller = MatController(table, link, clock, boot_id, scanners, leds, watchdog)
+    touch = board.build_touch(layout, table.log) if board.TOUCH_PADS else None
+    controller = MatController(table, link, clock, boot_id, scanners, leds, watchdog, touch)
 
     def second_core():
         while True:

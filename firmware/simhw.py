@@ -74,6 +74,8 @@ class SimTable:
         self.cards = [None] * zone_count
         self.faces = ["up"] * zone_count
         self.hung = [False] * zone_count
+        self.touched = [False] * zone_count
+        self.touch_ms = [None] * zone_count  # when a finger last arrived or left (mat's clock)
         self.miss_rate = miss_rate
         self.rng = Rng(seed)
 
@@ -90,6 +92,11 @@ class SimTable:
     def hang(self, zone):
         """Makes the zone's reader stop answering until it is reset."""
         self.hung[zone] = True
+
+    def touch(self, zone, touched, at_ms):
+        """A finger arrives on (or leaves) the zone at `at_ms`, the mat's milliseconds."""
+        self.touched[zone] = touched
+        self.touch_ms[zone] = at_ms
 
 
 class VirtualClock:
@@ -209,3 +216,68 @@ class MemoryLink(Link):
 
     def write(self, data):
         self.sent.extend(data)
+
+
+# An MPR121 status read at 400 kHz: START, address, register, repeated START, address, two data
+# bytes and STOP, 46 bit times (115 us), plus the RP2040's set-up around the transfer.
+I2C_READ_US = 150
+I2C_WRITE_US = 25  # per byte written
+
+
+class SimMpr121Bus:
+    """An I2C bus of simulated MPR121s whose electrodes feel the fingers a SimTable records.
+
+    `zones_per_chip` maps each chip (at 0x5A, 0x5B, ...) electrode by electrode to its zone. A
+    chip reports a change `response_ms` after it happened (its second filter, SFI x ESI) and
+    answers only the registers the driver uses; a chip in `absent` does not answer at all.
+    """
+
+    def __init__(self, table, zones_per_chip, clock, pacer, response_ms=4):
+        self.table = table
+        self.zones_per_chip = zones_per_chip
+        self.clock = clock
+        self.pacer = pacer
+        self.response_ms = response_ms
+        self.absent = set()
+        self.registers = {}
+        self.reads = 0
+        for index in range(len(zones_per_chip)):
+            self.registers[0x5A + index] = {0x5D: 0x24}
+
+    def _chip(self, address):
+        if address in self.absent or address not in self.registers:
+            raise OSError(19, "ENODEV")  # what machine.I2C raises for a missing device
+        return self.registers[address]
+
+    def writeto_mem(self, address, register, data):
+        chip = self._chip(address)
+        self.pacer.spend(I2C_WRITE_US * (len(data) + 2))
+        if register == 0x80 and data[:1] == bytes([0x63]):
+            chip.clear()
+            chip[0x5D] = 0x24
+            return
+        for offset, value in enumerate(data):
+            chip[register + offset] = value
+
+    def readfrom_mem(self, address, register, count):
+        chip = self._chip(address)
+        self.pacer.spend(I2C_READ_US)
+        self.reads += 1
+        if register == 0x00:
+            mask = self._status(address - 0x5A, chip)
+            return bytes([mask & 0xFF, mask >> 8])
+        return bytes([chip.get(register + i, 0) for i in range(count)])
+
+    def _status(self, index, chip):
+        if not chip.get(0x5E, 0) & 0x0F:  # Stop mode: no measurements
+            return 0
+        now = self.clock.now_ms()
+        mask = 0
+        for electrode, zone in enumerate(self.zones_per_chip[index]):
+            touched = self.table.touched[zone]
+            changed = self.table.touch_ms[zone]
+            if changed is not None and now - changed < self.response_ms:
+                touched = not touched  # the chip has not caught up with the change yet
+            if touched:
+                mask |= 1 << electrode
+        return mask

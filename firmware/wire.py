@@ -24,6 +24,9 @@ SNAPSHOT = 0x02
 PONG = 0x03
 RESULT = 0x04
 LOG = 0x05
+# Mat -> host, only to a host that asked for extensions in its HELLO_REQUEST (touch extension)
+CAPABILITIES = 0x06
+TOUCH = 0x07
 # Host -> mat
 HELLO_REQUEST = 0x81
 SNAPSHOT_REQUEST = 0x82
@@ -58,6 +61,12 @@ BAD_VALUE = 4
 LOG_INFO = 0
 LOG_WARNING = 1
 LOG_ERROR = 2
+
+# Extensions a host asks for in HELLO_REQUEST's second byte, and a mat offers in CAPABILITIES
+EXT_TOUCH = 0x01
+TOUCH_VERSION = 1
+TOUCH_EVENT_SIZE = 6
+MAX_TOUCH_EVENTS = 64  # per TOUCH frame
 
 
 def _crc32_soft(data, crc=0):
@@ -194,6 +203,26 @@ def encode_log(level, text):
     return encode_frame(LOG, struct.pack("<B", level) + text.encode())
 
 
+def encode_capabilities(extensions, touch_zones, sample_ms, debounce):
+    """CAPABILITIES: the extensions this mat has on (bit 0 touch), the touch extension's version,
+    how many zones have a touch pad (0: none), the touch chip's sample interval and the polls
+    a touch change must last."""
+    return encode_frame(
+        CAPABILITIES,
+        struct.pack("<BBBBB", extensions, TOUCH_VERSION, touch_zones, sample_ms, debounce),
+    )
+
+
+def encode_touch(boot_id, seq, events):
+    """TOUCH: settled touch changes, each (zone, 1 touched or 0 released, t_ms since boot)."""
+    if len(events) > MAX_TOUCH_EVENTS:
+        raise ValueError("%d touch events is over %d a frame" % (len(events), MAX_TOUCH_EVENTS))
+    payload = struct.pack("<IHB", boot_id, seq & 0xFFFF, len(events))
+    for zone, state, t_ms in events:
+        payload += struct.pack("<BBI", zone, state, t_ms & 0xFFFFFFFF)
+    return encode_frame(TOUCH, payload)
+
+
 # ---- commands the mat reads -------------------------------------------------------------
 
 
@@ -204,6 +233,16 @@ class CommandError(Exception):
         super().__init__(text)
         self.code = code
         self.text = text
+
+
+def decode_hello_request(payload):
+    """Returns (host version, extensions) of a HELLO_REQUEST; a v1 host sends no extensions.
+
+    Lenient as v1 firmware was (it read nothing): an empty payload is version 0, no extensions,
+    and bytes after the second are for extensions this mat does not know yet."""
+    if not payload:
+        return 0, 0
+    return payload[0], payload[1] if len(payload) > 1 else 0
 
 
 def decode_ping(payload):

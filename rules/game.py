@@ -222,7 +222,11 @@ class TableReader(Protocol):
 
     Its actions are `rules.reading`'s `Execute`, `Alert` and `AlertCleared`; `seen` is what
     the mat last showed in each (0-based seat, 1-based slot). The reader does no I/O and
-    reads no clock: callers pass `now`."""
+    reads no clock: callers pass `now`.
+
+    A reader that cares when a slot is touched (a mat with touch pads) also has
+    `observe_touch` (`TouchReader`); it is optional, and a reader without it never hears of
+    touches (`touch_observer`)."""
 
     instructions: list[str]
     seen: dict[tuple[int, int], SlotView]
@@ -246,6 +250,26 @@ class TableReader(Protocol):
     def applied(self, state: Any, command: dict[str, Any], now: float) -> list[Action]: ...
 
     def tick(self, state: Any, now: float) -> list[Action]: ...
+
+
+class TouchReader(Protocol):
+    """The optional part of a `TableReader` for mats with touch pads (docs/mat-protocol.md)."""
+
+    def observe_touch(
+        self, state: Any, seat: int, slot: int, at_ms: int, now: float
+    ) -> list[Action]:
+        """A finger landed on (0-based seat, 1-based slot) at `at_ms`, the mat controller's
+        milliseconds since its boot: compare touches by `at_ms`, not by `now` (when the
+        message arrived), which carries the link's delays."""
+        ...
+
+
+def touch_observer(
+    reader: TableReader,
+) -> Callable[[Any, int, int, int, float], list[Action]] | None:
+    """The reader's `observe_touch`, or None for a game that does not use touches."""
+    observe = getattr(reader, "observe_touch", None)
+    return observe if callable(observe) else None
 
 
 class TableHands(Protocol):

@@ -14,7 +14,15 @@ simulated readers behind a pty. docs/mat.md and docs/mat-protocol.md describe th
 from .cardmap import CardMap, default_card_map, simulated_deck
 from .driver import MatDriver, open_mat
 from .errors import MatError
-from .events import CardEvent, EventKind, LinkEvent, MatEvent, ResyncEvent, ZoneEvent
+from .events import (
+    CardEvent,
+    EventKind,
+    LinkEvent,
+    MatEvent,
+    ResyncEvent,
+    TouchEvent,
+    ZoneEvent,
+)
 from .protocol import Face
 from .zones import MatLayout
 
@@ -29,6 +37,7 @@ __all__ = [
     "MatEvent",
     "MatLayout",
     "ResyncEvent",
+    "TouchEvent",
     "ZoneEvent",
     "default_card_map",
     "open_mat",

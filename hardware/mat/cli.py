@@ -25,6 +25,7 @@ SIM_COMMANDS = """\
   flip ZONE                   turn the card over
   noise RATE                  corrupt this fraction of the bytes on the line (0 to 1)
   hang ZONE                   make the zone's reader stop answering (the firmware resets it)
+  touch ZONE / release ZONE   a finger lands on / leaves the zone's touch pad
   leds                        show the guidance LEDs that are lit
   unplug                      pull the USB cable (the device path disappears)
   replug                      plug it back in (the mat reboots)
@@ -56,6 +57,9 @@ def register(subparsers: Any) -> None:
     sim.add_argument("--seats", type=int, default=6, help="seats (1-6, default 6)")
     sim.add_argument("--slots", type=int, default=6, help="slots per seat (1-6, default 6)")
     sim.add_argument("--no-pad", action="store_true", help="a mat without a draw pad")
+    sim.add_argument(
+        "--no-touch", action="store_true", help="a mat built without the touch pads (MPR121s)"
+    )
     sim.add_argument(
         "--profile",
         choices=("tuned", "plain"),
@@ -141,6 +145,7 @@ def run_sim(args: argparse.Namespace) -> int:
             miss_rate=args.miss_rate,
             seed=args.seed,
             link_dir=args.dir,
+            touch_pads=not args.no_touch,
         )
         path = mat.start()
     except (MatError, OSError) as error:
@@ -175,6 +180,8 @@ def sim_command(mat: Any, words: list[str]) -> str:
         "flip": (1, 1, "flip ZONE"),
         "noise": (1, 1, "noise RATE"),
         "hang": (1, 1, "hang ZONE"),
+        "touch": (1, 1, "touch ZONE"),
+        "release": (1, 1, "release ZONE"),
         "leds": (0, 0, "leds"),
         "unplug": (0, 0, "unplug"),
         "replug": (0, 0, "replug"),
@@ -200,6 +207,10 @@ def sim_command(mat: Any, words: list[str]) -> str:
         mat.set_noise(rate)
     elif command == "hang":
         mat.hang_reader(rest[0])
+    elif command == "touch":
+        at = mat.touch(rest[0]).at
+    elif command == "release":
+        at = mat.release(rest[0]).at
     elif command == "leds":
         lit = [
             f"{mat.layout.name(zone)}={r:02x}{g:02x}{b:02x}{' blink' if mode else ''}"

@@ -24,6 +24,8 @@ class EventKind(Enum):
     RESYNC = "resync"
     LINK_UP = "link_up"
     LINK_DOWN = "link_down"
+    TOUCH = "touch"  # a finger arrived on a zone's touch pad (touch extension)
+    RELEASE = "release"  # ... and left it
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,12 +75,14 @@ class LinkEvent:
     port: str
     detail: str
     boot_id: int | None = None
+    touch_zones: int = 0  # zones with a touch pad (0: none, or a mat without the extension)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"event": self.kind.value, "port": self.port}
         if self.kind is EventKind.LINK_UP:
             out["firmware"] = self.detail
             out["boot_id"] = f"{self.boot_id:08x}" if self.boot_id is not None else None
+            out["touch_zones"] = self.touch_zones
         else:
             out["reason"] = self.detail
         return out
@@ -96,7 +100,31 @@ class ResyncEvent:
         return {"event": self.kind.value, "reason": self.reason}
 
 
-MatEvent = CardEvent | ZoneEvent | LinkEvent | ResyncEvent
+@dataclass(frozen=True, slots=True)
+class TouchEvent:
+    """A finger arrived on (TOUCH) or left (RELEASE) a zone's touch pad.
+
+    `t_ms` is the mat controller's clock, milliseconds since its boot `boot_id` (the clock of
+    the snapshots' `uptime_ms`), dated by the first poll that saw the change: compare it only
+    with other times of the same boot. `at` is when the host received it (time.monotonic()).
+    """
+
+    kind: EventKind
+    zone: str
+    t_ms: int
+    boot_id: int
+    at: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "event": self.kind.value,
+            "zone": self.zone,
+            "t_ms": self.t_ms,
+            "boot_id": f"{self.boot_id:08x}",
+        }
+
+
+MatEvent = CardEvent | ZoneEvent | LinkEvent | ResyncEvent | TouchEvent
 
 
 def describe_event(event: MatEvent) -> str:
@@ -115,8 +143,12 @@ def describe_event(event: MatEvent) -> str:
         if event.kind is EventKind.ZONE_FAULT:
             return f"{event.zone}: reader not answering (being reset)"
         return f"{event.zone}: reader answering again"
+    if isinstance(event, TouchEvent):
+        what = "touched" if event.kind is EventKind.TOUCH else "released"
+        return f"{event.zone}: {what} at {event.t_ms} ms"
     if isinstance(event, LinkEvent):
         if event.kind is EventKind.LINK_UP:
-            return f"mat connected on {event.port} ({event.detail})"
+            pads = f", touch pads on {event.touch_zones} zones" if event.touch_zones else ""
+            return f"mat connected on {event.port} ({event.detail}{pads})"
         return f"mat lost on {event.port}: {event.detail}"
     return f"resynchronising with the mat: {event.reason}"

@@ -14,6 +14,10 @@ from enum import Enum, IntEnum
 from .errors import FrameError
 
 PROTOCOL_VERSION = 1
+# Extensions of v1 a host asks for in HELLO_REQUEST's second byte (docs/mat-protocol.md,
+# "Touch extension"); a mat sends their frames only to a host that asked.
+EXT_TOUCH = 0x01
+TOUCH_VERSION = 1
 
 
 class MessageType(IntEnum):
@@ -24,6 +28,8 @@ class MessageType(IntEnum):
     PONG = 0x03
     RESULT = 0x04
     LOG = 0x05
+    CAPABILITIES = 0x06  # touch extension: only to a host that asked
+    TOUCH = 0x07  # touch extension: only to a host that asked
     HELLO_REQUEST = 0x81
     SNAPSHOT_REQUEST = 0x82
     PING = 0x83
@@ -138,7 +144,44 @@ class Log:
     text: str
 
 
-MatMessage = Hello | Snapshot | Pong | Result | Log
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """The extensions a mat has on, in answer to a HELLO_REQUEST that asked for extensions.
+
+    `touch_zones` zones (from zone 0) have a touch pad; 0 means a mat built without them.
+    `sample_ms` is how often its touch chips measure, `debounce` how many polls a change lasts.
+    """
+
+    extensions: int
+    touch_version: int
+    touch_zones: int
+    sample_ms: int
+    debounce: int
+
+    @property
+    def touch(self) -> bool:
+        return bool(self.extensions & EXT_TOUCH) and self.touch_zones > 0
+
+
+@dataclass(frozen=True, slots=True)
+class TouchReading:
+    """One settled touch change: zone number, touched or released, the mat's ms (mod 2**32)."""
+
+    zone: int
+    touched: bool
+    t_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class Touch:
+    """A TOUCH frame: touch changes in the order the mat saw them."""
+
+    boot_id: int
+    seq: int
+    events: tuple[TouchReading, ...]
+
+
+MatMessage = Hello | Snapshot | Pong | Result | Log | Capabilities | Touch
 
 _HELLO = struct.Struct("<BIBBBB")
 _SNAPSHOT = struct.Struct("<IIIBB")
@@ -146,6 +189,9 @@ _ZONE_HEAD = struct.Struct("<BB")
 _ZONE_CARD = struct.Struct("<BHB")
 _U32 = struct.Struct("<I")
 _PONG = struct.Struct("<II")
+_CAPABILITIES = struct.Struct("<BBBBB")
+_TOUCH = struct.Struct("<IHB")
+_TOUCH_EVENT = struct.Struct("<BBI")
 _FLAG_PRESENT = 0x01
 _FLAG_FAULT = 0x08
 _FACE_MASK = 0x06
@@ -192,7 +238,53 @@ def decode_message(msg_type: int, payload: bytes) -> MatMessage:
     if kind is MessageType.LOG:
         _need(payload, 1, "LOG", kind)
         return Log(payload[0], payload[1:].decode("utf-8", errors="replace"))
+    if kind is MessageType.CAPABILITIES:
+        # Later versions may append fields: read the five this host knows.
+        if len(payload) < _CAPABILITIES.size:
+            raise FrameError(f"CAPABILITIES: needs 5 bytes, has {len(payload)}", kind)
+        return Capabilities(*_CAPABILITIES.unpack_from(payload))
+    if kind is MessageType.TOUCH:
+        return _decode_touch(payload)
     raise FrameError(f"{kind.name} is a host command; a mat does not send it", msg_type)
+
+
+def _decode_touch(payload: bytes) -> Touch:
+    kind = MessageType.TOUCH
+    _need(payload, _TOUCH.size, "header", kind)
+    boot_id, seq, count = _TOUCH.unpack_from(payload)
+    size = _TOUCH.size + count * _TOUCH_EVENT.size
+    if len(payload) != size:
+        raise FrameError(
+            f"TOUCH: {count} event(s) need {size} bytes, the payload has {len(payload)}", kind
+        )
+    events = []
+    for index in range(count):
+        zone, state, t_ms = _TOUCH_EVENT.unpack_from(payload, _TOUCH.size + index * 6)
+        if state > 1:
+            raise FrameError(f"TOUCH: event {index} has state {state}, not 0 or 1", kind)
+        events.append(TouchReading(zone, state == 1, t_ms))
+    return Touch(boot_id, seq, tuple(events))
+
+
+def check_touch_zones(touch: Touch, zone_count: int) -> None:
+    """Raises FrameError when a TOUCH names a zone the mat's HELLO did not announce."""
+    for index, event in enumerate(touch.events):
+        if event.zone >= zone_count:
+            raise FrameError(
+                f"TOUCH: event {index} names zone {event.zone}; the mat has {zone_count} zones",
+                MessageType.TOUCH,
+            )
+
+
+def unwrap_ms(last: int | None, wire_ms: int) -> int:
+    """The mat's milliseconds since boot from a u32 time on the wire, given the last one.
+
+    Times travel modulo 2**32 (49.7 days); a time within 2**31 ms of the last is taken as the
+    nearest, so the count goes on past the wrap instead of jumping back to 0."""
+    if last is None:
+        return wire_ms
+    delta = (wire_ms - last + (1 << 31)) % (1 << 32) - (1 << 31)
+    return last + delta
 
 
 def _decode_snapshot(payload: bytes) -> Snapshot:
@@ -237,8 +329,12 @@ def _decode_snapshot(payload: bytes) -> Snapshot:
 # ---- commands the host sends --------------------------------------------------------------
 
 
-def hello_request() -> tuple[MessageType, bytes]:
-    return MessageType.HELLO_REQUEST, bytes([PROTOCOL_VERSION])
+def hello_request(extensions: int = 0) -> tuple[MessageType, bytes]:
+    """HELLO_REQUEST; with `extensions` (EXT_TOUCH) the second byte asks for them. A v1 mat
+    ignores it; a mat that has them answers HELLO, then CAPABILITIES."""
+    if not extensions:
+        return MessageType.HELLO_REQUEST, bytes([PROTOCOL_VERSION])
+    return MessageType.HELLO_REQUEST, bytes([PROTOCOL_VERSION, extensions])
 
 
 def snapshot_request() -> tuple[MessageType, bytes]:
@@ -318,6 +414,17 @@ def describe(message: MatMessage) -> str:
         )
     if isinstance(message, Pong):
         return f"PONG nonce={message.nonce} uptime={message.uptime_ms}ms"
+    if isinstance(message, Capabilities):
+        return (
+            f"CAPABILITIES extensions=0x{message.extensions:02x} touch=v{message.touch_version} "
+            f"touch_zones={message.touch_zones} sample={message.sample_ms}ms "
+            f"debounce={message.debounce}"
+        )
+    if isinstance(message, Touch):
+        changes = " ".join(
+            f"{e.zone}:{'touch' if e.touched else 'release'}@{e.t_ms}" for e in message.events
+        )
+        return f"TOUCH boot={message.boot_id:08x} seq={message.seq} [{changes}]"
     if isinstance(message, Result):
         return f"RESULT for=0x{message.for_type:02x} {message.code.name} {message.text!r}"
     return f"LOG level={message.level} {message.text!r}"

@@ -13,20 +13,25 @@ from dataclasses import dataclass
 from .cardmap import CardMap
 from .diff import diff_snapshots
 from .errors import FrameError
-from .events import EventKind, LinkEvent, MatEvent, ResyncEvent
+from .events import EventKind, LinkEvent, MatEvent, ResyncEvent, TouchEvent
 from .framing import VERSION, Frame, FrameDecoder, encode_frame
 from .protocol import (
+    EXT_TOUCH,
     PROTOCOL_VERSION,
+    Capabilities,
     Hello,
     Log,
     MessageType,
     Pong,
     Result,
     Snapshot,
+    Touch,
+    check_touch_zones,
     configure,
     decode_message,
     hello_request,
     snapshot_request,
+    unwrap_ms,
 )
 from .zones import MatLayout
 
@@ -52,14 +57,19 @@ class SessionStats:
     requests: int = 0
     link_ups: int = 0
     link_downs: int = 0
+    touches: int = 0  # touch and release events
+    touch_gaps: int = 0  # TOUCH frames lost (their changes cannot be recovered)
 
 
 class MatSession:
     """Turns what the mat sends into events, and decides what to ask it."""
 
-    def __init__(self, port: str, cards: CardMap) -> None:
+    def __init__(self, port: str, cards: CardMap, touch: bool = True) -> None:
         self.port = port
         self.cards = cards
+        # Ask for the touch extension; a v1 mat ignores the request and sends none.
+        self.ask_touch = touch
+        self.capabilities: Capabilities | None = None
         self.decoder = FrameDecoder()
         self.stats = SessionStats()
         self.hello: Hello | None = None
@@ -77,6 +87,9 @@ class MatSession:
         self._reported_damage = 0
         self._damage_kinds: dict[str, int] = {}
         self._foreign_reported = False
+        self._touch_boot: int | None = None
+        self._touch_seq = 0
+        self._touch_ms: int | None = None
 
     # ---- inputs -----------------------------------------------------------------------
 
@@ -138,7 +151,7 @@ class MatSession:
 
     def _send_hello(self, now: float) -> None:
         self._last_hello_at = now
-        self.send(*hello_request())
+        self.send(*hello_request(EXT_TOUCH if self.ask_touch else 0))
 
     def _after_damage(self, now: float) -> None:
         damaged = self.decoder.stats.damaged + self.stats.malformed
@@ -196,6 +209,10 @@ class MatSession:
             self._on_hello(message)
         elif isinstance(message, Snapshot):
             self._on_snapshot(message, now)
+        elif isinstance(message, Capabilities):
+            self.capabilities = message
+        elif isinstance(message, Touch):
+            self._on_touch(message, now)
         elif isinstance(message, Result):
             if message.code.value != 0:
                 log.warning("%s: mat refused 0x%02x: %s", self.port, message.for_type, message.text)
@@ -213,6 +230,7 @@ class MatSession:
             )
             return
         self.hello = hello
+        self.capabilities = None  # a mat with extensions says so right after its HELLO
         self.layout = MatLayout(hello.seats, hello.slots, hello.pad)
         if self.cards.calibration is not None:
             self.send(*configure(self.cards.calibration.settings()))
@@ -249,7 +267,52 @@ class MatSession:
             self.up = True
             self.stats.link_ups += 1
             self._events.append(
-                LinkEvent(EventKind.LINK_UP, self.port, self.hello.firmware, snapshot.boot_id)
+                LinkEvent(
+                    EventKind.LINK_UP,
+                    self.port,
+                    self.hello.firmware,
+                    snapshot.boot_id,
+                    self.touch_zones,
+                )
             )
         self._events.extend(diff_snapshots(previous, snapshot, self.layout, self.cards, same_boot))
         self.snapshot = snapshot
+
+    @property
+    def touch_zones(self) -> int:
+        """How many zones have a touch pad: 0 for a mat without them or without the extension."""
+        caps = self.capabilities
+        return caps.touch_zones if caps is not None and caps.touch else 0
+
+    def _on_touch(self, touch: Touch, now: float) -> None:
+        if self.layout is None:
+            return  # the HELLO that tells the layout comes first; it was asked for
+        try:
+            check_touch_zones(touch, self.layout.count)
+        except FrameError as error:
+            self.stats.malformed += 1
+            log.warning("%s: dropped a frame: %s", self.port, error)
+            return
+        if touch.boot_id != self._touch_boot:
+            self._touch_boot = touch.boot_id
+            self._touch_ms = None
+        else:
+            lost = (touch.seq - self._touch_seq - 1) & 0xFFFF
+            if lost >= 0x8000:  # not newer than the last: a repeat
+                return
+            if lost:
+                self.stats.touch_gaps += lost
+                log.warning(
+                    "%s: %d touch frame(s) lost (TOUCH %d after %d); their touches are gone",
+                    self.port,
+                    lost,
+                    touch.seq,
+                    self._touch_seq,
+                )
+        self._touch_seq = touch.seq
+        for reading in touch.events:
+            self._touch_ms = unwrap_ms(self._touch_ms, reading.t_ms)
+            kind = EventKind.TOUCH if reading.touched else EventKind.RELEASE
+            zone = self.layout.name(reading.zone)
+            self._events.append(TouchEvent(kind, zone, self._touch_ms, touch.boot_id, now))
+            self.stats.touches += 1

@@ -24,8 +24,18 @@ from urllib.parse import parse_qs
 
 from firmware.controller import MatController, ZoneTable
 from firmware.hal import Link
+from firmware.mpr121 import ADDRESSES, Mpr121
 from firmware.scanner import ZoneScanner
-from firmware.simhw import PROFILES, SimCard, SimFaceSensors, SimLeds, SimRfidBus, SimTable
+from firmware.simhw import (
+    PROFILES,
+    SimCard,
+    SimFaceSensors,
+    SimLeds,
+    SimMpr121Bus,
+    SimRfidBus,
+    SimTable,
+)
+from firmware.touch import TouchPads, zones_per_chip
 from firmware.zones import Layout
 from rules.cards import Card, Rank, parse_card
 from rules.errors import InvalidCommand
@@ -149,6 +159,7 @@ class SimulatedMat:
         deck: CardMap | None = None,
         link_dir: str | None = None,
         seed: int = 1,
+        touch_pads: bool = True,
     ) -> None:
         self.layout = layout or MatLayout()
         if profile not in PROFILES:
@@ -170,6 +181,10 @@ class SimulatedMat:
         self._fds: tuple[int, int] | None = None
         self.controller: MatController | None = None
         self.link: PtyLink | None = None
+        # Touch pads: four simulated MPR121s under the zones, read by the real driver.
+        self.touch_pads = touch_pads
+        self.touch_bus: SimMpr121Bus | None = None
+        self._clock: RealClock | None = None
 
     @classmethod
     def from_url(cls, url: str) -> SimulatedMat:
@@ -183,7 +198,9 @@ class SimulatedMat:
                 raise MatError(f"{url}: {key} must be a whole number") from None
 
         layout = MatLayout(number("seats", 6), number("slots", 6), bool(number("pad", 1)))
-        return cls(layout, profile=query.get("profile", ["tuned"])[0])
+        return cls(
+            layout, profile=query.get("profile", ["tuned"])[0], touch_pads=bool(number("touch", 1))
+        )
 
     # ---- power and the pty ------------------------------------------------------------
 
@@ -261,8 +278,10 @@ class SimulatedMat:
             scanners.append(ZoneScanner(bus, sensors, bus_zones, zones, clock))
         self.link = PtyLink(master, self.noise)
         boot_id = random.Random(f"{self.seed}:{self.boots}").getrandbits(32)
+        self._clock = clock
+        touch = self._touch_pads(layout.count, clock, zones) if self.touch_pads else None
         self.controller = MatController(
-            zones, self.link, clock, boot_id, scanners, self.leds, watchdog=None
+            zones, self.link, clock, boot_id, scanners, self.leds, watchdog=None, touch=touch
         )
         self._threads = [
             threading.Thread(
@@ -279,6 +298,15 @@ class SimulatedMat:
         self.controller.start()
         for thread in self._threads:
             thread.start()
+
+    def _touch_pads(self, count: int, clock: RealClock, zones: ZoneTable) -> TouchPads:
+        wiring = zones_per_chip(count)
+        # Fingers lifted while the mat was off are not on its pads when it boots.
+        self.table.touched = [False] * count
+        self.table.touch_ms = [None] * count
+        self.touch_bus = SimMpr121Bus(self.table, wiring, clock, RealPacer(self._power))
+        chips = [Mpr121(self.touch_bus, ADDRESSES[i], len(zones)) for i, zones in enumerate(wiring)]
+        return TouchPads(chips, wiring, zones.log)
 
     def _core0(self, scanner: ZoneScanner, controller: MatController) -> None:
         try:
@@ -334,6 +362,27 @@ class SimulatedMat:
             raise MatError(f"no card on {zone} to flip")
         self.table.flip(index)
         return self._note("flip", zone)
+
+    def touch(self, zone: str) -> Placement:
+        """A finger lands on `zone`'s touch pad now (the mat's clock dates it)."""
+        return self._finger(zone, True)
+
+    def release(self, zone: str) -> Placement:
+        """The finger leaves `zone`'s touch pad."""
+        return self._finger(zone, False)
+
+    def touch_ms(self) -> int:
+        """The mat controller's clock now: milliseconds since it booted."""
+        if self._clock is None or not self.plugged_in:
+            raise MatError("the simulated mat is not plugged in")
+        return self._clock.now_ms()
+
+    def _finger(self, zone: str, touched: bool) -> Placement:
+        if not self.touch_pads:
+            raise MatError("this simulated mat has no touch pads")
+        index = self.layout.index(zone)
+        self.table.touch(index, touched, self.touch_ms())
+        return self._note("touch" if touched else "release", zone)
 
     def hang_reader(self, zone: str) -> None:
         """Makes a zone's reader stop answering until the firmware resets it."""

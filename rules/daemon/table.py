@@ -19,7 +19,7 @@ from typing import Any, Final
 from hardware.leds import frame_for_counts
 from rules.cards import parse_card
 from rules.errors import RulesError
-from rules.game import GameRules, Reroll, TableReader
+from rules.game import GameRules, Reroll, TableReader, touch_observer
 from rules.reading import EMPTY, Action, Alert, AlertCleared, SlotView
 from wire.payload import read_json
 from wire.throttled_log import ThrottledLog
@@ -187,10 +187,26 @@ class PhysicalTable:
         return actions
 
     def _mat_event(self, raw: dict[str, Any], state: Any, now: float) -> list[Action]:
-        # Slots are read from the snapshots (the truth); events only tell the draw pad.
+        # Slots are read from the snapshots (the truth); events only tell the draw pad, and
+        # touches, which are moments, not state.
         if raw.get("zone") == "pad" and raw.get("event") == "placed" and raw.get("card"):
             return self.reader.observe_pad(state, parse_card(raw["card"], "card"), now)
+        if raw.get("event") == "touch":
+            return self._touch(raw, state, now)
         return []
+
+    def _touch(self, raw: dict[str, Any], state: Any, now: float) -> list[Action]:
+        observe = touch_observer(self.reader)
+        match = _SLOT_ZONE.match(raw["zone"]) if isinstance(raw.get("zone"), str) else None
+        if observe is None or match is None:
+            return []  # a game without touches, or the draw pad
+        at_ms = raw["t_ms"]
+        if not isinstance(at_ms, int) or isinstance(at_ms, bool) or at_ms < 0:
+            raise ValueError("t_ms: expected the mat's milliseconds, a whole number >= 0")
+        seat, slot = int(match.group(1)) - 1, int(match.group(2))
+        if seat >= len(self.seats) or slot > self.rules.mat_layout({}).slots_per_seat:
+            return []
+        return observe(state, seat, slot, at_ms, now)
 
     def _dice(self, raw: dict[str, Any], state: Any, now: float) -> list[Action]:
         kind = raw["event"]

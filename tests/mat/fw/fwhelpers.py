@@ -10,24 +10,35 @@ import struct
 import firmware
 from firmware import wire
 from firmware.controller import MatController, ZoneTable
+from firmware.mpr121 import ADDRESSES, Mpr121
 from firmware.scanner import ZoneScanner
 from firmware.simhw import (
     MemoryLink,
     SimCard,
     SimFaceSensors,
     SimLeds,
+    SimMpr121Bus,
     SimRfidBus,
     SimTable,
     VirtualClock,
 )
+from firmware.touch import TouchPads, zones_per_chip
 from firmware.zones import Layout
 
 
-def vectors():
+def vectors(name="protocol-v1.json"):
     """Returns the golden vectors shared with the host tests."""
     base = firmware.__file__.replace("\\", "/").rsplit("/", 1)[0]
-    with open(base + "/vectors/protocol-v1.json") as handle:
+    with open(base + "/vectors/" + name) as handle:
         return json.load(handle)
+
+
+def touch_pads(table, zone_count, clock, log=None):
+    """Touch pads on simulated MPR121s that feel the fingers `table` records; (pads, i2c)."""
+    wiring = zones_per_chip(zone_count)
+    i2c = SimMpr121Bus(table, wiring, clock, clock)
+    chips = [Mpr121(i2c, ADDRESSES[i], len(zones)) for i, zones in enumerate(wiring)]
+    return TouchPads(chips, wiring, log), i2c
 
 
 def frames(data):
@@ -73,7 +84,9 @@ def card(n, face_level=45000):
 class Mat:
     """A whole simulated mat in modelled time: table, readers, scanners and controller."""
 
-    def __init__(self, seats=1, slots=2, pad=True, buses=2, profile="tuned", miss_rate=0.0):
+    def __init__(
+        self, seats=1, slots=2, pad=True, buses=2, profile="tuned", miss_rate=0.0, touch=False
+    ):
         self.layout = Layout(seats, slots, pad)
         self.clock = VirtualClock()
         self.table = SimTable(self.layout.count, miss_rate=miss_rate)
@@ -88,8 +101,21 @@ class Mat:
             self.buses.append(bus)
             self.scanners.append(ZoneScanner(bus, sensors, zones, self.zones, self.clock))
         self.watchdog = FeedCounter()
+        self.touch = None
+        self.i2c = None
+        if touch:
+            self.touch, self.i2c = touch_pads(
+                self.table, self.layout.count, self.clock, self.zones.log
+            )
         self.controller = MatController(
-            self.zones, self.link, self.clock, 0xB007, self.scanners, self.leds, self.watchdog
+            self.zones,
+            self.link,
+            self.clock,
+            0xB007,
+            self.scanners,
+            self.leds,
+            self.watchdog,
+            self.touch,
         )
 
     def run(self, ms):

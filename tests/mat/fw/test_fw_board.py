@@ -69,3 +69,32 @@ def test_leds_are_dimmed_to_the_board_limit():
     leds.show()
     assert leds.strip.pixels[2] == (board.LED_LEVEL, 0, board.LED_LEVEL * 128 // 255)
     assert leds.strip.writes == 1
+
+
+def test_the_reset_chain_lends_its_lines_to_the_touch_chips_without_a_start_condition():
+    _layout, zones, buses, _, _ = _build()
+    assert machine.I2C_BUSES and machine.I2C_BUSES[-1].pins == (16, 17)
+    del machine.TRACE[:]
+    buses[1].resets.pulse(zones[1][0])
+    sda, scl = 1, 1
+    for number, level in machine.TRACE:
+        if number == board.TOUCH_SDA:
+            # SDA falling while SCL is high would be an I2C START for the touch chips.
+            assert not (sda == 1 and level == 0 and scl == 1), "a START in the reset shifting"
+            sda = level
+        elif number == board.TOUCH_SCL:
+            scl = level
+    assert (sda, scl) == (1, 1)  # given back to the I2C, both lines released
+    assert machine.I2C_BUSES[-1].pins == (16, 17)
+
+
+def test_touch_chips_that_do_not_answer_are_logged_not_fatal():
+    layout = Layout(6, 6, True)
+    board.build(layout, layout.split(2))
+    logs = []
+    pads = board.build_touch(layout, lambda level, text: logs.append(text))
+    assert pads.count == 37 and [c.address for c in pads.chips] == [0x5A, 0x5B, 0x5C, 0x5D]
+    pads.start(0)
+    pads.poll(5)
+    assert len(logs) == 4 and "0x5d" in logs[-1]
+    assert pads.take_events() == []

@@ -5,6 +5,8 @@ Only for tests/mat/fw/test_fw_board.py; the firmware's real `machine` is MicroPy
 """
 
 PINS = {}
+TRACE = []  # (pin number, level) for every level a pin is set to, in order
+I2C_BUSES = []
 
 
 class Pin:
@@ -16,12 +18,34 @@ class Pin:
         self.number = number
         self.level = 1 if (pull == Pin.PULL_UP and value is None) else (value or 0)
         PINS[number] = self
+        TRACE.append((number, self.level))
 
     def value(self, level=None):
         if level is None:
             return self.level
         self.level = level
+        TRACE.append((self.number, level))
         return None
+
+
+class I2C:
+    """An I2C controller taking its pins (released by the pull-ups: both lines high)."""
+
+    def __init__(self, bus_id, sda=None, scl=None, freq=0):
+        self.bus_id = bus_id
+        self.pins = (sda.number, scl.number)
+        for number in self.pins:
+            PINS[number].level = 1
+            TRACE.append((number, 1))
+        self.reads = []
+        I2C_BUSES.append(self)
+
+    def readfrom_mem(self, address, register, count):
+        self.reads.append((address, register, count))
+        raise OSError(19, "ENODEV")
+
+    def writeto_mem(self, address, register, data):
+        raise OSError(19, "ENODEV")
 
 
 class ADC:

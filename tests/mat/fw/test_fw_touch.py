@@ -1,0 +1,268 @@
+"""Touch pads: the MPR121 driver, debouncing, the wrap-around of ticks and the touch extension
+of the protocol (runs under CPython and MicroPython)."""
+
+import struct
+
+from fwhelpers import Mat, frames, touch_pads, vectors
+
+from firmware import mpr121, wire
+from firmware.simhw import SimMpr121Bus, SimTable, VirtualClock
+from firmware.ticks import TickCounter, ticks_diff
+from firmware.touch import RELEASED, TOUCHED, zones_per_chip
+
+
+def _touch_vectors():
+    return vectors("touch-v1.json")
+
+
+def test_touch_messages_match_their_golden_bytes():
+    checked = 0
+    for message in _touch_vectors()["messages"]:
+        fields = message["fields"]
+        if message["kind"] == "capabilities":
+            frame = wire.encode_capabilities(
+                fields["extensions"], fields["touch_zones"], fields["sample_ms"], fields["debounce"]
+            )
+        elif message["kind"] == "touch":
+            events = [tuple(e) for e in fields["events"]]
+            frame = wire.encode_touch(fields["boot_id"], fields["seq"], events)
+        else:
+            continue
+        assert frame.hex() == message["frame_hex"], message["name"]
+        checked += 1
+    assert checked == 6
+
+
+def test_hello_requests_of_both_kinds_of_host_are_read():
+    for message in _touch_vectors()["messages"]:
+        if message["kind"] != "hello_request":
+            continue
+        found = frames(bytes.fromhex(message["frame_hex"]))
+        assert len(found) == 1 and found[0][0] == wire.HELLO_REQUEST
+        fields = message["fields"]
+        got = wire.decode_hello_request(found[0][1])
+        assert got == (fields["version"], fields["extensions"]), message["name"]
+    assert wire.decode_hello_request(b"") == (0, 0)  # as lenient as v1 firmware
+
+
+def test_a_damaged_touch_frame_is_skipped_and_the_next_one_found():
+    for stream in _touch_vectors()["streams"]:
+        got = [[t, bytes(p).hex()] for t, p in frames(bytes.fromhex(stream["stream_hex"]))]
+        assert got == stream["frames"], stream["name"]
+
+
+def test_zones_are_wired_twelve_to_a_chip_and_the_pad_gets_the_fourth():
+    wiring = zones_per_chip(37)
+    assert [len(z) for z in wiring] == [12, 12, 12, 1]
+    assert wiring[3] == [36] and wiring[1][0] == 12
+    try:
+        zones_per_chip(49)
+    except ValueError as error:
+        assert "4 touch chips" in str(error)
+    else:
+        raise AssertionError("49 zones fit on four chips?")
+
+
+def test_the_driver_sets_the_chip_up_in_stop_mode_then_runs_it():
+    clock = VirtualClock()
+    i2c = SimMpr121Bus(SimTable(12), [list(range(12))], clock, clock)
+    chip = mpr121.Mpr121(i2c, 0x5A, 12)
+    chip.start()
+    registers = i2c.registers[0x5A]
+    assert registers[mpr121.ECR] == 0x80 | 12
+    assert registers[mpr121.CONFIG2] == 0x20  # ESI 1 ms, SFI 4
+    assert registers[mpr121.DEBOUNCE] == 0
+    assert registers[0x41] == mpr121.TOUCH_LEVEL and registers[0x42] == mpr121.RELEASE_LEVEL
+    assert registers[0x57] == mpr121.TOUCH_LEVEL and registers[0x58] == mpr121.RELEASE_LEVEL
+    assert registers[0x31] == 0xFF  # NCL falling (AN3944)
+    assert chip.touched() == 0
+
+
+def test_the_status_register_gives_the_touched_electrodes():
+    clock = VirtualClock()
+    table = SimTable(14)
+    i2c = SimMpr121Bus(table, [list(range(12)), [12, 13]], clock, clock, response_ms=4)
+    first = mpr121.Mpr121(i2c, 0x5A)
+    second = mpr121.Mpr121(i2c, 0x5B, 2)
+    first.start()
+    second.start()
+    table.touch(3, True, clock.now_ms())
+    table.touch(11, True, clock.now_ms())
+    table.touch(13, True, clock.now_ms())
+    assert first.touched() == 0  # the chip's filter has not caught up yet
+    clock.advance_ms(4)
+    assert first.touched() == (1 << 3) | (1 << 11)
+    assert second.touched() == 1 << 1
+
+
+def test_a_missing_or_wrong_chip_is_a_fault_naming_its_address():
+    clock = VirtualClock()
+    i2c = SimMpr121Bus(SimTable(12), [list(range(12))], clock, clock)
+    i2c.absent.add(0x5A)
+    try:
+        mpr121.Mpr121(i2c, 0x5A).start()
+    except mpr121.TouchChipFault as fault:
+        assert "0x5a" in str(fault) and "no answer" in str(fault)
+    else:
+        raise AssertionError("a missing chip started")
+    i2c.absent.clear()
+    i2c.registers[0x5A][mpr121.CONFIG2] = 0
+    i2c.readfrom_mem = lambda address, register, count: bytes(count)  # reads all zeros
+    try:
+        mpr121.Mpr121(i2c, 0x5A).start()
+    except mpr121.TouchChipFault as fault:
+        assert "not an MPR121" in str(fault)
+    else:
+        raise AssertionError("a chip that is not an MPR121 started")
+    try:
+        mpr121.Mpr121(i2c, 0x50)
+    except ValueError as error:
+        assert "0x5a-0x5d" in str(error)
+    else:
+        raise AssertionError("an MPR121 at 0x50?")
+
+
+def _pads(count=13):
+    clock = VirtualClock()
+    table = SimTable(count)
+    logs = []
+    pads, i2c = touch_pads(table, count, clock, lambda level, text: logs.append((level, text)))
+    pads.start(clock.now_ms())
+    return pads, i2c, table, clock, logs
+
+
+def _poll_at(pads, clock, ms):
+    clock.us = ms * 1000
+    pads.poll(ms)
+
+
+def test_a_touch_is_dated_by_the_first_poll_that_saw_it_not_by_the_debounce():
+    pads, _i2c, table, clock, _logs = _pads()
+    table.touch(5, True, 100)
+    for ms in (101, 103, 104):  # the chip reports it from 104 (4 ms filter)
+        _poll_at(pads, clock, ms)
+    assert pads.take_events() == []  # seen once: not settled yet
+    _poll_at(pads, clock, 107)
+    assert pads.take_events() == [(5, TOUCHED, 104)]
+    assert pads.touched_zones() == [5]
+    table.touch(5, False, 300)
+    for ms in (304, 306):
+        _poll_at(pads, clock, ms)
+    assert pads.take_events() == [(5, RELEASED, 304)]
+    assert pads.touched_zones() == []
+
+
+def test_a_blip_seen_by_one_poll_is_not_a_touch():
+    pads, _i2c, table, clock, _logs = _pads()
+    table.touch(7, True, 100)
+    _poll_at(pads, clock, 104)  # the chip shows the touch from 104 ...
+    table.touch(7, False, 104)
+    _poll_at(pads, clock, 108)  # ... and the release from 108
+    _poll_at(pads, clock, 111)
+    assert pads.take_events() == []
+    assert pads.touched_zones() == []
+
+
+def test_a_chip_that_stops_answering_releases_its_zones_and_is_retried():
+    pads, i2c, table, clock, logs = _pads()
+    table.touch(12, True, 0)  # zone 12 is the second chip's first electrode
+    for ms in (5, 8):
+        _poll_at(pads, clock, ms)
+    assert pads.take_events() == [(12, TOUCHED, 5)]
+    i2c.absent.add(0x5B)
+    _poll_at(pads, clock, 10)
+    assert pads.take_events() == [(12, RELEASED, 10)]
+    assert logs and "0x5b" in logs[-1][1] and logs[-1][0] == wire.LOG_ERROR
+    i2c.absent.clear()
+    _poll_at(pads, clock, 500)  # not retried before RETRY_MS
+    assert pads.take_events() == []
+    for ms in (1011, 1014, 1017):
+        _poll_at(pads, clock, ms)
+    assert "answers again" in logs[-1][1]
+    assert pads.take_events() == [(12, TOUCHED, 1014)]
+
+
+def test_ticks_are_counted_past_their_wrap_around():
+    assert ticks_diff(5, (1 << 30) - 3) == 8
+    assert ticks_diff((1 << 30) - 3, 5) == -8
+    readings = [(1 << 30) - 10, (1 << 30) - 1, 4, 1000]
+    counter = TickCounter(lambda: readings.pop(0))
+    assert [counter.now_ms() for _ in range(4)] == [0, 9, 14, 1010]
+
+
+def _touch_frames(sent):
+    out = []
+    for msg_type, payload in sent:
+        if msg_type == wire.TOUCH:
+            boot_id, seq, count = struct.unpack("<IHB", payload[:7])
+            events = [struct.unpack("<BBI", payload[7 + 6 * i : 13 + 6 * i]) for i in range(count)]
+            out.append((boot_id, seq, events))
+    return out
+
+
+def _boot(mat):
+    mat.controller.start()
+    mat.run_until(lambda: mat.controller.ready)
+    mat.controller.service()
+    mat.take_sent()
+
+
+def _touch_and_run(mat, zone, ms=30):
+    mat.table.touch(zone, True, mat.clock.now_ms())
+    mat.run(ms)
+    mat.controller.service()
+    return mat.take_sent()
+
+
+def test_a_v1_host_gets_no_capabilities_and_no_touch_frames():
+    mat = Mat(seats=2, slots=3, touch=True)
+    _boot(mat)
+    sent = mat.command(wire.HELLO_REQUEST, bytes([1]))
+    assert [t for t, _ in sent] == [wire.HELLO, wire.SNAPSHOT]
+    sent = _touch_and_run(mat, 4)
+    assert _touch_frames(sent) == [] and mat.touch.touched_zones() == [4]
+    assert all(t in (wire.SNAPSHOT, wire.LOG) for t, _ in sent)
+
+
+def test_a_host_that_asks_gets_capabilities_then_timed_touch_events():
+    mat = Mat(seats=2, slots=3, touch=True)
+    _boot(mat)
+    sent = mat.command(wire.HELLO_REQUEST, bytes([1, wire.EXT_TOUCH]))
+    assert [t for t, _ in sent] == [wire.HELLO, wire.CAPABILITIES, wire.SNAPSHOT]
+    assert list(sent[1][1]) == [wire.EXT_TOUCH, 1, 7, 1, 2]
+    touched_at = mat.clock.now_ms()
+    sent = _touch_and_run(mat, 4)
+    touches = _touch_frames(sent)
+    assert len(touches) == 1
+    boot_id, seq, events = touches[0]
+    assert (boot_id, seq) == (0xB007, 1)
+    assert [(z, s) for z, s, _ in events] == [(4, 1)]
+    # Dated by the first poll after the chip's 4 ms filter: a scan step (at most ~6 ms) later.
+    assert touched_at + 4 <= events[0][2] <= touched_at + 4 + 8, (touched_at, events)
+    mat.table.touch(4, False, mat.clock.now_ms())
+    mat.run(30)
+    mat.controller.service()
+    assert [e[:2] for _, _, es in _touch_frames(mat.take_sent()) for e in es] == [(4, 0)]
+    # A later v1 HELLO_REQUEST (another host took the port) turns the touch frames off again.
+    mat.command(wire.HELLO_REQUEST, bytes([1]))
+    assert _touch_frames(_touch_and_run(mat, 1)) == []
+
+
+def test_a_mat_without_touch_pads_says_so():
+    mat = Mat(seats=2, slots=3)
+    _boot(mat)
+    sent = mat.command(wire.HELLO_REQUEST, bytes([1, wire.EXT_TOUCH]))
+    assert [t for t, _ in sent] == [wire.HELLO, wire.CAPABILITIES, wire.SNAPSHOT]
+    assert list(sent[1][1]) == [0, 1, 0, 0, 0]
+
+
+def test_touch_times_wrap_on_the_wire_modulo_2_32():
+    mat = Mat(seats=1, slots=2, touch=True)
+    mat.clock.us = ((1 << 32) - 3) * 1000
+    _boot(mat)
+    mat.command(wire.HELLO_REQUEST, bytes([1, wire.EXT_TOUCH]))
+    mat.table.touch(1, True, mat.clock.now_ms())
+    mat.run(20)
+    mat.controller.service()
+    ((_boot_id, _seq, events),) = _touch_frames(mat.take_sent())
+    assert events[0][0] == 1 and events[0][2] < 100  # past 2**32 ms: counted from 0 again
