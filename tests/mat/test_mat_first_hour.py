@@ -66,7 +66,7 @@ def test_the_sim_gives_a_hint_and_a_readable_help(tmp_path: Path) -> None:
             lines.append(line.rstrip("\n"))
         assert line == "ok help\n"
         commands = [line.split()[0] for line in lines if line.startswith("  ")]
-        expected = ["place", "remove", "flip", "noise", "hang", "leds", "unplug", "replug"]
+        expected = ["place", "remove", "flip", "noise", "hang", "touch", "leds", "unplug", "replug"]
         assert commands == [*expected, "help", "quit"]
         # Each command line explains itself after the syntax.
         assert all(len(line.split("  ")) > 2 for line in lines if line.startswith("  "))
