@@ -19,7 +19,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from .errors import InvalidCommand
 from .reading import Action, SlotView
@@ -246,6 +246,25 @@ class TableReader(Protocol):
     def applied(self, state: Any, command: dict[str, Any], now: float) -> list[Action]: ...
 
     def tick(self, state: Any, now: float) -> list[Action]: ...
+
+
+@runtime_checkable
+class ReadsTouch(Protocol):
+    """A TableReader that also reads touches: a mat with a touch pad under each slot.
+
+    `at_ms` is the mat's own millisecond clock at the touch (comparable between touches of
+    one mat, not with `now`). Readers without this method are simply not told of touches."""
+
+    def observe_touch(
+        self, state: Any, seat: int, slot: int, at_ms: int, now: float
+    ) -> list[Action]: ...
+
+
+@runtime_checkable
+class TouchHands(Protocol):
+    """Simulated hands that can touch a slot's pad without moving its card (a touch mat)."""
+
+    def touch(self, seat: int, slot: int) -> None: ...
 
 
 class TableHands(Protocol):
