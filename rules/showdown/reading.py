@@ -86,6 +86,9 @@ class ShowdownReader:
     _race: _Race = field(default_factory=_Race)
     _proposed: set[str] = field(default_factory=set)
     _wrong_since: dict[tuple[int, int], tuple[float, str]] = field(default_factory=dict)
+    # Bullets turned when their reveal was refused (out of turn): never counted later on
+    # their own; the player turns them back face down (or the game master counts them).
+    _refused: set[tuple[int, int]] = field(default_factory=set)
 
     # -- the interface ----------------------------------------------------------------------
 
@@ -99,9 +102,13 @@ class ShowdownReader:
         self.seen[(seat, slot)] = view
         if self._stale.get((seat, slot)) != view:
             self._stale.pop((seat, slot), None)
+        if not view.face_up:
+            self._refused.discard((seat, slot))
         actions = self._identity(state, seat, slot, view)
         if state.phase is Phase.RACE and not self._race.decided:
-            actions += self._race_move(state, (seat, slot), before, view, now)
+            decided = self._race_move(state, (seat, slot), before, view, now)
+            if decided:
+                return actions + decided  # the rest is read once the race is applied
         return actions + self.evaluate(state, now)
 
     def observe_touch(
@@ -161,6 +168,9 @@ class ShowdownReader:
         return [AlertCleared("dice"), Execute(command)]
 
     def refused(self, command: dict[str, Any], error: str) -> list[Action]:
+        player, slot = command.get("player"), command.get("slot")
+        if command.get("cmd") == "reveal" and player in self.seats and isinstance(slot, int):
+            self._refused.add((list(self.seats).index(player), slot))
         key = f"refused:{command.get('cmd')}"
         self.alerts[key] = error
         return [Alert(key, error)]
@@ -305,6 +315,12 @@ class ShowdownReader:
                     continue
                 if not bullet.face_up and have == SlotView(None, False, code):
                     continue
+                if (seat, slot) in self._refused and have.face_up:
+                    wrong[(seat, slot)] = (
+                        f"{name}'s slot {slot} was turned out of turn: turn it face down again "
+                        f"(or the game master counts it: gm reveal {name} {slot})"
+                    )
+                    continue
                 if not bullet.face_up and have == SlotView(None, True, code):
                     command = self._reveal(state, name, slot, code)
                     if command is not None:
@@ -376,7 +392,9 @@ class ShowdownReader:
         for zone, message in wrong.items():
             since = self._wrong_since.get(zone)
             if since is None or since[1] != message:
-                since = self._wrong_since[zone] = (now, message)
+                # A refused turn was no slip of the hand: it is said at once.
+                start = now - self.grace if zone in self._refused else now
+                since = self._wrong_since[zone] = (start, message)
             key = f"slot.s{zone[0] + 1}.{zone[1]}"
             if now - since[0] >= self.grace and self.alerts.get(key) != message:
                 actions.append(self._alert(key, message, zone[0], zone[1]))
