@@ -169,7 +169,12 @@ class ShowdownReader:
 
     def refused(self, command: dict[str, Any], error: str) -> list[Action]:
         player, slot = command.get("player"), command.get("slot")
-        if command.get("cmd") == "reveal" and player in self.seats and isinstance(slot, int):
+        if (
+            command.get("cmd") == "reveal"
+            and isinstance(player, str)
+            and player in self.seats
+            and isinstance(slot, int)
+        ):
             self._refused.add((list(self.seats).index(player), slot))
         key = f"refused:{command.get('cmd')}"
         self.alerts[key] = error
