@@ -160,12 +160,11 @@ class Gunslingers:
         self.mistakes_made = 0
         self.mistakes_caught = 0
         self.decks: dict[str, Deck] = {}
-        self.spent: dict[str, set[str]] = {}
         self.laid: dict[int, dict[int, str]] = {}  # seat -> slot -> card code on the mat
         self.loaded_round = 0
         self.seen_round = 0
         self.acted: set[str] = set()
-        self.mistake_open = False
+        self.undo: tuple[int, int] | None = None  # a bullet turned by mistake, to turn back
 
     # -- SimulatedPeople --------------------------------------------------------------------
 
@@ -175,7 +174,6 @@ class Gunslingers:
         decks = [random_deck(rng, n) for n in ("cowboy", "desperado")]
         names = self.seats[:2]
         self.decks = dict(zip(names, decks, strict=True))
-        self.spent = {name: set() for name in names}
         self.loaded_round = self.seen_round = 0
         self.acted.clear()
         self.send(
@@ -196,24 +194,33 @@ class Gunslingers:
     ) -> bool:
         if state is None or state.get("game") != "showdown":
             return False
-        if alerts and self.mistake_open:
-            self.mistakes_caught += 1
-            self.mistake_open = False
+        if self.undo is not None:
+            if alerts:
+                self.mistakes_caught += 1
+            self.hands.flip(*self.undo)
+            self.undo = None
+            return True
         phase = state.get("phase")
         round_ = int(state.get("round", 0))
         players = {p["name"]: p for p in state.get("players", [])}
-        self._note_revealed(players)
         if round_ != self.seen_round:
             self._new_round(state, round_)
         pending = (prompt or {}).get("pending") or state.get("pending") or {}
-        key = f"{round_}:{phase}:{pending.get('prompt')}:{state.get('rolls')}"
+        shown = sum(b.get("face_up", False) for p in players.values() for b in p["bullets"])
+        key = (
+            f"{round_}:{phase}:{shown}:{pending.get('prompt')}:{state.get('rolls')}:"
+            f"{pending.get('card')}"
+        )
         if phase == "load":
             return self._load(state, players, round_)
         if key in self.acted:
             return False
         self.acted.add(key)
         if phase == "stare_down":
-            return self._stare_down(state, players)
+            acted = self._stare_down(state, players)
+            if self.undo is not None:
+                self.acted.discard(key)  # a slip: the turn is still to be played
+            return acted
         if phase == "race":
             return self._race(state, players)
         if phase in ("defender_chooses", "reply"):
@@ -239,15 +246,6 @@ class Gunslingers:
         self.seen_round = round_
         self._clear()
 
-    def _note_revealed(self, players: Mapping[str, Any]) -> None:
-        for name, player in players.items():
-            deck = self.decks.get(name)
-            if deck is None or deck.kind is not DeckKind.FULL:
-                continue
-            for bullet in player.get("bullets", []):
-                if bullet.get("face_up") and "card" in bullet:
-                    self.spent[name].add(bullet["card"].partition("/")[2])
-
     def _react(self) -> float:
         """One person's reaction and reach, in ms."""
         return max(120.0, self.rng.gauss(*REACTION_MS)) + max(60.0, self.rng.gauss(*REACH_MS))
@@ -260,7 +258,8 @@ class Gunslingers:
             if player.get("loaded"):
                 continue
             deck = self.decks[name]
-            left = [c.id for c in deck.cards if c.id not in self.spent[name]]
+            spent = set(player.get("spent", ()))
+            left = [c.id for c in deck.cards if c.id not in spent]
             count = min(BULLETS, len(left))
             seat = self._seat(name)
             for slot, card in enumerate(self.rng.sample(left, count), start=1):
@@ -286,23 +285,23 @@ class Gunslingers:
         if turn is None:
             # "Whoever goes first, goes first": the quicker hand
             turn = min(names, key=lambda _: self._react())
-        other = names[1] if turn == names[0] else names[0]
-        hands = self.hands
-        others = self._face_down(players[other])
-        if (
-            isinstance(hands, TouchHands)
-            and others
-            and self.rng.random() < self.settings.mistake_rate
-        ):
-            # the other player touches out of turn: the table says so
-            self.mistakes_made += 1
-            self.mistake_open = True
-            hands.touch(self._seat(other), self.rng.choice(others))
+        else:
+            other = names[1] if turn == names[0] else names[0]
+            others = self._face_down(players[other])
+            if others and self.rng.random() < self.settings.mistake_rate:
+                # the other player turns a bullet out of turn: the table says so, and they
+                # turn it back face down
+                self.mistakes_made += 1
+                self.undo = (self._seat(other), self.rng.choice(others))
+                self.hands.flip(*self.undo)
+                return True
+        touched = players[turn].get("touched")
         choices = self._face_down(players[turn])
         if not choices:
             return False
         self.settings.pause(self.rng.uniform(0.5, 2.0))  # the stare
-        self._turn(self._seat(turn), self.rng.choice(choices))
+        slot = touched if touched in choices else self.rng.choice(choices)
+        self._turn(self._seat(turn), slot)
         return True
 
     def _race(self, state: dict[str, Any], players: Mapping[str, Any]) -> bool:
@@ -325,7 +324,7 @@ class Gunslingers:
                 if touch:
                     assert isinstance(self.hands, TouchHands)
                     self.hands.touch(seat, grab)
-                elif grab != choice:
+                else:
                     self.hands.lift(seat, grab)
                     self.hands.lay(seat, grab, self.laid[seat][grab], False)
             elif defend_ms <= attack_ms or self.rng.random() < 0.5:
@@ -368,6 +367,5 @@ class Gunslingers:
             room = max(0, player["cards_left"] - 4)
             count = min((len(revealed) + 1) // 2, room)
             cards = revealed[:count]
-            self.spent[name].update(cards)
             self.send({"cmd": "discard", "player": name, "cards": cards})
         return True

@@ -305,7 +305,9 @@ class ShowdownReader:
             if name not in state.players:
                 continue
             if state.phase is Phase.LOAD:
-                actions += self._load(state, seat, name, now)
+                if not any(isinstance(a, Execute) for a in actions):
+                    # one load at a time: the next is read again once this one is applied
+                    actions += self._load(state, seat, name, now)
                 continue
             if state.phase is Phase.DISCARD:
                 continue

@@ -74,6 +74,8 @@ def state_to_json(state: GameState, reveal: frozenset[str] | None = None) -> dic
             "deck": {"name": deck.name, "title": deck.title, "kind": deck.kind.value},
             "points": state.points.get(name, 0),
             "cards_left": len(state.available.get(name, ())),
+            # Spent and discarded cards were all revealed face up: anyone may know them.
+            "spent": [c.id for c in deck.cards if c.id not in state.available.get(name, ())],
             "loaded": hand.loaded if hand is not None else False,
             "touched": hand.touched if hand is not None else None,
             "bullets": bullets,
