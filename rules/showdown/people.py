@@ -217,8 +217,9 @@ class Gunslingers:
             return False
         self.acted.add(key)
         if phase == "stare_down":
+            before = self.mistakes_made
             acted = self._stare_down(state, players)
-            if self.undo is not None:
+            if self.mistakes_made != before:
                 self.acted.discard(key)  # a slip: the turn is still to be played
             return acted
         if phase == "race":
