@@ -19,7 +19,7 @@ from typing import Any, Final
 from hardware.leds import frame_for_counts
 from rules.cards import parse_card
 from rules.errors import RulesError
-from rules.game import GameRules, Reroll, TableReader
+from rules.game import GameRules, ReadsTouch, Reroll, TableReader
 from rules.reading import EMPTY, Action, Alert, AlertCleared, SlotView
 from wire.payload import read_json
 from wire.throttled_log import ThrottledLog
@@ -186,9 +186,18 @@ class PhysicalTable:
         return actions
 
     def _mat_event(self, raw: dict[str, Any], state: Any, now: float) -> list[Action]:
-        # Slots are read from the snapshots (the truth); events only tell the draw pad.
+        # Slots are read from the snapshots (the truth); events only tell the draw pad, and
+        # touches on a mat with touch pads (which no snapshot holds: a touch is a moment).
         if raw.get("zone") == "pad" and raw.get("event") == "placed" and raw.get("card"):
             return self.reader.observe_pad(state, parse_card(raw["card"], "card"), now)
+        if raw.get("event") == "touched" and isinstance(self.reader, ReadsTouch):
+            match = _SLOT_ZONE.match(str(raw.get("zone")))
+            at_ms = raw.get("at_ms")
+            if match is None or not isinstance(at_ms, int) or isinstance(at_ms, bool):
+                raise ValueError('a touch needs a slot "zone" and the mat\'s "at_ms"')
+            seat, slot = int(match.group(1)) - 1, int(match.group(2))
+            if seat < len(self.seats):
+                return self.reader.observe_touch(state, seat, slot, at_ms, now)
         return []
 
     def _dice(self, raw: dict[str, Any], state: Any, now: float) -> list[Action]:
