@@ -143,6 +143,8 @@ class ShowdownReader:
                     slot,
                 )
             ]
+        if phase is Phase.DEFENDER_CHOOSES and hand is not None and hand.touched is not None:
+            return []  # the defender has chosen: another touch is the attacker's late hand
         if phase in (Phase.STARE_DOWN, Phase.DEFENDER_CHOOSES, Phase.REPLY):
             return [Execute({"cmd": "touch", "player": name, "slot": slot, "at_ms": at_ms})]
         return []

@@ -159,6 +159,16 @@ def test_with_touch_pads_a_touch_inside_the_tie_window_goes_to_the_defender() ->
     assert table.state.shots == (("Ana",), ("Bo",)) and table.state.drew == ("Ana", "Bo")
 
 
+def test_after_the_defender_chose_a_late_touch_is_the_attackers_hand() -> None:
+    table = ready(TouchTable())
+    _draw(table)
+    table.send({"cmd": "race", "winner": "defender", "slot": 3})
+    table.touch(1, 5)  # Ana's hand arrives late
+    assert table.state.hands["Bo"].touched == 3 and not table.alerts
+    table.flip(1, 3)
+    assert table.state.reveals[-1] == ("Bo", "draw-1")
+
+
 def test_the_tie_window_is_an_option() -> None:
     table = ready(TouchTable(), tie_window_ms=10)
     _draw(table)
