@@ -65,7 +65,12 @@ def state_to_json(state: GameState, reveal: frozenset[str] | None = None) -> dic
         secret = reveal is not None and name not in reveal
         bullets = []
         for bullet in hand.bullets if hand is not None else ():
-            shown: dict[str, Any] = {"slot": bullet.slot, "face_up": bullet.face_up}
+            # "state" as the other games' slots have it, which the room's console checks again
+            shown: dict[str, Any] = {
+                "slot": bullet.slot,
+                "face_up": bullet.face_up,
+                "state": "face_up" if bullet.face_up else "face_down",
+            }
             if bullet.face_up or not secret:
                 shown.update(_card_json(deck, bullet.card))
             bullets.append(shown)
