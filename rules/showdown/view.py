@@ -137,8 +137,10 @@ def waiting(state: GameState) -> Waiting:
     if phase is Phase.STARE_DOWN:
         if state.turn is None:
             words = "stare down: whoever touches one of their bullets first goes first"
+            detail["lights"] = _lights(state, state.players, "turn")
             return _wait(WaitKind.CARD, words, state.players, detail)
         words = f"{state.turn}: touch one of your face-down bullets, then turn it face up"
+        detail["lights"] = _lights(state, (state.turn,), "turn")
         return _wait(WaitKind.CARD, words, (state.turn,), detail)
     attacker, defender = state.attacker or "", state.defender or ""
     if phase is Phase.RACE:
@@ -146,9 +148,11 @@ def waiting(state: GameState) -> Waiting:
             f"BANG! {attacker} draws: {attacker}, touch one of {defender}'s face-down bullets; "
             f"{defender}, choose your next bullet by touching it first"
         )
+        detail["lights"] = _lights(state, (defender,), "race")
         return _wait(WaitKind.CARD, words, (attacker, defender), detail)
     if phase is Phase.DEFENDER_CHOOSES:
         words = f"{defender} was fast enough: turn the chosen bullet face up"
+        detail["lights"] = _lights(state, (defender,), "defender_first")
         return _wait(WaitKind.CARD, words, (defender,), detail)
     if phase is Phase.REPLY:
         left = DEFENDER_REVEALS - state.defender_reveals
@@ -156,6 +160,7 @@ def waiting(state: GameState) -> Waiting:
             f"{attacker} missed: {defender}, reveal another bullet ({left} more at most) and "
             f"shoot back if it is a Draw, or stop (gm pass {defender})"
         )
+        detail["lights"] = _lights(state, (defender,), "turn")
         return _wait(WaitKind.CARD, words, (defender,), detail)
     if phase is Phase.SHOOT:
         shooter = state.current_shooter or ""
@@ -182,7 +187,12 @@ def waiting(state: GameState) -> Waiting:
             f"{shooter}: throw the die for {how} (Accuracy {state.accuracy(shooter):+d}); "
             "6 or more hits"
         )
-        detail = {"type": "roll", "who": [shooter], "prompt": words}
+        detail = {
+            "type": "roll",
+            "who": [shooter],
+            "prompt": words,
+            "race_winner": state.race_winner,  # the race's result, for the slots' lights
+        }
         return Waiting(WaitKind.DICE, words, (shooter,), DiceThrow(shooter, 1), detail)
     if phase is Phase.DISCARD:
         parts = []
@@ -192,6 +202,21 @@ def waiting(state: GameState) -> Waiting:
         words = "; ".join(parts) + " (gm discard)"
         return _wait(WaitKind.CHOICE, words, state.discards_due, detail)
     return Waiting(WaitKind.GAME_MASTER, "the game master", (), None, detail)
+
+
+def _lights(state: GameState, players: tuple[str, ...], show: str) -> list[dict[str, Any]]:
+    """Which slots the mat's guidance LEDs may light now and why: `turn` (whose bullets may be
+    chosen), `race` (the defender's bullets both hands race for), `defender_first` (the bullet
+    the defender chose in time). Players by name: the bridge knows their seats."""
+    out = []
+    for player in players:
+        hand = state.hands[player]
+        if show == "defender_first" and hand.touched is not None:
+            slots = [hand.touched]
+        else:
+            slots = [b.slot for b in hand.face_down]
+        out.append({"player": player, "slots": slots, "show": show})
+    return out
 
 
 def _wait(kind: WaitKind, words: str, who: tuple[str, ...], detail: dict[str, Any]) -> Waiting:

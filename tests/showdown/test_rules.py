@@ -15,6 +15,7 @@ from rules.showdown.events import (
     ShotResolved,
     ShotsCalled,
 )
+from rules.showdown.game import SHOWDOWN
 from rules.showdown.state import Phase
 
 from .helpers import BLANKS, card, loaded, new_game, plain_deck, play, reveal, roll
@@ -140,6 +141,8 @@ def test_a_draw_is_the_attackers_last_bullet_and_starts_the_race() -> None:
     attack(game)
     state = game.state
     assert state.phase is Phase.RACE and state.attacker == "Ana" and state.defender == "Bo"
+    detail = SHOWDOWN.waiting(state).detail or {}
+    assert detail["lights"] == [{"player": "Bo", "slots": [2, 3, 4, 5, 6], "show": "race"}]
     with pytest.raises(IllegalMove, match="last bullet"):
         game.execute(reveal("Ana", 3))
 
