@@ -421,7 +421,7 @@ def _race(out: _Out, command: Mapping[str, Any]) -> None:
     if winner == attacker:
         out.add(ShotsCalled(((attacker,),)))  # "the attacker takes an Instant shot"
         return
-    if command.get("slot") is not None:
+    if command.get("slot") is not None and out.state.hands[defender].touched is None:
         slot = _face_down_slot(out.state, defender, command)
         out.add(Touched(defender, slot, defender_ms))
 
