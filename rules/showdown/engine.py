@@ -83,7 +83,10 @@ class Game(EventLog[GameState, Event]):
             )
         out = _Out(state)
         handler(out, command)
-        return self._record(tuple(out.events))
+        # The events are already folded into out.state: keep it rather than fold them again.
+        self._state = out.state
+        self._events.extend(out.events)
+        return tuple(out.events)
 
 
 class _Out:

@@ -229,13 +229,16 @@ class GameState:
                 turned = tuple(
                     replace(b, face_up=True) if b.slot == slot else b for b in hand.bullets
                 )
-                state = self._hand(player, replace(hand, bullets=turned, touched=None))
-                state = replace(state, reveals=(*self.reveals, (player, card)))
+                hands = {**self.hands, player: replace(hand, bullets=turned, touched=None)}
+                changes: dict[str, Any] = {
+                    "hands": hands,
+                    "reveals": (*self.reveals, (player, card)),
+                }
                 if self.phase is Phase.STARE_DOWN:
-                    return replace(state, turn=state._next_turn(player))
-                if player == self.defender:
-                    state = replace(state, defender_reveals=self.defender_reveals + 1)
-                return state
+                    changes["turn"] = _next_turn(self, hands, player)
+                elif player == self.defender:
+                    changes["defender_reveals"] = self.defender_reveals + 1
+                return replace(self, **changes)
             case Drew(player):
                 state = replace(self, drew=(*self.drew, player))
                 return state._signal(player)
@@ -309,12 +312,13 @@ class GameState:
             return replace(state, attacker=player, phase=Phase.RACE, turn=None)
         return state
 
-    def _next_turn(self, player: str) -> str | None:
-        """Whose turn follows `player`'s reveal: strictly the other's, unless they have no
-        face-down bullet left (then `player` goes on); None when nobody has one."""
-        other = self.opponent(player)
-        if self.hands[other].face_down:
-            return other
-        if self.hands[player].face_down:
-            return player
-        return None
+
+def _next_turn(state: GameState, hands: Mapping[str, Hand], player: str) -> str | None:
+    """Whose turn follows `player`'s reveal: strictly the other's, unless they have no
+    face-down bullet left (then `player` goes on); None when nobody has one."""
+    other = state.opponent(player)
+    if hands[other].face_down:
+        return other
+    if hands[player].face_down:
+        return player
+    return None
