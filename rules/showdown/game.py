@@ -38,7 +38,7 @@ class Showdown(GameRules):
     info = GameInfo(
         name="showdown",
         title="Six-Gun Showdown",
-        version="seed 003",
+        version="1",  # the seed text carries no version of its own
         seed=SEED,
         options=OPTIONS,
     )
