@@ -122,6 +122,12 @@ class Deck:
         return f"{self.name}/{card_id}"
 
 
+def enrolment_codes(deck: Deck) -> list[str]:
+    """The card codes to tag, in the deck file's order: what `tabletop cards enrol --deck FILE`
+    asks for, card by card, and writes into the card map against each tag's UID."""
+    return [deck.code(card.id) for card in deck.cards]
+
+
 def split_code(code: str) -> tuple[str, str] | None:
     """(deck, id) from a card code `deck/id`; None when it is not one."""
     deck, sep, card = code.partition("/")

@@ -13,6 +13,7 @@ from rules.showdown.decks import (
     DeckError,
     RerollTarget,
     deck_to_json,
+    enrolment_codes,
     load_deck,
     read_deck,
     split_code,
@@ -112,5 +113,8 @@ def test_re_roll_targets_and_conditions_have_defaults_and_can_be_set() -> None:
 
 
 def test_card_codes_name_their_deck() -> None:
+    codes = enrolment_codes(load_deck(EXAMPLES / "cowboy.toml"))
+    assert codes[0] == "cowboy/draw-1" and len(codes) == len(set(codes)) == 16
+    assert all(split_code(code) is not None for code in codes)
     assert split_code("cowboy/draw-1") == ("cowboy", "draw-1")
     assert split_code("QS") is None and split_code("Cowboy/x") is None
