@@ -19,7 +19,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from .errors import InvalidCommand
 from .reading import Action, SlotView
@@ -252,6 +252,7 @@ class TableReader(Protocol):
     def tick(self, state: Any, now: float) -> list[Action]: ...
 
 
+@runtime_checkable
 class TouchReader(Protocol):
     """The optional part of a `TableReader` for mats with touch pads (docs/mat-protocol.md)."""
 
@@ -270,6 +271,13 @@ def touch_observer(
     """The reader's `observe_touch`, or None for a game that does not use touches."""
     observe = getattr(reader, "observe_touch", None)
     return observe if callable(observe) else None
+
+
+@runtime_checkable
+class TouchHands(Protocol):
+    """Simulated hands that can touch a slot's pad without moving its card (a touch mat)."""
+
+    def touch(self, seat: int, slot: int) -> None: ...
 
 
 class TableHands(Protocol):

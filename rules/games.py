@@ -23,6 +23,7 @@ BUILT_IN: Final[dict[str, str]] = {
     "sixshooter": "rules.sixshooter.game:SIX_SHOOTER",
     "ossix": "rules.ossix.game:OS_SIX",
     "steamfunkateers": "rules.steamfunkateers.game:STEAMFUNKATEERS",
+    "showdown": "rules.showdown.game:SHOWDOWN",
 }
 _registered: dict[str, GameRules] = {}
 _loaded: dict[str, GameRules] = {}

@@ -175,8 +175,7 @@ class PhysicalTable:
             seat, slot = int(match.group(1)) - 1, int(match.group(2))
             if seat >= len(self.seats) or slot > self.rules.mat_layout({}).slots_per_seat:
                 continue
-            card = parse_card(held["card"], f"zones.{zone}.card") if held.get("card") else None
-            views[(seat, slot)] = SlotView(card, held.get("face") == "up") if card else EMPTY
+            views[(seat, slot)] = _slot_view(held, f"zones.{zone}.card")
         actions: list[Action] = []
         slots = self.rules.mat_layout({}).slots_per_seat
         for seat in range(len(self.seats)):
@@ -252,6 +251,21 @@ class PhysicalTable:
         indicators = self.rules.indicators(state, self.seats)
         frame = frame_for_counts([(seat.lit, seat.blinking) for seat in indicators.seats])
         return {**frame.to_json(), "meaning": indicators.meaning}
+
+
+# A card of a game's own deck, as the card map names it: `deck/id` (`cowboy/draw-1`).
+_DECK_CODE = re.compile(r"^[a-z0-9][a-z0-9-]{0,23}/[a-z0-9][a-z0-9-]{0,23}$")
+
+
+def _slot_view(held: dict[str, Any], where: str) -> SlotView:
+    """One zone of a snapshot: a playing card, a game deck's card (`deck/id`), or empty."""
+    code = held.get("card")
+    if not code:
+        return EMPTY
+    face_up = held.get("face") == "up"
+    if isinstance(code, str) and _DECK_CODE.match(code):
+        return SlotView(None, face_up, code)
+    return SlotView(parse_card(code, where), face_up)
 
 
 def _reroll(raw: dict[str, Any]) -> Reroll | None:

@@ -47,16 +47,15 @@ def send(referee: Referee, command: dict[str, object]) -> dict[str, object]:
 def test_the_registry_lists_every_game_and_names_the_installed_ones_for_a_wrong_name(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert games.names() == ["highroll", "ossix", "sixshooter", "steamfunkateers"]
+    assert games.names() == ["highroll", "ossix", "showdown", "sixshooter", "steamfunkateers"]
     assert main(["games", "--json"]) == 0
     listed = {game["name"]: game for game in json.loads(capsys.readouterr().out)}
     assert listed["highroll"]["options"] == [
         {"name": "target", "default": 3, "help": "rounds to win the game"}
     ]
     assert "tell_critical_numbers" in [o["name"] for o in listed["sixshooter"]["options"]]
-    with pytest.raises(
-        InvalidCommand, match="no game named 'chess'.*highroll, ossix, sixshooter, steamfunkateers"
-    ):
+    installed = "highroll, ossix, showdown, sixshooter, steamfunkateers"
+    with pytest.raises(InvalidCommand, match=f"no game named 'chess'.*{installed}"):
         games.get("chess")
 
 

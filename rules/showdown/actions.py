@@ -1,0 +1,116 @@
+"""The game master's verbs for Six-Gun Showdown (`tabletop gm --game showdown VERB`).
+
+`new` reads the two deck files here, on the game master's machine, and sends their contents
+in the `new_game` command: the daemon and the log never read a file.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..game import ArgumentAdder, GmAction
+from .decks import deck_to_json, load_deck
+
+
+def _args(*adders: tuple[tuple[str, ...], dict[str, Any]]) -> ArgumentAdder:
+    def add(parser: argparse.ArgumentParser) -> None:
+        for names, options in adders:
+            parser.add_argument(*names, **options)
+
+    return add
+
+
+def _seat(text: str) -> tuple[str, str]:
+    name, sep, path = text.partition("=")
+    if not sep or not name or not path:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected NAME=DECK.toml, e.g. Ana=cowboy.toml")
+    return name, path
+
+
+def _new(a: argparse.Namespace) -> dict[str, Any]:
+    players = [{"name": name, "deck": deck_to_json(load_deck(path))} for name, path in a.players]
+    options: dict[str, Any] = {}
+    for key in ("hit_face", "tie_window_ms", "race_settle_ms", "single_shot_discard"):
+        value = getattr(a, key)
+        if value is not None:
+            options[key] = value
+    if a.reach_scores is not None:
+        options["reach_scores"] = a.reach_scores == "yes"
+    return {"cmd": "new_game", "players": players, "options": options}
+
+
+def _player_slot(cmd: str) -> tuple[ArgumentAdder, Any]:
+    return _args((("player",), {}), (("slot",), {"type": int})), lambda a: {
+        "cmd": cmd,
+        "player": a.player,
+        "slot": a.slot,
+    }
+
+
+def _player(cmd: str) -> tuple[ArgumentAdder, Any]:
+    return _args((("player",), {})), lambda a: {"cmd": cmd, "player": a.player}
+
+
+GM_ACTIONS: tuple[GmAction, ...] = (
+    GmAction(
+        "new",
+        "start a showdown: two gunslingers, each NAME=DECK.toml (examples/decks/)",
+        _args(
+            (("players",), {"nargs": 2, "type": _seat, "metavar": "NAME=DECK.toml"}),
+            (("--hit-face",), {"type": int, "dest": "hit_face", "choices": range(7)}),
+            (("--tie-window-ms",), {"type": int, "dest": "tie_window_ms"}),
+            (("--race-settle-ms",), {"type": int, "dest": "race_settle_ms"}),
+            (
+                ("--single-shot-discard",),
+                {"dest": "single_shot_discard", "choices": ("mixed", "always", "never")},
+            ),
+            (("--reach-scores",), {"dest": "reach_scores", "choices": ("yes", "no")}),
+        ),
+        _new,
+    ),
+    GmAction(
+        "load",
+        "a player's bullets by hand: card ids for slots 1, 2, ... (declares ready)",
+        _args((("player",), {}), (("cards",), {"nargs": "+"})),
+        lambda a: {"cmd": "load", "player": a.player, "bullets": a.cards},
+    ),
+    GmAction("touch", "a player chose a bullet by touching it", *_player_slot("touch")),
+    GmAction("reveal", "a player turned a bullet face up", *_player_slot("reveal")),
+    GmAction("reach", "a player reached for a shot without a Draw", *_player("reach")),
+    GmAction(
+        "race",
+        "who was first to the defender's cards (when the table cannot tell)",
+        _args(
+            (("winner",), {"help": "attacker, defender, or a name"}),
+            (("--slot",), {"type": int, "help": "the bullet the defender chose"}),
+        ),
+        lambda a: {
+            "cmd": "race",
+            "winner": a.winner,
+            "how": "the game master",
+            **({"slot": a.slot} if a.slot is not None else {}),
+        },
+    ),
+    GmAction(
+        "roll",
+        "enter the shooter's die by hand",
+        _args((("value",), {"type": int})),
+        lambda a: {"cmd": "roll", "value": a.value},
+    ),
+    GmAction(
+        "reroll",
+        "a Re-roll card's owner throws the die again: its new face",
+        _args((("player",), {}), (("value",), {"type": int})),
+        lambda a: {"cmd": "reroll", "player": a.player, "value": a.value},
+    ),
+    GmAction("keep", "the Re-roll card's owner lets the die stand", *_player("keep")),
+    GmAction("pass", "the defender reveals no more this round", *_player("pass")),
+    GmAction(
+        "discard",
+        "a Single Shot player discards revealed cards (ids)",
+        _args((("player",), {}), (("cards",), {"nargs": "*"})),
+        lambda a: {"cmd": "discard", "player": a.player, "cards": a.cards},
+    ),
+    GmAction("end-game", "end the game", _args(), lambda a: {"cmd": "end_game"}),
+)

@@ -1,0 +1,131 @@
+"""Six-Gun Showdown behind the game interface (`rules.game.GameRules`): what the table asks."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ..game import (
+    Engine,
+    GameInfo,
+    GameRules,
+    GmAction,
+    Indicators,
+    MatLayout,
+    PeopleSettings,
+    SeatLights,
+    SimulatedPeople,
+    TableHands,
+    TableReader,
+    Waiting,
+)
+from .actions import GM_ACTIONS
+from .engine import Game
+from .events import Event, GameStarted, event_from_json, event_to_json
+from .model import OPTIONS
+from .people import Gunslingers, random_command
+from .reading import ShowdownReader
+from .state import GameState
+from .view import describe_event, render_view, state_to_json, waiting
+
+SEED = "003 (Six-Gun Showdown)"
+
+
+class Showdown(GameRules):
+    """Six-Gun Showdown (seed 003): load bullets, stare down, draw, shoot; three rounds."""
+
+    info = GameInfo(
+        name="showdown",
+        title="Six-Gun Showdown",
+        version="1",  # the seed text carries no version of its own
+        seed=SEED,
+        options=OPTIONS,
+    )
+    roster_keys = ("players", "options")
+
+    def new_engine(self, events: Sequence[Any] = ()) -> Engine:
+        return Game(events)
+
+    def event_to_json(self, event: Event) -> dict[str, Any]:
+        return event_to_json(event)
+
+    def event_from_json(self, raw: Mapping[str, Any]) -> Event:
+        return event_from_json(dict(raw))
+
+    def starts_game(self, event: Any) -> bool:
+        return isinstance(event, GameStarted)
+
+    def is_over(self, state: GameState) -> bool:
+        return not state.in_play
+
+    # -- views: the face-down bullets are the secret -----------------------------------------
+
+    def referee_view(self, state: GameState) -> dict[str, Any]:
+        return state_to_json(state)
+
+    def public_view(self, state: GameState) -> dict[str, Any]:
+        return state_to_json(state, frozenset())
+
+    def seat_view(self, state: GameState, seat: str) -> dict[str, Any]:
+        view = state_to_json(state, frozenset({seat}))
+        view["seat"] = seat
+        view["your_turn"] = seat in waiting(state).who
+        return view
+
+    def describe_event(self, event: Event) -> str:
+        return describe_event(event)
+
+    def public_event(self, event: Event, state: GameState) -> dict[str, Any]:
+        return {
+            "type": event_to_json(event)["type"],
+            "text": describe_event(event, state, public=True),
+        }
+
+    def waiting(self, state: GameState) -> Waiting:
+        return waiting(state)
+
+    def render(self, state: GameState) -> str:
+        return render_view(state_to_json(state))
+
+    def render_view(self, view: Mapping[str, Any]) -> str:
+        return render_view(view)
+
+    # -- the physical table: two seats of six slots, a die, three LEDs a seat ----------------
+
+    def mat_layout(self, options: Mapping[str, Any]) -> MatLayout:
+        return MatLayout(slots_per_seat=6, pad=False, deck="six-gun-showdown")
+
+    def table_reader(self, seats: Sequence[str], grace: float) -> TableReader:
+        return ShowdownReader(seats, grace)
+
+    def indicators(self, state: GameState, seats: Sequence[str]) -> Indicators:
+        # Points beyond three cannot be shown one LED each: the seat's LEDs blink instead.
+        lights = []
+        for name in seats:
+            points = state.points.get(name, 0)
+            lights.append(SeatLights(min(points, 3), blinking=points > 3))
+        return Indicators("points (blinking: more than three)", tuple(lights))
+
+    # -- people -----------------------------------------------------------------------------
+
+    def gm_actions(self) -> tuple[GmAction, ...]:
+        return GM_ACTIONS
+
+    def random_command(self, state: GameState, rng: random.Random) -> dict[str, Any] | None:
+        if state.over and state.started:
+            return None
+        return random_command(state, rng)
+
+    def simulated_people(
+        self,
+        seats: Sequence[str],
+        hands: TableHands,
+        rng: random.Random,
+        send: Callable[[dict[str, Any]], None],
+        settings: PeopleSettings,
+    ) -> SimulatedPeople:
+        return Gunslingers(seats, hands, rng, send, settings)
+
+
+SHOWDOWN = Showdown()

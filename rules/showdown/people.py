@@ -1,0 +1,372 @@
+"""Six-Gun Showdown's simulated people: a random legal player, and two gunslingers at a table.
+
+`random_command` plays from the full state (tests, benchmarks). `Gunslingers` see what people
+at the table see (the public state, the prompt, the alerts) and their own bullets; they lay,
+touch, lift and turn cards with their hands and throw the die. Their reactions take human
+times: a simple visual reaction of about 250 ms (sd 40 ms) and a reach of about 150 ms more, so
+races are sometimes clear and sometimes inside the tie window. With hands that can touch a
+slot (a mat with touch pads) they touch before they turn; without, the grab and the turn are
+all the table sees.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ..game import PeopleSettings, TableHands, TouchHands
+from .decks import (
+    BULLETS,
+    CardType,
+    Condition,
+    Deck,
+    DeckCard,
+    DeckKind,
+    RerollTarget,
+    deck_to_json,
+)
+from .engine import discard_bounds, reroll_offer
+from .state import GameState, Phase
+
+NAMES = ("Ana", "Bo")
+REACTION_MS = (250.0, 40.0)  # mean and sd of a simple visual reaction
+REACH_MS = (150.0, 30.0)  # moving the hand to a card on the table
+
+
+def random_deck(rng: random.Random, name: str, kind: DeckKind = DeckKind.FULL) -> Deck:
+    """A deck of 12 to 18 cards with random modifiers: at least two Draws (tests, people)."""
+    kinds = [CardType.DRAW, CardType.DRAW]
+    kinds += [rng.choice(list(CardType)) for _ in range(rng.randint(10, 16))]
+    cards = []
+    for i, kind_ in enumerate(kinds):
+        cards.append(
+            DeckCard(
+                id=f"{kind_.value.replace('-', '')}-{i + 1}",
+                title=kind_.value.title(),
+                type=kind_,
+                speed=rng.randint(-1, 2),
+                accuracy=rng.randint(-1, 2),
+                opponent_speed=rng.randint(-1, 0),
+                opponent_accuracy=rng.randint(-1, 0),
+                condition=(
+                    Condition.OPPONENT_NEXT_IS_DRAW
+                    if kind_ is CardType.FLINCH
+                    else Condition.ALWAYS
+                ),
+                rerolls=rng.choice(list(RerollTarget)) if kind_ is CardType.REROLL else None,
+            )
+        )
+    return Deck(name, name.title(), kind, tuple(cards), example=True)
+
+
+def new_game_command(rng: random.Random) -> dict[str, Any]:
+    kinds = [DeckKind.FULL, DeckKind.SINGLE_SHOT]
+    decks = [random_deck(rng, n, rng.choice(kinds)) for n in ("cowboy", "desperado")]
+    return {
+        "cmd": "new_game",
+        "players": [
+            {"name": name, "deck": deck_to_json(deck)}
+            for name, deck in zip(NAMES, decks, strict=True)
+        ],
+        "options": {
+            "hit_face": rng.choice((0, 6, 6, 1)),
+            "single_shot_discard": rng.choice(("mixed", "always", "never")),
+            "reach_scores": rng.random() < 0.8,
+        },
+    }
+
+
+def _face_down(state: GameState, player: str) -> list[int]:
+    return [b.slot for b in state.hands[player].face_down]
+
+
+def random_command(state: GameState, rng: random.Random) -> dict[str, Any] | None:
+    """A random, usually legal, command for the state."""
+    if not state.started or state.over:
+        return new_game_command(rng)
+    phase = state.phase
+    if phase is Phase.LOAD:
+        player = next(p for p in state.players if not state.hands[p].loaded)
+        cards = rng.sample(list(state.available[player]), state.to_load[player])
+        slots = rng.sample(range(1, BULLETS + 1), len(cards))
+        bullets = [{"slot": s, "card": c} for s, c in zip(slots, cards, strict=True)]
+        return {"cmd": "load", "player": player, "bullets": bullets}
+    if phase is Phase.STARE_DOWN:
+        player = state.turn or rng.choice(state.players)
+        if rng.random() < 0.05:
+            return {"cmd": "reach", "player": rng.choice(state.players)}
+        hand = state.hands[player]
+        slot = hand.touched or rng.choice(_face_down(state, player))
+        cmd = "touch" if hand.touched is None and rng.random() < 0.3 else "reveal"
+        return {"cmd": cmd, "player": player, "slot": slot, "at_ms": rng.randint(0, 10**6)}
+    if phase is Phase.DISCARD:
+        player = state.discards_due[0]
+        low, high = discard_bounds(state, player)
+        revealed = [c for p, c in state.reveals if p == player]
+        return {
+            "cmd": "discard",
+            "player": player,
+            "cards": rng.sample(revealed, rng.randint(low, high)),
+        }
+    attacker, defender = state.attacker, state.defender
+    assert attacker is not None and defender is not None
+    if phase is Phase.RACE:
+        if rng.random() < 0.3:
+            return {
+                "cmd": "reveal",
+                "player": defender,
+                "slot": rng.choice(_face_down(state, defender)),
+            }
+        a, d = rng.randint(0, 400), rng.randint(0, 400)
+        return {
+            "cmd": "race",
+            "winner": rng.choice(("attacker", "defender")),
+            "attacker_ms": a,
+            "defender_ms": d,
+        }
+    if phase in (Phase.DEFENDER_CHOOSES, Phase.REPLY):
+        hand = state.hands[defender]
+        if phase is Phase.REPLY and rng.random() < 0.15:
+            return {"cmd": rng.choice(("pass", "reach")), "player": defender}
+        slot = hand.touched or rng.choice(_face_down(state, defender))
+        return {"cmd": "reveal", "player": defender, "slot": slot}
+    if phase is Phase.SHOOT:
+        offer = reroll_offer(state)
+        if offer is not None:
+            if rng.random() < 0.6:
+                return {"cmd": "reroll", "player": offer[0], "value": rng.randint(1, 6)}
+            return {"cmd": "keep", "player": offer[0]}
+        return {"cmd": "roll", "value": rng.randint(1, 6)}
+    return {"cmd": "end_game"}
+
+
+class Gunslingers:
+    """Two players at a simulated table (`tabletop sim --game showdown`), seen as people see it."""
+
+    def __init__(
+        self,
+        seats: Sequence[str],
+        hands: TableHands,
+        rng: random.Random,
+        send: Callable[[dict[str, Any]], None],
+        settings: PeopleSettings,
+    ) -> None:
+        self.seats = list(seats)
+        self.hands = hands
+        self.rng = rng
+        self.send = send
+        self.settings = settings
+        self.mistakes_made = 0
+        self.mistakes_caught = 0
+        self.decks: dict[str, Deck] = {}
+        self.laid: dict[int, dict[int, str]] = {}  # seat -> slot -> card code on the mat
+        self.loaded_round = 0
+        self.seen_round = 0
+        self.acted: set[str] = set()
+        self.undo: tuple[int, int] | None = None  # a bullet turned by mistake, to turn back
+
+    # -- SimulatedPeople --------------------------------------------------------------------
+
+    def start_game(self, seed: int) -> None:
+        rng = random.Random(seed)
+        self._clear()
+        decks = [random_deck(rng, n) for n in ("cowboy", "desperado")]
+        names = self.seats[:2]
+        self.decks = dict(zip(names, decks, strict=True))
+        self.loaded_round = self.seen_round = 0
+        self.acted.clear()
+        self.send(
+            {
+                "cmd": "new_game",
+                "game": "showdown",
+                "players": [
+                    {"name": n, "deck": deck_to_json(d)} for n, d in zip(names, decks, strict=True)
+                ],
+            }
+        )
+
+    def replied(self, ok: bool) -> None:
+        return None
+
+    def step(
+        self, state: dict[str, Any] | None, prompt: dict[str, Any] | None, alerts: dict[str, str]
+    ) -> bool:
+        if state is None or state.get("game") != "showdown":
+            return False
+        if self.undo is not None:
+            if alerts:
+                self.mistakes_caught += 1
+            self.hands.flip(*self.undo)
+            self.undo = None
+            return True
+        phase = state.get("phase")
+        round_ = int(state.get("round", 0))
+        players = {p["name"]: p for p in state.get("players", [])}
+        if round_ != self.seen_round:
+            self._new_round(state, round_)
+        pending = (prompt or {}).get("pending") or state.get("pending") or {}
+        shown = sum(b.get("face_up", False) for p in players.values() for b in p["bullets"])
+        key = (
+            f"{round_}:{phase}:{shown}:{pending.get('prompt')}:{state.get('rolls')}:"
+            f"{pending.get('card')}"
+        )
+        if phase == "load":
+            return self._load(state, players, round_)
+        if key in self.acted:
+            return False
+        self.acted.add(key)
+        if phase == "stare_down":
+            before = self.mistakes_made
+            acted = self._stare_down(state, players)
+            if self.mistakes_made != before:
+                self.acted.discard(key)  # a slip: the turn is still to be played
+            return acted
+        if phase == "race":
+            return self._race(state, players)
+        if phase in ("defender_chooses", "reply"):
+            return self._defender(state, players, phase == "reply")
+        if phase == "shoot":
+            return self._shoot(pending)
+        if phase == "discard":
+            return self._discard(state, players)
+        return False
+
+    # -- what they do -----------------------------------------------------------------------
+
+    def _seat(self, name: str) -> int:
+        return self.seats.index(name)
+
+    def _clear(self) -> None:
+        for seat, slots in self.laid.items():
+            for slot in list(slots):
+                self.hands.lift(seat, slot)
+        self.laid = {}
+
+    def _new_round(self, state: dict[str, Any], round_: int) -> None:
+        self.seen_round = round_
+        self._clear()
+
+    def _react(self) -> float:
+        """One person's reaction and reach, in ms."""
+        return max(120.0, self.rng.gauss(*REACTION_MS)) + max(60.0, self.rng.gauss(*REACH_MS))
+
+    def _load(self, state: dict[str, Any], players: Mapping[str, Any], round_: int) -> bool:
+        if self.loaded_round == round_:
+            return False
+        self.loaded_round = round_
+        for name, player in players.items():
+            if player.get("loaded"):
+                continue
+            deck = self.decks[name]
+            spent = set(player.get("spent", ()))
+            left = [c.id for c in deck.cards if c.id not in spent]
+            count = min(BULLETS, len(left))
+            seat = self._seat(name)
+            for slot, card in enumerate(self.rng.sample(left, count), start=1):
+                code = deck.code(card)
+                self.hands.lay(seat, slot, code, False)
+                self.laid.setdefault(seat, {})[slot] = code
+            self.settings.pause(0.2)
+        return True
+
+    def _turn(self, seat: int, slot: int) -> None:
+        """Chooses a bullet: a touch where the mat has pads, then the card turned face up."""
+        if isinstance(self.hands, TouchHands):
+            self.hands.touch(seat, slot)
+            self.settings.pause(0.3)
+        self.hands.flip(seat, slot)
+
+    def _face_down(self, player: Mapping[str, Any]) -> list[int]:
+        return [b["slot"] for b in player.get("bullets", []) if not b.get("face_up")]
+
+    def _stare_down(self, state: dict[str, Any], players: Mapping[str, Any]) -> bool:
+        turn = state.get("turn")
+        names = list(players)
+        if turn is None:
+            # "Whoever goes first, goes first": the quicker hand
+            turn = min(names, key=lambda _: self._react())
+        else:
+            other = names[1] if turn == names[0] else names[0]
+            others = self._face_down(players[other])
+            if others and self.rng.random() < self.settings.mistake_rate:
+                # the other player turns a bullet out of turn: the table says so, and they
+                # turn it back face down
+                self.mistakes_made += 1
+                self.undo = (self._seat(other), self.rng.choice(others))
+                self.hands.flip(*self.undo)
+                return True
+        touched = players[turn].get("touched")
+        choices = self._face_down(players[turn])
+        if not choices:
+            return False
+        self.settings.pause(self.rng.uniform(0.5, 2.0))  # the stare
+        slot = touched if touched in choices else self.rng.choice(choices)
+        self._turn(self._seat(turn), slot)
+        return True
+
+    def _race(self, state: dict[str, Any], players: Mapping[str, Any]) -> bool:
+        attacker, defender = state.get("attacker"), state.get("defender")
+        if attacker is None or defender is None:
+            return False
+        seat = self._seat(defender)
+        slots = self._face_down(players[defender])
+        if not slots:
+            return False
+        attack_ms = self._react()
+        defend_ms = self._react() + 100.0  # the defender reacts to the attacker's reveal
+        grab = self.rng.choice(slots)
+        choice = self.rng.choice([s for s in slots if s != grab] or slots)
+        touch = isinstance(self.hands, TouchHands)
+        first, second = sorted((("a", attack_ms), ("d", defend_ms)), key=lambda x: x[1])
+        self.settings.pause(first[1] / 1000)
+        for who, _ in (first, second):
+            if who == "a":
+                if touch:
+                    assert isinstance(self.hands, TouchHands)
+                    self.hands.touch(seat, grab)
+                else:
+                    self.hands.lift(seat, grab)
+                    self.hands.lay(seat, grab, self.laid[seat][grab], False)
+            elif defend_ms <= attack_ms or self.rng.random() < 0.5:
+                self._turn(seat, choice)
+            if who == first[0]:
+                self.settings.pause((second[1] - first[1]) / 1000)
+        return True
+
+    def _defender(self, state: dict[str, Any], players: Mapping[str, Any], reply: bool) -> bool:
+        defender = state.get("defender")
+        if defender is None:
+            return False
+        player = players[defender]
+        if reply and self.rng.random() < 0.2:
+            self.send({"cmd": "pass", "player": defender})
+            return True
+        touched = player.get("touched")
+        slots = self._face_down(player)
+        if not slots:
+            return False
+        slot = touched if touched in slots else self.rng.choice(slots)
+        self.settings.pause(self.rng.uniform(0.2, 0.8))
+        self._turn(self._seat(defender), slot)
+        return True
+
+    def _shoot(self, pending: Mapping[str, Any]) -> bool:
+        if pending.get("type") == "reroll" and self.rng.random() < 0.3:
+            who = pending.get("who") or [None]
+            self.send({"cmd": "keep", "player": who[0]})
+            return True
+        self.settings.pause(self.rng.uniform(0.5, 1.5))
+        self.hands.throw([self.rng.randint(1, 6)])
+        return True
+
+    def _discard(self, state: dict[str, Any], players: Mapping[str, Any]) -> bool:
+        pending = state.get("pending") or {}
+        for name in pending.get("who", []):
+            player = players[name]
+            revealed = [b["card"].partition("/")[2] for b in player["bullets"] if b.get("face_up")]
+            room = max(0, player["cards_left"] - 4)
+            count = min((len(revealed) + 1) // 2, room)
+            cards = revealed[:count]
+            self.send({"cmd": "discard", "player": name, "cards": cards})
+        return True

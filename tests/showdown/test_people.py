@@ -1,0 +1,47 @@
+"""The simulated gunslingers play whole games at an in-process table, through the reader:
+with touch pads (they touch, then turn) and without (the first lift or flip decides)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from rules.game import PeopleSettings
+from rules.showdown.game import SHOWDOWN
+from rules.showdown.state import Phase
+
+from .helpers import Table, TouchTable
+
+
+@pytest.mark.parametrize(("pads", "seed"), [(True, 1), (True, 2), (False, 3), (False, 4)])
+def test_gunslingers_play_whole_games_through_the_table(pads: bool, seed: int) -> None:
+    table: Table = TouchTable() if pads else Table()
+    people = SHOWDOWN.simulated_people(
+        ["Ana", "Bo"],
+        table,
+        random.Random(seed),
+        table.send,
+        PeopleSettings(mistake_rate=0.1, pause=table.advance),
+    )
+    people.start_game(seed)
+    races = 0
+    for _ in range(3000):
+        if table.state.over:
+            break
+        view = SHOWDOWN.public_view(table.state)
+        phase = table.state.phase
+        if not people.step(view, {"pending": view["pending"]}, dict(table.alerts)):
+            table.advance(0.5)
+        if phase is Phase.RACE and table.state.phase is not Phase.RACE:
+            races += 1
+    assert table.state.over and table.state.winner is not None
+    assert table.state.round >= 3 and races >= 1
+    races_applied = [c for c in table.applied if c["cmd"] == "race"]
+    assert races_applied, "at least one race was judged by the table"
+    how = {c.get("how") for c in races_applied}
+    if pads:
+        assert "touch pads" in how or "a touch, not turned" in how
+    else:
+        assert "touch pads" not in how
+    assert people.mistakes_made >= people.mistakes_caught
