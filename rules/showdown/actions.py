@@ -11,6 +11,17 @@ from typing import Any
 
 from ..game import ArgumentAdder, GmAction
 from .decks import deck_to_json, load_deck
+from .model import OPTIONS
+
+_OPTION = {option.name: option for option in OPTIONS}
+
+
+def _option_help(name: str) -> dict[str, Any]:
+    """An option of `new` helped by the game's own words and default (so they cannot drift)."""
+    option = _OPTION[name]
+    default = option.default
+    shown = ("yes" if default else "no") if isinstance(default, bool) else default
+    return {"help": f"{option.help} (default: the game's, {shown})"}
 
 
 def _args(*adders: tuple[tuple[str, ...], dict[str, Any]]) -> ArgumentAdder:
@@ -41,7 +52,9 @@ def _new(a: argparse.Namespace) -> dict[str, Any]:
 
 
 def _player_slot(cmd: str) -> tuple[ArgumentAdder, Any]:
-    return _args((("player",), {}), (("slot",), {"type": int})), lambda a: {
+    player = (("player",), {"help": "the gunslinger's name"})
+    slot = (("slot",), {"type": int, "help": "the bullet's slot, 1 to 6"})
+    return _args(player, slot), lambda a: {
         "cmd": cmd,
         "player": a.player,
         "slot": a.slot,
@@ -49,7 +62,10 @@ def _player_slot(cmd: str) -> tuple[ArgumentAdder, Any]:
 
 
 def _player(cmd: str) -> tuple[ArgumentAdder, Any]:
-    return _args((("player",), {})), lambda a: {"cmd": cmd, "player": a.player}
+    return _args((("player",), {"help": "the gunslinger's name"})), lambda a: {
+        "cmd": cmd,
+        "player": a.player,
+    }
 
 
 GM_ACTIONS: tuple[GmAction, ...] = (
@@ -57,22 +73,49 @@ GM_ACTIONS: tuple[GmAction, ...] = (
         "new",
         "start a showdown: two gunslingers, each NAME=DECK.toml (examples/decks/)",
         _args(
-            (("players",), {"nargs": 2, "type": _seat, "metavar": "NAME=DECK.toml"}),
-            (("--hit-face",), {"type": int, "dest": "hit_face", "choices": range(7)}),
-            (("--tie-window-ms",), {"type": int, "dest": "tie_window_ms"}),
-            (("--race-settle-ms",), {"type": int, "dest": "race_settle_ms"}),
+            (
+                ("players",),
+                {
+                    "nargs": 2,
+                    "type": _seat,
+                    "metavar": "NAME=DECK.toml",
+                    "help": "the two gunslingers, each with the deck file of their character",
+                },
+            ),
+            (
+                ("--hit-face",),
+                {"type": int, "dest": "hit_face", "choices": range(7), **_option_help("hit_face")},
+            ),
+            (
+                ("--tie-window-ms",),
+                {"type": int, "dest": "tie_window_ms", **_option_help("tie_window_ms")},
+            ),
+            (
+                ("--race-settle-ms",),
+                {"type": int, "dest": "race_settle_ms", **_option_help("race_settle_ms")},
+            ),
             (
                 ("--single-shot-discard",),
-                {"dest": "single_shot_discard", "choices": ("mixed", "always", "never")},
+                {
+                    "dest": "single_shot_discard",
+                    "choices": ("mixed", "always", "never"),
+                    **_option_help("single_shot_discard"),
+                },
             ),
-            (("--reach-scores",), {"dest": "reach_scores", "choices": ("yes", "no")}),
+            (
+                ("--reach-scores",),
+                {"dest": "reach_scores", "choices": ("yes", "no"), **_option_help("reach_scores")},
+            ),
         ),
         _new,
     ),
     GmAction(
         "load",
         "a player's bullets by hand: card ids for slots 1, 2, ... (declares ready)",
-        _args((("player",), {}), (("cards",), {"nargs": "+"})),
+        _args(
+            (("player",), {"help": "the gunslinger's name"}),
+            (("cards",), {"nargs": "+", "help": "card ids of the deck file, slot 1 first"}),
+        ),
         lambda a: {"cmd": "load", "player": a.player, "bullets": a.cards},
     ),
     GmAction("touch", "a player chose a bullet by touching it", *_player_slot("touch")),
@@ -95,13 +138,16 @@ GM_ACTIONS: tuple[GmAction, ...] = (
     GmAction(
         "roll",
         "enter the shooter's die by hand",
-        _args((("value",), {"type": int})),
+        _args((("value",), {"type": int, "help": "the face the die shows, 1 to 6"})),
         lambda a: {"cmd": "roll", "value": a.value},
     ),
     GmAction(
         "reroll",
         "a Re-roll card's owner throws the die again: its new face",
-        _args((("player",), {}), (("value",), {"type": int})),
+        _args(
+            (("player",), {"help": "the Re-roll card's owner"}),
+            (("value",), {"type": int, "help": "the die's new face, 1 to 6"}),
+        ),
         lambda a: {"cmd": "reroll", "player": a.player, "value": a.value},
     ),
     GmAction("keep", "the Re-roll card's owner lets the die stand", *_player("keep")),
@@ -109,7 +155,10 @@ GM_ACTIONS: tuple[GmAction, ...] = (
     GmAction(
         "discard",
         "a Single Shot player discards revealed cards (ids)",
-        _args((("player",), {}), (("cards",), {"nargs": "*"})),
+        _args(
+            (("player",), {"help": "the Single Shot player"}),
+            (("cards",), {"nargs": "*", "help": "the ids of the revealed cards they discard"}),
+        ),
         lambda a: {"cmd": "discard", "player": a.player, "cards": a.cards},
     ),
     GmAction("end-game", "end the game", _args(), lambda a: {"cmd": "end_game"}),

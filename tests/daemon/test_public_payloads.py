@@ -34,7 +34,7 @@ CARD = re.compile(r"\b(?:10|[2-9AJQK])[CDHS]\b|\bJK[12]\b")
 # Seeds whose random games are short but full: Six Shooter's has challenges, Lucky Numbers and
 # the end of an adventure. A game that has not ended after MAX_COMMANDS is ended by the game
 # master (Steamfunkateers' random players never end one by themselves).
-SEEDS = {"sixshooter": 2, "ossix": 9, "steamfunkateers": 3, "highroll": 1}
+SEEDS = {"sixshooter": 2, "ossix": 9, "steamfunkateers": 3, "showdown": 1, "highroll": 1}
 MAX_COMMANDS = 120
 
 
@@ -122,8 +122,11 @@ class Secrets:
             self.always_hidden_cards = cards if previous is None else previous & cards
 
     def never_shown(self) -> set[str]:
-        """Strings the referee saw and no public view, event or prompt ever showed."""
-        return self.hidden - self.shown
+        """Strings the referee saw and no public view, event or prompt ever showed.
+
+        A deck card shown as `deck/id` (Six-Gun Showdown) shows its bare `id` too."""
+        shown = self.shown | {text.split("/", 1)[1] for text in self.shown if "/" in text}
+        return self.hidden - shown
 
     def cards(self) -> set[str]:
         return self.always_hidden_cards or set()

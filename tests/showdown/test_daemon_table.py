@@ -33,16 +33,16 @@ def test_a_snapshot_reads_a_deck_card_by_its_code_and_a_touch_reaches_the_reader
     actions = table.message(TOPICS.mat_snapshot, _message(1, zones=zones), game.state, 1.0)
     assert table.reader.seen[(0, 3)] == SlotView(None, False, "cowboy/blank-3")
     assert any(isinstance(a, Alert) and "a playing card (QS)" in a.message for a in actions)
-    touch = _message(1, event="touched", zone="s1.2", at_ms=4321)
+    touch = _message(1, event="touch", zone="s1.2", t_ms=4321)
     actions = table.message(TOPICS.mat_event, touch, game.state, 1.1)
     assert actions == [Execute({"cmd": "touch", "player": "Ana", "slot": 2, "at_ms": 4321})]
     assert (
-        table.message(TOPICS.mat_event, _message(2, event="touched", zone="s1.2"), None, 1.2) == []
+        table.message(TOPICS.mat_event, _message(2, event="touch", zone="s1.2"), None, 1.2) == []
     )
     assert table.dropped == 1  # a touch without its time is dropped, not guessed
 
 
 def test_a_game_whose_reader_reads_no_touches_ignores_them() -> None:
     table = PhysicalTable(TOPICS, ["Ana", "Bo"], 0.3, HIGH_ROLL)
-    touch = _message(1, event="touched", zone="s1.2", at_ms=10)
+    touch = _message(1, event="touch", zone="s1.2", t_ms=10)
     assert table.message(TOPICS.mat_event, touch, None, 0.0) == [] and table.dropped == 0
