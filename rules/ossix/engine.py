@@ -26,7 +26,7 @@ from .state import (
     PendingKind,
     State,
 )
-from .view import pending_words
+from .view import pending_words, poker_words
 
 ATTRIBUTES: Final = ("brawn", "agility", "mind", "will", "none")
 LUCK_USES: Final = ("bonus", "upgrade", "max_damage", "reduce_damage", "reroll")
@@ -409,6 +409,8 @@ class Game(EventLog[State, Event]):
         table = self._state.poker
         if pending is None and table is not None and table.awaited_dice() is not None:
             return self._poker_roll(table, command)
+        if pending is None and table is not None and table.in_hand:
+            raise IllegalMove(f"no dice are awaited: {poker_words(table)}", "waiting")
         if pending is None or pending.dice == 0:
             what = "nothing" if pending is None else pending.kind.value
             raise IllegalMove(f"no dice are awaited (waiting for {what})", "waiting")
