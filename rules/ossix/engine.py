@@ -648,7 +648,8 @@ class Game(EventLog[State, Event]):
         table = self._poker()
         name = self._seat_name(table, command)
         action = _choice(command, "action", ACTIONS)
-        amount = _int(command, "amount", 1, MAX_STAKE) if action in ("bet", "raise") else None
+        # A bet of $0 is refused by the rule ("the least bet is $1"), not as a bad field.
+        amount = _int(command, "amount", 0, MAX_STAKE) if action in ("bet", "raise") else None
         return self._settled((Event(EventKind.POKER_BET, name, text=action, number=amount),))
 
     def _draw(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
