@@ -53,6 +53,17 @@ DURING_A_HAND: Final = frozenset(
     | {"award_luck", "strain", "load"}
 )
 MAX_STAKE = 1_000_000
+DOING: Final = {
+    "action": "call an action roll",
+    "push": "push your luck",
+    "gm_roll": "call a GM roll",
+    "duel": "start a duel",
+    "duel_end": "end a duel",
+    "long_rest": "take a long rest",
+    "spend_luck": "burn a Luck Point",
+    "help": "help a roll",
+    "panic": "enter a Panic Roll",
+}
 
 
 def score_action(values: Sequence[int], pool: int) -> tuple[Outcome, Critical]:
@@ -172,9 +183,9 @@ class Game(EventLog[State, Event]):
             raise InvalidCommand(f"cmd: OS-SIX has no command {quote(cmd)}", "cmd")
         table = state.poker
         if table is not None and table.in_hand and cmd not in DURING_A_HAND:
+            what = DOING.get(str(cmd), str(cmd).replace("_", " "))
             raise IllegalMove(
-                f"cannot {str(cmd).replace('_', ' ')} during a hand of poker: "
-                "finish the hand (or end the poker) first",
+                f"cannot {what} during a hand of poker: finish the hand (or end the poker) first",
                 "gambling",
             )
         pending = state.pending
