@@ -216,18 +216,16 @@ class OsSixPeople:
         self.rolls_called = 0
         self.ended = False
         self.last_ok = True
-        self.duel_steps = 0  # the duel's rolls called so far
+        # Seen on the table (not merely sent, since a command may be refused): the scenes of
+        # the evening happen once each.
         self.duel_done = False
-        self.poker_hands = 0
         self.poker_done = False
 
     def start_game(self, seed: int) -> None:
         """Announces a new game for the seats."""
         self.rolls_called = 0
         self.ended = False
-        self.duel_steps = 0
         self.duel_done = False
-        self.poker_hands = 0
         self.poker_done = False
         self.send({"cmd": "new_game", "game": "ossix", "players": list(self.seats), "seed": seed})
 
@@ -305,25 +303,29 @@ class OsSixPeople:
         return [self.rng.randint(1, 6) for _ in range(count)]
 
     def _scene(self, state: Mapping[str, Any], prompt: Mapping[str, Any]) -> dict[str, Any] | None:
-        """The GM's (or a player's) next move in the duel or the poker, if one is on or due."""
+        """The GM's (or a player's) next move in the duel or the poker, if one is on or due;
+        read from the table each time, so a refused command is simply tried again."""
         players = {p["name"]: p for p in state.get("players", [])}
         able = [n for n in self.seats if not players.get(n, {}).get("incapacitated")]
         table = state.get("poker")
         if isinstance(table, Mapping):
+            self.poker_done = True
             return self._poker_move(table, prompt)
+        if state.get("pending") is not None:
+            return None
         duel = state.get("duel")
         if isinstance(duel, Mapping):
+            self.duel_done = True
             me = duel["player"]
-            if self.duel_steps >= len(self.DUEL_SCRIPT) or me not in able:
-                self.duel_done = True
+            rolled = duel.get("rolled")
+            done = self.DUEL_SCRIPT.index(rolled) + 1 if rolled in self.DUEL_SCRIPT else 0
+            if done >= len(self.DUEL_SCRIPT) or me not in able or rolled == "attack":
                 return {"cmd": "duel_end", "outcome": "Black Bart throws down his gun"}
-            step = self.DUEL_SCRIPT[self.duel_steps]
-            self.duel_steps += 1
+            step = self.DUEL_SCRIPT[done]
             attribute = "will" if step == "standoff" else "agility"
             return {**_action(self.rng, me), "attribute": attribute, "duel_step": step}
         due = self.settings.length
         if not self.duel_done and able and self.rolls_called >= due // 3:
-            self.duel_steps = 0
             return {
                 "cmd": "duel",
                 "player": self.rng.choice(able),
@@ -331,7 +333,6 @@ class OsSixPeople:
                 "two_pistols": self.rng.random() < 0.5,
             }
         if not self.poker_done and self.rolls_called >= 2 * due // 3:
-            self.poker_done = True
             seated = [*self.seats, "Black Bart"]  # the GM plays one NPC
             return {
                 "cmd": "poker_start",
@@ -344,9 +345,8 @@ class OsSixPeople:
         self, table: Mapping[str, Any], prompt: Mapping[str, Any]
     ) -> dict[str, Any] | None:
         if table.get("phase") == "between":
-            if self.poker_hands >= 1:
+            if int(table.get("hand", 0)) >= 1:  # one hand in the evening
                 return {"cmd": "poker_end", "reason": "the saloon closes"}
-            self.poker_hands += 1
             return {"cmd": "ante"}
         detail = prompt.get("pending") or {}
         if detail.get("type") != "poker_bet":
