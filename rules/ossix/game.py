@@ -7,6 +7,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from rules.errors import InvalidCommand
 from rules.game import (
     DiceThrow,
     GameInfo,
@@ -111,8 +112,7 @@ class OsSix(GameRules):
         return state_to_json(state)  # no secrets on an OS-SIX table (see view.py)
 
     def seat_view(self, state: State, seat: str) -> dict[str, Any]:
-        pending = state.pending
-        yours = pending is not None and pending.player == seat
+        yours = not state.over and seat in self.waiting(state).who  # a throw, or a bet
         return {**state_to_json(state), "seat": seat, "your_turn": yours}
 
     def describe_event(self, event: Event) -> str:
@@ -302,15 +302,28 @@ def _load_command(a: argparse.Namespace) -> dict[str, Any]:
     return {"cmd": "load", "player": a.player, "brawn": a.brawn, "items": items}
 
 
-def _seat(text: str) -> tuple[str, int]:
-    name, sep, money = text.rpartition("=")
-    if not sep or not name.strip() or not money.strip().isdigit():
-        raise argparse.ArgumentTypeError(f"expected NAME=MONEY (Ana=20), got {text!r}")
-    return name.strip(), int(money)
+def _seats(words: Sequence[str]) -> list[dict[str, Any]]:
+    """The seats from NAME=MONEY words; a name may be several words ("Black Bart=30", or
+    Black Bart=30 as a web form splits it)."""
+    seats: list[dict[str, Any]] = []
+    name: list[str] = []
+    for word in words:
+        before, sep, money = word.rpartition("=")
+        if not sep:
+            name.append(word)
+            continue
+        full = " ".join([*name, before]).strip()
+        if not full or not money.strip().isdigit():
+            raise InvalidCommand(f"seats: expected NAME=MONEY (Ana=20), got {word!r}", "seats")
+        seats.append({"name": full, "money": int(money)})
+        name = []
+    if name:
+        raise InvalidCommand(f"seats: {' '.join(name)!r} has no =MONEY", "seats")
+    return seats
 
 
 def _poker(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("seats", type=_seat, nargs="+", help="NAME=MONEY, clockwise")
+    parser.add_argument("seats", nargs="+", help="NAME=MONEY for each player, clockwise")
     parser.add_argument("--ante", type=int, help="the ante (default: the table's option)")
     parser.add_argument("--variant", choices=VARIANTS)
     parser.add_argument("--dealer", help="who deals first (default: the first named)")
@@ -319,7 +332,7 @@ def _poker(parser: argparse.ArgumentParser) -> None:
 def _poker_command(a: argparse.Namespace) -> dict[str, Any]:
     command: dict[str, Any] = {
         "cmd": "poker_start",
-        "players": [{"name": name, "money": money} for name, money in a.seats],
+        "players": _seats(a.seats),
     }
     for key in ("ante", "variant", "dealer"):
         if getattr(a, key) is not None:

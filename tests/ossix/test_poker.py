@@ -643,8 +643,13 @@ def test_the_gm_verbs_play_a_hand() -> None:
         "cmd": "poker_end",
         "reason": "the saloon closes",
     }
-    with pytest.raises(SystemExit):
+    with pytest.raises(InvalidCommand, match="'Ana' has no =MONEY"):
         _parse("poker", ["Ana"])
+    with pytest.raises(InvalidCommand, match="expected NAME=MONEY"):
+        _parse("poker", ["Ana=lots"])
+    # A web form splits the words on spaces: a name of two words still reads.
+    split = _parse("poker", ["Ana=10", "Black", "Bart=20"])
+    assert split["players"] == [{"name": "Ana", "money": 10}, {"name": "Black Bart", "money": 20}]
 
 
 # -- random legal play ------------------------------------------------------------------------
@@ -746,3 +751,29 @@ def test_the_simulated_evening_has_a_duel_and_a_hand_of_poker(referee: Referee) 
     assert EventKind.POKER_DRAWN in kinds and EventKind.POT_WON in kinds
     assert EventKind.POKER_ENDED in kinds
     assert people.mistakes_caught == people.mistakes_made and not alerts
+
+
+def test_the_web_consoles_forms_enter_a_bet_by_a_player_or_the_gm() -> None:
+    from console.forms import forms_for
+
+    forms = forms_for(OS_SIX.gm_actions())
+    game = Game()
+    game.execute({"cmd": "new_game", "players": ["Ana", "Bo"]})
+    game.execute(forms["poker"].command({"seats": "Ana=10 Black Bart=20"}))
+    game.execute(forms["ante"].command({}))
+    throw(game, 6, 6, 1, 2, 3)
+    throw(game, 5, 5, 1, 2, 3)
+    game.execute(forms["bet"].command({"player": "Black Bart", "amount": "2"}))
+    game.execute(forms["raise"].command({"player": "Ana", "amount": "2"}))
+    assert poker(game).bet == 4 and turn(game) == "Black Bart"
+
+
+def test_a_seats_view_says_when_its_throw_or_bet_is_awaited() -> None:
+    game = table()
+    game.execute({"cmd": "ante"})
+    assert OS_SIX.seat_view(game.state, "Bo")["your_turn"]
+    assert not OS_SIX.seat_view(game.state, "Ana")["your_turn"]
+    dealt_all = ((2, 2, 3, 5, 6), (1, 1, 4, 5, 6), (3, 3, 3, 1, 2))
+    for hand in dealt_all:
+        throw(game, *hand)
+    assert OS_SIX.seat_view(game.state, "Bo")["your_turn"]  # left of the dealer bets first
