@@ -1,7 +1,8 @@
 """OS-SIX's views: the state as JSON, events in plain words, the table as text.
 
-OS-SIX keeps no secrets on the table: every die is thrown in the open and Luck and Strain are
-known to all; what the game master keeps secret (an NPC's Morale, a Panic Roll's table)
+OS-SIX keeps no secrets on the table: every die is thrown in the open (poker hands too: one
+tray under one overhead camera cannot keep a hand concealed) and Luck and Strain are known to
+all; what the game master keeps secret (an NPC's Morale, a Panic Roll's table)
 never reaches this package, so every audience sees the same view."""
 
 from __future__ import annotations
