@@ -11,7 +11,7 @@ bet and/or raise in increments of $1").
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from itertools import combinations
@@ -297,9 +297,8 @@ def begin_hand(p: Poker) -> Poker:
     return replace(begun, turn=_next(begun, p.dealer, lambda s: s.playing and not s.dice))
 
 
-def _next(p: Poker, after: int, wanted: object) -> int | None:
+def _next(p: Poker, after: int, wanted: Callable[[Seat], bool]) -> int | None:
     """The first seat clockwise after `after` that `wanted(seat)` accepts."""
-    assert callable(wanted)
     for index in _clockwise(p, after + 1):
         if wanted(p.seats[index]):
             return index
