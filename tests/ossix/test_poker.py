@@ -21,6 +21,7 @@ from rules.game import PeopleSettings, Reroll, Scoring, WaitKind
 from rules.ossix.engine import Game
 from rules.ossix.events import Event, EventKind
 from rules.ossix.game import OS_SIX
+from rules.ossix.people import random_command
 from rules.ossix.poker import CATEGORIES, Phase, Poker, best_rank, rank
 from rules.reading import Alert, AlertCleared, Execute
 from tests.ossix.test_table import FakeHands, send
@@ -42,6 +43,10 @@ def poker(game: Game) -> Poker:
     found = game.state.poker
     assert found is not None
     return found
+
+
+def poker_or_none(game: Game) -> Poker | None:
+    return game.state.poker
 
 
 def money(game: Game) -> dict[str, int]:
@@ -685,6 +690,38 @@ def test_random_legal_play_conserves_the_money_on_the_poker_table(seed: int, len
         OS_SIX.event_from_json(json.loads(json.dumps(OS_SIX.event_to_json(e)))) for e in game.events
     ]
     assert OS_SIX.new_engine(logged).state == game.state
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(min_value=1, max_value=40), min_size=2, max_size=6),
+    st.sampled_from(["draw", "hold_em", "lucky_seven"]),
+    st.integers(min_value=0, max_value=2**32),
+)
+def test_every_hand_pays_out_exactly_what_was_put_in(
+    stakes: list[int], variant: str, seed: int
+) -> None:
+    rng = random.Random(seed)
+    seats = [(f"P{i}", money) for i, money in enumerate(stakes)]
+    game = table(*seats, variant=variant, ante=rng.randint(1, 3))
+    hands = 0
+    while game.state.poker is not None and hands < 30:
+        before = sum(money(game).values()) + poker(game).pot
+        game.execute({"cmd": "ante"})
+        hands += 1
+        while (now := game.state.poker) is not None and now.in_hand:
+            game.execute(random_command(game.state, rng))
+            current = game.state.poker
+            if current is not None:
+                assert sum(s.money for s in current.seats) + current.pot == before
+        after = poker_or_none(game)
+        if after is None:  # fewer than two players with money: the poker ended by itself
+            last = game.events[-1]
+            assert last.kind is EventKind.POKER_ENDED
+            total_after = sum(last.values) + (last.number or 0)
+        else:
+            total_after = sum(s.money for s in after.seats) + after.pot
+        assert total_after == before
 
 
 def test_every_poker_event_reads_in_words() -> None:
