@@ -13,9 +13,11 @@ from typing import Any, Final
 from rules.errors import IllegalMove, InvalidCommand, plain, quote
 from rules.game import EventLog
 
+from . import poker
 from .duel import DuelStep, pool_change, resolved
 from .events import Event, EventKind
 from .outcomes import Critical, Outcome
+from .poker import ACTIONS, ODD_DOLLAR, TIES, VARIANTS, Phase, Poker
 from .state import (
     CARRYING_CAPACITY,
     MAX_LUCK,
@@ -24,7 +26,7 @@ from .state import (
     PendingKind,
     State,
 )
-from .view import pending_words
+from .view import pending_words, poker_words
 
 ATTRIBUTES: Final = ("brawn", "agility", "mind", "will", "none")
 LUCK_USES: Final = ("bonus", "upgrade", "max_damage", "reduce_damage", "reroll")
@@ -33,6 +35,34 @@ OPTIONS: Final[dict[str, Any]] = {
     "starting_luck": 2,
     "luck_after_long_rest": False,
     "critical_failure_strain_stacks": False,
+    "poker_variant": "draw",
+    "poker_ante": 1,
+    "poker_minimum_raise": True,
+    "poker_ties": "values",
+    "poker_odd_dollar": "left_of_dealer",
+}
+OPTION_CHOICES: Final[dict[str, tuple[str, ...]]] = {
+    "poker_variant": VARIANTS,
+    "poker_ties": TIES,
+    "poker_odd_dollar": ODD_DOLLAR,
+}
+# What may be done while a hand of poker is being played: the hand itself, and bookkeeping
+# that calls for no dice ("the story bouncing back and forth" happens between hands).
+DURING_A_HAND: Final = frozenset(
+    {"ante", "bet", "draw", "roll", "poker_leave", "poker_end", "poker_start"}
+    | {"award_luck", "strain", "load"}
+)
+MAX_STAKE = 1_000_000
+DOING: Final = {
+    "action": "call an action roll",
+    "push": "push your luck",
+    "gm_roll": "call a GM roll",
+    "duel": "start a duel",
+    "duel_end": "end a duel",
+    "long_rest": "take a long rest",
+    "spend_luck": "burn a Luck Point",
+    "help": "help a roll",
+    "panic": "enter a Panic Roll",
 }
 
 
@@ -142,9 +172,22 @@ class Game(EventLog[State, Event]):
             "long_rest": self._long_rest,
             "duel": self._duel,
             "duel_end": self._duel_end,
+            "poker_start": self._poker_start,
+            "ante": self._ante,
+            "bet": self._bet,
+            "draw": self._draw,
+            "poker_leave": self._poker_leave,
+            "poker_end": self._poker_end,
         }.get(cmd if isinstance(cmd, str) else "")
         if handler is None:
             raise InvalidCommand(f"cmd: OS-SIX has no command {quote(cmd)}", "cmd")
+        table = state.poker
+        if table is not None and table.in_hand and cmd not in DURING_A_HAND:
+            what = DOING.get(str(cmd), str(cmd).replace("_", " "))
+            raise IllegalMove(
+                f"cannot {what} during a hand of poker: finish the hand (or end the poker) first",
+                "gambling",
+            )
         pending = state.pending
         if (
             pending is not None
@@ -181,6 +224,13 @@ class Game(EventLog[State, Event]):
                     f"options.{key}: expected {type(OPTIONS[key]).__name__}", f"options.{key}"
                 )
             options[key] = value
+        for key, choices in OPTION_CHOICES.items():
+            if options[key] not in choices:
+                raise InvalidCommand(
+                    f"options.{key}: expected one of {', '.join(choices)}", f"options.{key}"
+                )
+        if not 1 <= options["poker_ante"] <= MAX_STAKE:
+            raise InvalidCommand("options.poker_ante: expected $1 or more", "options.poker_ante")
         if not 0 <= options["starting_luck"] <= MAX_LUCK:
             raise InvalidCommand("options.starting_luck: expected 0 to 3", "options.starting_luck")
         return (
@@ -367,6 +417,11 @@ class Game(EventLog[State, Event]):
 
     def _roll(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
         pending = self._state.pending
+        table = self._state.poker
+        if pending is None and table is not None and table.awaited_dice() is not None:
+            return self._poker_roll(table, command)
+        if pending is None and table is not None and table.in_hand:
+            raise IllegalMove(f"no dice are awaited: {poker_words(table)}", "waiting")
         if pending is None or pending.dice == 0:
             what = "nothing" if pending is None else pending.kind.value
             raise IllegalMove(f"no dice are awaited (waiting for {what})", "waiting")
@@ -485,3 +540,175 @@ class Game(EventLog[State, Event]):
                 if c.luck < MAX_LUCK
             ]
         return tuple(out)
+
+    # -- dice poker ("Additional Rules", Gambling) -------------------------------------------
+
+    def _poker(self) -> Poker:
+        table = self._state.poker
+        if table is None:
+            raise IllegalMove("no poker is being played: start a game of poker first", "gambling")
+        return table
+
+    def _settled(self, events: tuple[Event, ...]) -> tuple[Event, ...]:
+        """`events` checked by folding them (the poker functions refuse what the seed forbids),
+        and, when they decide the hand, the pots paid out and the deal passed on."""
+        state = self._state
+        for event in events:
+            state = state.apply(event)
+        table = state.poker
+        if table is None:
+            return events
+        out = list(events)
+        if table.phase is Phase.SHOWDOWN:
+            awards, carry = poker.settle(table)
+            for award in awards:
+                out.append(
+                    Event(
+                        EventKind.POT_WON,
+                        award.player,
+                        target=award.pot,
+                        text=award.hand,
+                        number=award.amount,
+                    )
+                )
+                table = poker.paid(table, award.player, award.amount)
+            out.append(Event(EventKind.HAND_ENDED, number=carry, players=poker.busted(table)))
+            table = poker.end_hand(table, carry)
+        if not table.in_hand and len(table.seats) < 2:
+            out.append(self._ended(table, "fewer than two players have money on the table"))
+        return tuple(out)
+
+    @staticmethod
+    def _ended(table: Poker, why: str) -> Event:
+        return Event(
+            EventKind.POKER_ENDED,
+            text=why,
+            players=table.names,
+            values=tuple(s.money for s in table.seats),
+            number=table.carry,
+        )
+
+    def _poker_start(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
+        self._idle("start a game of poker")
+        if self._state.poker is not None:
+            raise IllegalMove("a game of poker is on: end it first", "gambling")
+        if self._state.duel is not None:
+            raise IllegalMove(f"{self._state.duel.player}'s duel comes first", "gambling")
+        seated = command.get("players")
+        if not isinstance(seated, list) or len(seated) < 2:
+            raise InvalidCommand(
+                "players: expected two players or more, clockwise, each with the money "
+                'they put on the table: [{"name": "Ana", "money": 20}, ...]',
+                "players",
+            )
+        names: list[str] = []
+        money: list[int] = []
+        for index, seat in enumerate(seated):
+            where = f"players[{index}]"
+            name = seat.get("name") if isinstance(seat, Mapping) else None
+            if not isinstance(name, str) or not name.strip() or len(name) > 40:
+                raise InvalidCommand(f"{where}.name: expected a name (40 letters at most)", where)
+            if name.strip() in names:
+                raise InvalidCommand(f"{where}.name: {plain(name)} is seated twice", where)
+            assert isinstance(seat, Mapping)
+            names.append(name.strip())
+            money.append(_int(seat, "money", 1, MAX_STAKE))
+        options = self._state.options
+        ante = _int(command, "ante", 1, MAX_STAKE, int(options.get("poker_ante", 1)))
+        variant = str(command.get("variant", options.get("poker_variant", "draw")))
+        if variant not in VARIANTS:
+            raise InvalidCommand(f"variant: expected one of {', '.join(VARIANTS)}", "variant")
+        dealer = command.get("dealer", names[0])
+        if dealer not in names:
+            raise InvalidCommand(
+                f"dealer: expected one of the players, got {quote(dealer)}", "dealer"
+            )
+        house = (
+            ("minimum_raise", bool(options.get("poker_minimum_raise", True))),
+            ("odd_dollar", str(options.get("poker_odd_dollar", "left_of_dealer"))),
+            ("ties", str(options.get("poker_ties", "values"))),
+        )
+        started = Event(
+            EventKind.POKER_STARTED,
+            players=tuple(names),
+            values=tuple(money),
+            number=ante,
+            text=variant,
+            target=str(dealer),
+            options=house,
+        )
+        return (started,)
+
+    def _ante(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
+        table = self._poker()
+        poker.begin_hand(table)  # refuses a hand in play, or fewer than two with money
+        dealer = table.seats[table.dealer].name
+        begun = Event(
+            EventKind.HAND_STARTED, number=table.hand + 1, target=dealer, values=poker.antes(table)
+        )
+        return self._settled((begun,))
+
+    def _seat_name(self, table: Poker, command: Mapping[str, Any]) -> str:
+        name = command.get("player")
+        if not isinstance(name, str) or table.seat(name) is None:
+            shown = plain(name) if isinstance(name, str) else quote(name)
+            raise IllegalMove(f"{shown} is not at the poker table", "gambling")
+        return name
+
+    def _bet(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
+        table = self._poker()
+        name = self._seat_name(table, command)
+        action = _choice(command, "action", ACTIONS)
+        # A bet of $0 is refused by the rule ("the least bet is $1"), not as a bad field.
+        amount = _int(command, "amount", 0, MAX_STAKE) if action in ("bet", "raise") else None
+        return self._settled((Event(EventKind.POKER_BET, name, text=action, number=amount),))
+
+    def _draw(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
+        table = self._poker()
+        name = self._seat_name(table, command)
+        kept = command.get("keep")
+        if not isinstance(kept, list) or not all(
+            isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 6 for v in kept
+        ):
+            raise InvalidCommand(
+                f"keep: expected the dice kept (1 to 6), got {quote(kept)}", "keep"
+            )
+        return self._settled((Event(EventKind.POKER_KEPT, name, values=tuple(kept)),))
+
+    def _poker_roll(self, table: Poker, command: Mapping[str, Any]) -> tuple[Event, ...]:
+        awaited = table.awaited_dice()
+        assert awaited is not None
+        who, count, _ = awaited
+        values = command.get("values")
+        if not isinstance(values, list) or not all(
+            isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 6 for v in values
+        ):
+            raise InvalidCommand(
+                f"values: expected a list of dice 1 to 6, got {quote(values)}", "values"
+            )
+        if len(values) != count:
+            raise InvalidCommand(f"values: expected {count} dice, got {len(values)}", "values")
+        if command.get("player", who) != who:
+            raise IllegalMove(f"this throw is {who}'s", "waiting")
+        dice = tuple(values)
+        if table.phase is Phase.DRAW:
+            thrown = poker.rethrown(table, who, dice)
+            return self._settled((Event(EventKind.POKER_DRAWN, who, values=dice, number=thrown),))
+        what = "deal" if table.phase is Phase.DEAL else poker.COMMUNITY_NAMES[table.street - 1]
+        return self._settled((Event(EventKind.POKER_THROWN, who, values=dice, text=what),))
+
+    def _poker_leave(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
+        table = self._poker()
+        name = self._seat_name(table, command)
+        seat = table.seat(name)
+        assert seat is not None
+        return self._settled((Event(EventKind.POKER_LEFT, name, number=seat.money),))
+
+    def _poker_end(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
+        table = self._poker()
+        why = command.get("reason", "the game master ends the poker")
+        if not isinstance(why, str):
+            raise InvalidCommand("reason: expected words", "reason")
+        if table.in_hand:
+            table = poker.void_hand(table)  # broken off: each takes back what they put in
+        return (self._ended(table, why.strip()[:200] or "the poker is over"),)

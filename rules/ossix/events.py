@@ -34,6 +34,18 @@ class EventKind(Enum):
     DUEL_STARTED = "duel_started"  # player, target=opponent, flag=two pistols
     DUEL_RESOLVED = "duel_resolved"  # player, text=the called step's final outcome
     DUEL_ENDED = "duel_ended"  # player, text=how it ended, in the GM's words
+    # players (clockwise), values=money each put on the table, number=ante, text=variant,
+    # target=the first dealer, options=the house rules (minimum_raise, ties, odd_dollar)
+    POKER_STARTED = "poker_started"
+    HAND_STARTED = "hand_started"  # number=hand, target=dealer, values=each seat's ante
+    POKER_THROWN = "poker_thrown"  # player, values, text=deal, the flop, the turn, the river
+    POKER_BET = "poker_bet"  # player, text=check/bet/call/raise/fold/all_in, number=amount
+    POKER_KEPT = "poker_kept"  # player, values=the dice kept at the draw
+    POKER_DRAWN = "poker_drawn"  # player, values=the hand after the draw, number=dice thrown
+    POT_WON = "pot_won"  # player, number=amount, target=which pot, text=the hand in words
+    HAND_ENDED = "hand_ended"  # number=odd dollars left in the pot, players=busted
+    POKER_LEFT = "poker_left"  # player, number=money taken home
+    POKER_ENDED = "poker_ended"  # players, values=money each takes home, number=pot left
     ENDED = "ended"
 
 

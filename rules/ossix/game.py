@@ -7,6 +7,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from rules.errors import InvalidCommand
 from rules.game import (
     DiceThrow,
     GameInfo,
@@ -27,9 +28,17 @@ from .duel import DuelStep
 from .engine import ATTRIBUTES, GM_ROLLS, LUCK_USES, Game
 from .events import Event, EventKind, event_from_json, event_to_json
 from .people import OsSixPeople, random_command
+from .poker import ODD_DOLLAR, TIES, VARIANTS, Phase
 from .reading import DiceReader
 from .state import PendingKind, State
-from .view import describe_event, pending_to_json, pending_words, render_view, state_to_json
+from .view import (
+    describe_event,
+    pending_to_json,
+    pending_words,
+    poker_words,
+    render_view,
+    state_to_json,
+)
 
 
 class OsSix(GameRules):
@@ -51,6 +60,32 @@ class OsSix(GameRules):
                 "critical_failure_strain_stacks",
                 False,
                 "a critical failure in a high-pressure situation gives two Strain, not one",
+            ),
+            Option(
+                "poker_variant",
+                "draw",
+                "dice poker: five-dice draw, Hold 'Em or Lucky Seven (a game of poker may "
+                "name its own)",
+                VARIANTS,
+            ),
+            Option("poker_ante", 1, 'the ante, in dollars ("typically ... one dollar")'),
+            Option(
+                "poker_minimum_raise",
+                True,
+                "a raise must be at least the previous bet or raise (the seed's house rule)",
+            ),
+            Option(
+                "poker_ties",
+                "values",
+                "hands of one rank are compared by their dice (values), or always tie (category)",
+                TIES,
+            ),
+            Option(
+                "poker_odd_dollar",
+                "left_of_dealer",
+                "a split pot's odd dollar goes to the tied winner nearest the dealer's left, "
+                "or stays in the pot for the next hand (next_pot)",
+                ODD_DOLLAR,
             ),
         ),
     )
@@ -77,8 +112,7 @@ class OsSix(GameRules):
         return state_to_json(state)  # no secrets on an OS-SIX table (see view.py)
 
     def seat_view(self, state: State, seat: str) -> dict[str, Any]:
-        pending = state.pending
-        yours = pending is not None and pending.player == seat
+        yours = not state.over and seat in self.waiting(state).who  # a throw, or a bet
         return {**state_to_json(state), "seat": seat, "your_turn": yours}
 
     def describe_event(self, event: Event) -> str:
@@ -91,9 +125,13 @@ class OsSix(GameRules):
         if state.over:
             return Waiting(WaitKind.NOTHING, "the game is over" if state.started else "no game")
         pending = state.pending
+        if pending is None and state.poker is not None and state.poker.in_hand:
+            return self._poker_waiting(state)
         words = pending_words(pending)
         detail = pending_to_json(pending)
         if pending is None:
+            if state.poker is not None:
+                return Waiting(WaitKind.GAME_MASTER, poker_words(state.poker))
             return Waiting(WaitKind.GAME_MASTER, words)
         who = (pending.player,) if pending.player else ()
         if pending.kind is PendingKind.PANIC:
@@ -108,6 +146,40 @@ class OsSix(GameRules):
             scoring = Scoring.SUM
         throw = DiceThrow(pending.player, pending.dice, scoring)
         return Waiting(WaitKind.DICE, words, who, throw, detail)
+
+    @staticmethod
+    def _poker_waiting(state: State) -> Waiting:
+        """A hand of poker: a throw (the deal, the draw, Hold 'Em's community dice) or a bet,
+        the player's choice (the game master's for an NPC)."""
+        table = state.poker
+        assert table is not None
+        words = poker_words(table)
+        awaited = table.awaited_dice()
+        if awaited is not None:
+            who, count, draw = awaited
+            seat = table.seat(who)
+            detail = {
+                "type": f"poker_{table.phase.value}",
+                "player": who,
+                "dice": count,
+                "hand": list(seat.dice) if seat is not None else [],
+                "kept": None if seat is None or seat.kept is None else list(seat.kept),
+            }
+            throw = DiceThrow(who, count, Scoring.EACH, rerollable=draw)
+            return Waiting(WaitKind.DICE, words, (who,), throw, detail)
+        bettor = table.bettor()
+        if bettor is None or table.phase is not Phase.BETTING:
+            return Waiting(WaitKind.GAME_MASTER, words)
+        detail = {
+            "type": "poker_bet",
+            "player": bettor.name,
+            "to_call": table.to_call(bettor),
+            "min_raise": table.min_raise(),
+            "money": bettor.money,
+        }
+        npc = state.character(bettor.name) is None  # the game master bets for an NPC
+        kind = WaitKind.GAME_MASTER if npc else WaitKind.CHOICE
+        return Waiting(kind, words, (bettor.name,), None, detail)
 
     def render(self, state: State) -> str:
         return render_view(state_to_json(state))
@@ -251,6 +323,65 @@ def _load_command(a: argparse.Namespace) -> dict[str, Any]:
     return {"cmd": "load", "player": a.player, "brawn": a.brawn, "items": items}
 
 
+def _seats(words: Sequence[str]) -> list[dict[str, Any]]:
+    """The seats from NAME=MONEY words; a name may be several words ("Black Bart=30", or
+    Black Bart=30 as a web form splits it)."""
+    seats: list[dict[str, Any]] = []
+    name: list[str] = []
+    for word in words:
+        before, sep, money = word.rpartition("=")
+        if not sep:
+            name.append(word)
+            continue
+        full = " ".join([*name, before]).strip()
+        if not full or not money.strip().isdigit():
+            raise InvalidCommand(f"seats: expected NAME=MONEY (Ana=20), got {word!r}", "seats")
+        seats.append({"name": full, "money": int(money)})
+        name = []
+    if name:
+        raise InvalidCommand(f"seats: {' '.join(name)!r} has no =MONEY", "seats")
+    return seats
+
+
+def _poker(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("seats", nargs="+", help="NAME=MONEY for each player, clockwise")
+    parser.add_argument("--ante", type=int, help="the ante (default: the table's option)")
+    parser.add_argument("--variant", choices=VARIANTS)
+    parser.add_argument("--dealer", help="who deals first (default: the first named)")
+
+
+def _poker_command(a: argparse.Namespace) -> dict[str, Any]:
+    command: dict[str, Any] = {
+        "cmd": "poker_start",
+        "players": _seats(a.seats),
+    }
+    for key in ("ante", "variant", "dealer"):
+        if getattr(a, key) is not None:
+            command[key] = getattr(a, key)
+    return command
+
+
+def _amount(parser: argparse.ArgumentParser) -> None:
+    _player(parser)
+    parser.add_argument("amount", type=int, help="dollars")
+
+
+def _bet(a: argparse.Namespace, action: str) -> dict[str, Any]:
+    command: dict[str, Any] = {"cmd": "bet", "player": a.player, "action": action}
+    if action in ("bet", "raise"):
+        command["amount"] = a.amount
+    return command
+
+
+def _keep(parser: argparse.ArgumentParser) -> None:
+    _player(parser)
+    parser.add_argument("keep", type=int, nargs="*", help="the dice kept (2 to 5 of them)")
+
+
+def _reason(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("reason", nargs="?", default="the game master ends the poker")
+
+
 GM_ACTIONS: tuple[GmAction, ...] = (
     GmAction(
         "action",
@@ -339,6 +470,45 @@ GM_ACTIONS: tuple[GmAction, ...] = (
         "the duel is over (the opponent is down, gives up, ...)",
         _duel_end,
         lambda a: {"cmd": "duel_end", "outcome": a.outcome},
+    ),
+    GmAction(
+        "poker",
+        "start dice poker: NAME=MONEY ... clockwise (the GM's NPC too)",
+        _poker,
+        _poker_command,
+    ),
+    GmAction(
+        "ante", "everyone antes: the next hand of poker", lambda p: None, lambda a: {"cmd": "ante"}
+    ),
+    GmAction("check", "poker: check (pass)", _player, lambda a: _bet(a, "check")),
+    GmAction(
+        "bet", "poker: open the betting with AMOUNT dollars", _amount, lambda a: _bet(a, "bet")
+    ),
+    GmAction("call", "poker: put in the same amount", _player, lambda a: _bet(a, "call")),
+    GmAction(
+        "raise", "poker: raise the bet BY AMOUNT dollars", _amount, lambda a: _bet(a, "raise")
+    ),
+    GmAction("fold", "poker: fold", _player, lambda a: _bet(a, "fold")),
+    GmAction(
+        "allin", "poker: bet all the money on the table", _player, lambda a: _bet(a, "all_in")
+    ),
+    GmAction(
+        "draw",
+        "poker: the dice a player keeps at the draw (all five: stand pat)",
+        _keep,
+        lambda a: {"cmd": "draw", "player": a.player, "keep": a.keep},
+    ),
+    GmAction(
+        "leave",
+        "poker: a player takes their money and leaves (between hands)",
+        _player,
+        lambda a: {"cmd": "poker_leave", "player": a.player},
+    ),
+    GmAction(
+        "pokerend",
+        "end the poker (mid-hand: everyone takes back what they put in)",
+        _reason,
+        lambda a: {"cmd": "poker_end", "reason": a.reason},
     ),
     GmAction("end", "end the game", lambda parser: None, lambda a: {"cmd": "end_game"}),
 )

@@ -15,6 +15,7 @@ from rules.game import PeopleSettings, TableHands
 from .duel import resolved
 from .engine import ATTRIBUTES, GM_ROLLS
 from .outcomes import Outcome
+from .poker import VARIANTS, Poker
 from .state import MAX_LUCK, MAX_STRAIN, PendingKind, State
 
 NAMES = ("Ana", "Bo", "Cy", "Di")
@@ -53,11 +54,81 @@ def _next_step(state: State, rng: random.Random) -> str:
     return rng.choice(duel.allowed).value
 
 
+def poker_bet(table: Poker, rng: random.Random) -> dict[str, Any]:
+    """A random legal bet for the player whose turn it is."""
+    seat = table.bettor()
+    assert seat is not None
+    owe = table.to_call(seat)
+    bet: dict[str, Any] = {"cmd": "bet", "player": seat.name}
+    choices: list[dict[str, Any]] = [{**bet, "action": "fold"}, {**bet, "action": "all_in"}]
+    if owe:
+        choices += [{**bet, "action": "call"}] * 4
+        room = seat.money - owe
+        if room >= table.min_raise():
+            amount = rng.randint(table.min_raise(), min(room, table.min_raise() + 3))
+            choices += [{**bet, "action": "raise", "amount": amount}] * 2
+    else:
+        choices += [{**bet, "action": "check"}] * 4
+        if not table.bet:
+            amount = rng.randint(1, min(seat.money, 4))
+            choices += [{**bet, "action": "bet", "amount": amount}] * 2
+    return rng.choice(choices)
+
+
+def poker_draw(hand: Sequence[int], kept: Sequence[int] | None, rng: random.Random) -> list[int]:
+    """A hand after the draw: the kept dice (named, or at least two of the hand) and new ones."""
+    stay = list(kept) if kept is not None else rng.sample(list(hand), rng.randint(2, 5))
+    return stay + [rng.randint(1, 6) for _ in range(5 - len(stay))]
+
+
+def _poker_command(state: State, rng: random.Random) -> dict[str, Any]:
+    """A random legal move in the game of poker being played."""
+    table = state.poker
+    assert table is not None
+    if not table.in_hand:
+        roll = rng.random()
+        if roll < 0.05:
+            return {"cmd": "poker_end", "reason": "a fight breaks out in the saloon"}
+        if roll < 0.1:
+            return {"cmd": "poker_leave", "player": rng.choice(table.seats).name}
+        return {"cmd": "ante"}
+    awaited = table.awaited_dice()
+    if awaited is None:
+        return poker_bet(table, rng)
+    who, count, draw = awaited
+    seat = table.seat(who)
+    if draw and seat is not None:
+        if seat.kept is None and rng.random() < 0.4:
+            keep = rng.sample(list(seat.dice), rng.randint(2, 5))
+            return {"cmd": "draw", "player": who, "keep": keep}
+        return {"cmd": "roll", "values": poker_draw(seat.dice, seat.kept, rng)}
+    return {"cmd": "roll", "values": [rng.randint(1, 6) for _ in range(count)]}
+
+
+def _poker_start(state: State, rng: random.Random) -> dict[str, Any]:
+    names = [c.name for c in state.characters]
+    seated = rng.sample(names, rng.randint(min(2, len(names)), len(names)))
+    if len(seated) < 2 or rng.random() < 0.5:
+        seated.append("Black Bart")  # "the GM ... roll dice for one NPC"
+    return {
+        "cmd": "poker_start",
+        "players": [{"name": n, "money": rng.randint(1, 30)} for n in seated],
+        "ante": rng.choice((1, 1, 2)),
+        "variant": rng.choice(VARIANTS),
+        "dealer": rng.choice(seated),
+    }
+
+
 def random_command(state: State, rng: random.Random) -> dict[str, Any]:
     """A random legal command for the state (a new game once one is over)."""
     if state.over:
         return {"cmd": "new_game", "players": list(NAMES[: rng.randint(1, 4)])}
     pending = state.pending
+    table = state.poker
+    if pending is None and table is not None and (table.in_hand or rng.random() < 0.7):
+        return _poker_command(state, rng)
+    if pending is None and state.poker is None and state.duel is None and rng.random() < 0.05:
+        return _poker_start(state, rng)
     dice = pending.dice if pending is not None else 0
     if pending is not None and pending.kind is PendingKind.ACTION:
         helpers = [
@@ -145,11 +216,17 @@ class OsSixPeople:
         self.rolls_called = 0
         self.ended = False
         self.last_ok = True
+        # Seen on the table (not merely sent, since a command may be refused): the scenes of
+        # the evening happen once each.
+        self.duel_done = False
+        self.poker_done = False
 
     def start_game(self, seed: int) -> None:
         """Announces a new game for the seats."""
         self.rolls_called = 0
         self.ended = False
+        self.duel_done = False
+        self.poker_done = False
         self.send({"cmd": "new_game", "game": "ossix", "players": list(self.seats), "seed": seed})
 
     def replied(self, ok: bool) -> None:
@@ -175,7 +252,7 @@ class OsSixPeople:
                 self.mistakes_made += 1
                 self.wrong_throw_out = True
             self.settings.pause(1.0)
-            self.hands.throw([self.rng.randint(1, 6) for _ in range(count)])
+            self.hands.throw(self._throw(prompt, count))
             return True
         pending = state.get("pending") or {}
         if pending.get("type") == "panic":
@@ -188,6 +265,10 @@ class OsSixPeople:
             self.send(
                 {"cmd": "spend_luck", "player": pending["player"], "use": _forced_use(outcome)}
             )
+            return True
+        scene = self._scene(state, prompt)
+        if scene is not None:
+            self.send(scene)
             return True
         if self.rolls_called >= self.settings.length:
             if not self.ended:
@@ -207,3 +288,77 @@ class OsSixPeople:
         else:
             self.send(_action(self.rng, self.rng.choice(able)))
         return True
+
+    # -- the evening's scenes: a quick-draw duel, then a hand of poker -------------------------
+
+    DUEL_SCRIPT = ("standoff", "draw", "defense")  # each always follows the one before
+
+    def _throw(self, prompt: Mapping[str, Any], count: int) -> list[int]:
+        """The dice a player throws: at the poker draw, the hand's kept dice and new ones."""
+        detail = prompt.get("pending") or {}
+        if detail.get("type") == "poker_draw" and count == 5:
+            return poker_draw(detail.get("hand") or [], detail.get("kept"), self.rng)
+        if detail.get("type") == "poker_draw":  # a mistake: a die too many besides the hand
+            return [*poker_draw(detail.get("hand") or [], detail.get("kept"), self.rng), 1]
+        return [self.rng.randint(1, 6) for _ in range(count)]
+
+    def _scene(self, state: Mapping[str, Any], prompt: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The GM's (or a player's) next move in the duel or the poker, if one is on or due;
+        read from the table each time, so a refused command is simply tried again."""
+        players = {p["name"]: p for p in state.get("players", [])}
+        able = [n for n in self.seats if not players.get(n, {}).get("incapacitated")]
+        table = state.get("poker")
+        if isinstance(table, Mapping):
+            self.poker_done = True
+            return self._poker_move(table, prompt)
+        if state.get("pending") is not None:
+            return None
+        duel = state.get("duel")
+        if isinstance(duel, Mapping):
+            self.duel_done = True
+            me = duel["player"]
+            rolled = duel.get("rolled")
+            done = self.DUEL_SCRIPT.index(rolled) + 1 if rolled in self.DUEL_SCRIPT else 0
+            if done >= len(self.DUEL_SCRIPT) or me not in able or rolled == "attack":
+                return {"cmd": "duel_end", "outcome": "Black Bart throws down his gun"}
+            step = self.DUEL_SCRIPT[done]
+            attribute = "will" if step == "standoff" else "agility"
+            return {**_action(self.rng, me), "attribute": attribute, "duel_step": step}
+        due = self.settings.length
+        if not self.duel_done and able and self.rolls_called >= due // 3:
+            return {
+                "cmd": "duel",
+                "player": self.rng.choice(able),
+                "opponent": "Black Bart",
+                "two_pistols": self.rng.random() < 0.5,
+            }
+        if not self.poker_done and self.rolls_called >= 2 * due // 3:
+            seated = [*self.seats, "Black Bart"]  # the GM plays one NPC
+            return {
+                "cmd": "poker_start",
+                "players": [{"name": n, "money": self.rng.randint(8, 20)} for n in seated],
+                "dealer": self.rng.choice(seated),
+            }
+        return None
+
+    def _poker_move(
+        self, table: Mapping[str, Any], prompt: Mapping[str, Any]
+    ) -> dict[str, Any] | None:
+        if table.get("phase") == "between":
+            if int(table.get("hand", 0)) >= 1:  # one hand in the evening
+                return {"cmd": "poker_end", "reason": "the saloon closes"}
+            return {"cmd": "ante"}
+        detail = prompt.get("pending") or {}
+        if detail.get("type") != "poker_bet":
+            return None
+        bettor = {"cmd": "bet", "player": detail["player"]}
+        owe, least, money = detail["to_call"], detail["min_raise"], detail["money"]
+        if owe:
+            choices = [{**bettor, "action": "call"}] * 3 + [{**bettor, "action": "fold"}]
+            if money - owe >= least:
+                choices.append({**bettor, "action": "raise", "amount": least})
+        else:
+            choices = [{**bettor, "action": "check"}] * 3
+            if not table.get("bet"):
+                choices.append({**bettor, "action": "bet", "amount": min(money, 2)})
+        return self.rng.choice(choices)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -9,7 +10,46 @@ from typing import Any
 from rules.game import Reroll
 from rules.reading import Action, Alert, AlertCleared, Execute, SlotView
 
+from .poker import Phase, Poker, check_draw
 from .state import State
+
+
+def _dice(values: Sequence[int]) -> str:
+    return " ".join(str(v) for v in values)
+
+
+def draw_problem(
+    table: Poker, who: str, values: Sequence[int], reroll: Reroll | None
+) -> str | None:
+    """Why a draw seen in the tray is not one the seed allows, in plain words (None if it is).
+
+    "select up to three dice from their hand and re-roll them (being careful ... not
+    accidentally alter the other dice)": with the camera comparing (`reroll`), no kept die may
+    have moved and the dice that stayed must be the ones the player kept; without it, at least
+    the kept dice must be among the player's hand."""
+    seat = table.seat(who)
+    assert seat is not None
+    if reroll is not None:
+        if reroll.moved:
+            return (
+                f"{who}: a kept die was moved ({_dice(reroll.moved)}); the kept dice must not "
+                "move: the game master enters the hand if it cannot be set right"
+            )
+        stayed = tuple(sorted(reroll.kept))
+        if seat.kept is not None and stayed != seat.kept:
+            return (
+                f"{who} kept {_dice(seat.kept)} but the camera saw "
+                f"{_dice(stayed) or 'no die'} stay: leave the kept dice as they lie and "
+                "throw only the others"
+            )
+        if len(reroll.thrown) > 3:
+            return f"{who}: {len(reroll.thrown)} dice were thrown; the draw is up to three"
+        if seat.kept is None and Counter(stayed) - Counter(seat.dice):
+            return (
+                f"{who}: the dice that stayed ({_dice(stayed)}) are not all from the hand "
+                f"{_dice(seat.dice)}: set the hand back and throw up to three dice again"
+            )
+    return check_draw(table, who, values)
 
 
 @dataclass
@@ -38,11 +78,32 @@ class DiceReader:
     ) -> list[Action]:
         """Dice came to rest in the tray with these values."""
         pending = state.pending
+        table = state.poker
+        if pending is None and table is not None:
+            return self._poker_dice(table, values, reroll)
         if pending is None or pending.dice == 0:
             return [Alert("dice", "dice were thrown but no roll is awaited now")]
         who = pending.player or "game master"
         if len(values) != pending.dice:
             return [Alert("dice", f"{who}: {len(values)} dice in the tray, throw {pending.dice}")]
+        return [
+            AlertCleared("dice"),
+            Execute({"cmd": "roll", "values": list(values), "source": "dice"}),
+        ]
+
+    def _poker_dice(
+        self, table: Poker, values: Sequence[int], reroll: Reroll | None
+    ) -> list[Action]:
+        awaited = table.awaited_dice()
+        if awaited is None:
+            return [Alert("dice", "dice were thrown but no poker dice are awaited now")]
+        who, count, _ = awaited
+        if len(values) != count:
+            return [Alert("dice", f"{who}: {len(values)} dice in the tray, throw {count}")]
+        if table.phase is Phase.DRAW:
+            problem = draw_problem(table, who, values, reroll)
+            if problem is not None:
+                return [Alert("dice", problem)]
         return [
             AlertCleared("dice"),
             Execute({"cmd": "roll", "values": list(values), "source": "dice"}),

@@ -7,14 +7,68 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
+from . import poker
 from .duel import Duel, DuelStep, called, resolved
 from .events import Event, EventKind
 from .outcomes import Critical, Outcome
+from .poker import Poker
 
 MAX_LUCK = 3  # "Each player can only bank up to three luck points."
 MAX_STRAIN = 12  # "If a character ever hits 12 strain, they immediately become incapacitated"
 # "Brawn Items": normal-sized items carried before a Penalty, by Brawn 0-5.
 CARRYING_CAPACITY: Mapping[int, int] = {0: 7, 1: 10, 2: 15, 3: 20, 4: 25, 5: 30}
+
+
+def apply_poker(p: Poker | None, event: Event) -> Poker | None:
+    """The game of poker after one of its events (the engine has checked them)."""
+    kind, who = event.kind, event.player or ""
+    if kind is EventKind.POKER_STARTED:
+        house = dict(event.options)
+        return poker.start(
+            tuple(zip(event.players, event.values, strict=True)),
+            ante=event.number or 1,
+            variant=event.text,
+            dealer=event.players.index(event.target or event.players[0]),
+            minimum_raise=bool(house.get("minimum_raise", True)),
+            ties=str(house.get("ties", "values")),
+            odd_dollar=str(house.get("odd_dollar", "left_of_dealer")),
+        )
+    if p is None:
+        return None
+    if kind is EventKind.HAND_STARTED:
+        return poker.begin_hand(p)
+    if kind is EventKind.POKER_THROWN:
+        return poker.dealt(p, event.values)
+    if kind is EventKind.POKER_BET:
+        return poker.act(p, who, event.text, event.number or 0)
+    if kind is EventKind.POKER_KEPT:
+        return poker.keep(p, who, event.values)
+    if kind is EventKind.POKER_DRAWN:
+        return poker.drawn(p, who, event.values)
+    if kind is EventKind.POT_WON:
+        return poker.paid(p, who, event.number or 0)
+    if kind is EventKind.HAND_ENDED:
+        return poker.end_hand(p, event.number or 0)
+    if kind is EventKind.POKER_LEFT:
+        return poker.leave(p, who)
+    return None  # POKER_ENDED
+
+
+POKER_KINDS = frozenset(
+    k.value
+    for k in (
+        EventKind.POKER_STARTED,
+        EventKind.HAND_STARTED,
+        EventKind.POKER_THROWN,
+        EventKind.POKER_BET,
+        EventKind.POKER_KEPT,
+        EventKind.POKER_DRAWN,
+        EventKind.POT_WON,
+        EventKind.HAND_ENDED,
+        EventKind.POKER_LEFT,
+        EventKind.POKER_ENDED,
+    )
+)
 
 
 class PendingKind(Enum):
@@ -105,6 +159,7 @@ class State:
     last_gm_roll: tuple[str, int, str] | None = None  # kind, result, meaning
     options: Mapping[str, Any] = field(default_factory=dict)
     duel: Duel | None = None
+    poker: Poker | None = None
     started: bool = False
     over: bool = True
 
@@ -132,7 +187,9 @@ class State:
             chars = tuple(Character(name, luck=luck) for name in event.players)
             return State(chars, options=options, started=True, over=False)
         if kind is EventKind.ENDED:
-            return replace(self, pending=None, over=True)
+            return replace(self, pending=None, over=True, poker=None)
+        if kind.value in POKER_KINDS:
+            return replace(self, poker=apply_poker(self.poker, event))
         if kind is EventKind.ROLL_CALLED:
             step = event.target or ""
             pending = Pending(

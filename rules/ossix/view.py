@@ -1,7 +1,8 @@
 """OS-SIX's views: the state as JSON, events in plain words, the table as text.
 
-OS-SIX keeps no secrets on the table: every die is thrown in the open and Luck and Strain are
-known to all; what the game master keeps secret (an NPC's Morale, a Panic Roll's table)
+OS-SIX keeps no secrets on the table: every die is thrown in the open (poker hands too: one
+tray under one overhead camera cannot keep a hand concealed) and Luck and Strain are known to
+all; what the game master keeps secret (an NPC's Morale, a Panic Roll's table)
 never reaches this package, so every audience sees the same view."""
 
 from __future__ import annotations
@@ -10,7 +11,97 @@ from collections.abc import Mapping
 from typing import Any
 
 from .events import Event, EventKind
+from .poker import COMMUNITY_NAMES, VARIANT_NAMES, Phase, Poker, best_rank
 from .state import Pending, PendingKind, State
+
+
+def _money(amount: int) -> str:
+    return f"${amount}"
+
+
+def _dice(values: tuple[int, ...] | list[int]) -> str:
+    return " ".join(str(v) for v in values)
+
+
+def poker_words(p: Poker) -> str:
+    """What the poker table waits for, in plain words."""
+    if not p.in_hand:
+        return "the game master antes the next hand of poker (or ends the poker)"
+    awaited = p.awaited_dice()
+    if awaited is not None:
+        who, count, _ = awaited
+        if p.phase is Phase.DRAW:
+            seat = p.seat(who)
+            kept = seat.kept if seat is not None else None
+            if kept is not None:
+                return (
+                    f"{who}: leave {_dice(kept)} in the tray and throw the other "
+                    f"{5 - len(kept)} again"
+                )
+            return f"{who}: the draw: leave at least 2 of your dice and throw up to 3 again"
+        if p.phase is Phase.COMMUNITY:
+            return f"{who} (dealer): throw {count} for {COMMUNITY_NAMES[p.street - 1]}"
+        return f"{who}: throw {count} dice for your poker hand"
+    seat = p.bettor()
+    if seat is None:
+        return "the hand is being settled"
+    owe = p.to_call(seat)
+    if owe:
+        raise_words = f"raise by {_money(p.min_raise())} or more, " if seat.money > owe else ""
+        call = f"call {_money(min(owe, seat.money))}"
+        return f"{seat.name} to bet: {call}, {raise_words}fold or go all in"
+    return f"{seat.name} to bet: check, bet {_money(1)} or more, or go all in"
+
+
+def waiting_words(state: State) -> str:
+    """What the whole game waits for, in plain words."""
+    if state.pending is None and state.poker is not None:
+        return poker_words(state.poker)
+    return pending_words(state.pending)
+
+
+def poker_to_json(p: Poker) -> dict[str, Any]:
+    """The poker table as anyone sees it: played open, so every die is shown."""
+    seats = []
+    for index, s in enumerate(p.seats):
+        hand = p.hand_of(s)
+        best = best_rank(hand, p.ties) if len(hand) >= 5 else None
+        seats.append(
+            {
+                "name": s.name,
+                "money": s.money,
+                "dealer": index == p.dealer,
+                "playing": s.playing,
+                "folded": s.folded,
+                "all_in": s.all_in,
+                "in_pot": s.put_in,
+                "bet": s.street_bet,
+                "dice": list(s.dice),
+                "kept": None if s.kept is None else list(s.kept),
+                "hand": None if best is None or not s.live else best.words(),
+            }
+        )
+    bettor = p.bettor()
+    return {
+        "variant": p.variant,
+        "hand": p.hand,
+        "phase": p.phase.value,
+        "street": p.street,
+        "ante": p.ante,
+        "pot": p.pot,
+        "bet": p.bet,
+        "to_act": None if bettor is None else bettor.name,
+        "to_call": None if bettor is None else p.to_call(bettor),
+        "min_raise": p.min_raise(),
+        "community": list(p.community),
+        "carry": p.carry,
+        "seats": seats,
+        "house_rules": {
+            "minimum_raise": p.minimum_raise,
+            "ties": p.ties,
+            "odd_dollar": p.odd_dollar,
+        },
+    }
 
 
 def pending_words(pending: Pending | None) -> str:
@@ -84,7 +175,7 @@ def state_to_json(state: State) -> dict[str, Any]:
         "phase": ("finished" if state.started else "no_game") if state.over else "play",
         "players": players,
         "pending": pending_to_json(state.pending),
-        "waiting": pending_words(state.pending) if not state.over else "nothing",
+        "waiting": waiting_words(state) if not state.over else "nothing",
         "last_gm_roll": None if gm is None else {"kind": gm[0], "result": gm[1], "meaning": gm[2]},
         "duel": None
         if duel is None
@@ -98,6 +189,7 @@ def state_to_json(state: State) -> dict[str, Any]:
             "attack_mod": duel.attack_mod,
             "defense_mod": duel.defense_mod,
         },
+        "poker": None if state.poker is None else poker_to_json(state.poker),
         "options": dict(state.options),
     }
 
@@ -150,6 +242,50 @@ def describe_event(event: Event) -> str:
         return f"{who}'s duel roll stands: {event.text}"
     if k is EventKind.DUEL_ENDED:
         return f"{who}'s duel ends: {event.text}"
+    if k is EventKind.POKER_STARTED:
+        money = ", ".join(
+            f"{n} {_money(m)}" for n, m in zip(event.players, event.values, strict=False)
+        )
+        variant = VARIANT_NAMES.get(event.text, event.text)
+        return (
+            f"poker ({variant}, ante {_money(event.number or 0)}): {money}; "
+            f"{event.target} deals first"
+        )
+    if k is EventKind.HAND_STARTED:
+        return f"hand {event.number} of poker: {event.target} deals, everyone antes"
+    if k is EventKind.POKER_THROWN:
+        return f"{who} throws {_dice(event.values)} ({event.text})"
+    if k is EventKind.POKER_BET:
+        amount = event.number or 0
+        said = {
+            "check": "checks",
+            "call": "calls",
+            "fold": "folds",
+            "all_in": "goes all in",
+            "bet": f"bets {_money(amount)}",
+            "raise": f"raises by {_money(amount)}",
+        }.get(event.text, event.text)
+        return f"{who} {said}"
+    if k is EventKind.POKER_KEPT:
+        if len(event.values) == 5:
+            return f"{who} stands pat"
+        return f"{who} keeps {_dice(event.values)}"
+    if k is EventKind.POKER_DRAWN:
+        return f"{who} draws {event.number}: {_dice(event.values)}"
+    if k is EventKind.POT_WON:
+        return f"{who} wins {_money(event.number or 0)} from {event.target}: {event.text}"
+    if k is EventKind.HAND_ENDED:
+        out = f"; {', '.join(event.players)} out of money" if event.players else ""
+        odd = f"; {_money(event.number or 0)} stays in the pot" if event.number else ""
+        return f"the hand is over, the deal passes clockwise{odd}{out}"
+    if k is EventKind.POKER_LEFT:
+        return f"{who} leaves the poker table with {_money(event.number or 0)}"
+    if k is EventKind.POKER_ENDED:
+        money = ", ".join(
+            f"{n} {_money(m)}" for n, m in zip(event.players, event.values, strict=False)
+        )
+        left = f"; {_money(event.number)} left in the pot" if event.number else ""
+        return f"the poker ends ({event.text}): {money or 'nobody'}{left}"
     if k is EventKind.LONG_REST:
         return f"long rest: {', '.join(event.players)}"
     return "the game is over"
@@ -166,5 +302,16 @@ def render_view(view: Mapping[str, Any]) -> str:
     duel = view.get("duel")
     if duel:
         lines.append(f"duel: {duel['player']} against {duel['opponent']}, round {duel['round']}")
+    table = view.get("poker")
+    if table:
+        lines.append(
+            f"poker, hand {table['hand']}: pot ${table['pot']}"
+            + (f", community {_dice(table['community'])}" if table["community"] else "")
+        )
+        for seat in table["seats"]:
+            mark = " (dealer)" if seat["dealer"] else ""
+            state = " folded" if seat["folded"] else (" ALL IN" if seat["all_in"] else "")
+            dice = f"  {_dice(seat['dice'])}" if seat["dice"] else ""
+            lines.append(f"  {seat['name']:<12} ${seat['money']:<5}{dice}{state}{mark}")
     lines.append(f"waiting: {view.get('waiting', 'nothing')}")
     return "\n".join(lines)

@@ -39,6 +39,11 @@ def test_the_registry_serves_os_six_by_name() -> None:
         "starting_luck",
         "luck_after_long_rest",
         "critical_failure_strain_stacks",
+        "poker_variant",
+        "poker_ante",
+        "poker_minimum_raise",
+        "poker_ties",
+        "poker_odd_dollar",
     ]
     assert OS_SIX.read_options({"starting_luck": 3})["starting_luck"] == 3
     with pytest.raises(InvalidCommand, match="expected one of"):
