@@ -346,7 +346,11 @@ def _seats(words: Sequence[str]) -> list[dict[str, Any]]:
 def _poker(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("seats", nargs="+", help="NAME=MONEY for each player, clockwise")
     parser.add_argument("--ante", type=int, help="the ante (default: the table's option)")
-    parser.add_argument("--variant", choices=VARIANTS)
+    parser.add_argument(
+        "--variant",
+        choices=VARIANTS,
+        help="five-dice draw, Hold 'Em or Lucky Seven (default: the table's option)",
+    )
     parser.add_argument("--dealer", help="who deals first (default: the first named)")
 
 
@@ -379,7 +383,12 @@ def _keep(parser: argparse.ArgumentParser) -> None:
 
 
 def _reason(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("reason", nargs="?", default="the game master ends the poker")
+    parser.add_argument(
+        "reason",
+        nargs="?",
+        default="the game master ends the poker",
+        help="why, in words for the table (default 'the game master ends the poker')",
+    )
 
 
 GM_ACTIONS: tuple[GmAction, ...] = (
