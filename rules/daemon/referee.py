@@ -345,6 +345,14 @@ class Referee:
             raise
         self._unsaved.clear()
 
+    def pending(self) -> list[CommandRecord]:
+        """The decided commands waiting for the log (a room daemon writes many tables' at once)."""
+        return list(self._unsaved)
+
+    def saved(self) -> None:
+        """Says the pending commands were written (by `store.append_together`)."""
+        self._unsaved.clear()
+
     # -- views ----------------------------------------------------------------------------
 
     def state_json(self) -> dict[str, Any]:

@@ -177,8 +177,7 @@ def test_a_log_that_does_not_replay_is_reported_and_the_table_still_serves(
 ) -> None:
     ref = referee(db)
     send(ref, ROSTER)
-    assert ref.log._db is not None
-    ref.log._db.execute('UPDATE events SET event = \'{"type": "nonsense"}\'')
+    ref.log.database.execute("UPDATE events SET event = ?", ('{"type": "nonsense"}',))
     ref.log.close()
     again = referee(db)  # starts: what a log holds never keeps a table down
     assert any("is unreadable, skipped" in r.getMessage() for r in caplog.records)
