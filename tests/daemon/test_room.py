@@ -1,0 +1,161 @@
+"""One daemon, many tables: each table's game is its own, and a flooded table delays no other."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from daemon_helpers import ROSTER, Broker, client, full_game_commands, pump_until, wait_until
+
+from rules.daemon.service import PER_TABLE_ROUND, RoomDaemon
+from rules.replay import replay_lines
+from wire.mqtt import Message
+from wire.topics import TableTopics
+
+_rooms = itertools.count(1)
+
+
+class RoomThread:
+    """A RoomDaemon served on a thread of the test process."""
+
+    def __init__(self, daemon: RoomDaemon) -> None:
+        self.daemon = daemon
+        self.stop_event = threading.Event()
+        self.thread = threading.Thread(target=daemon.run, args=(self.stop_event,))
+
+    def start(self) -> None:
+        self.daemon.start(timeout=10)
+        assert self.daemon.link.is_connected
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.stop_event.set()
+        self.thread.join(10)
+        self.daemon.close()
+
+
+@contextlib.contextmanager
+def running_room(
+    broker: Broker, tables: list[str] | None, db: Path | str, **options: Any
+) -> Iterator[RoomDaemon]:
+    room = RoomThread(RoomDaemon(broker.url, tables, db, name=f"room{next(_rooms)}", **options))
+    room.start()
+    try:
+        yield room.daemon
+    finally:
+        room.stop()
+
+
+def _with_ids(commands: list[dict[str, Any]], prefix: str) -> list[dict[str, Any]]:
+    return [
+        command if command["cmd"] == "multi_stage" else {**command, "id": f"{prefix}-{n}"}
+        for n, command in enumerate(commands)
+    ]
+
+
+def test_many_tables_in_one_daemon_each_equal_to_its_replay(
+    broker: Broker, table: str, db: Path
+) -> None:
+    tables = [f"{table}-{n}" for n in range(6)]
+    full = full_game_commands()
+    # Each table plays its own length of the same game, so their states differ.
+    plans = {name: _with_ids(full[: 10 + 9 * n], name) for n, name in enumerate(tables)}
+    with running_room(broker, tables, db) as room, contextlib.ExitStack() as stack:
+        clients = {name: stack.enter_context(client(broker.url, name)) for name in tables}
+        # Interleaved: every table's next command goes out before any reply is awaited.
+        for step in range(max(len(plan) for plan in plans.values())):
+            for name, plan in plans.items():
+                if step < len(plan):
+                    clients[name].send_raw(json.dumps(plan[step]).encode())
+        for name, gm in clients.items():
+            expected = replay_lines([json.dumps(c) for c in plans[name]]).to_json()
+            pump_until(gm, lambda gm=gm: len(gm.replies) >= len(plans[name]), 20, name)
+            assert [r["seq"] for r in gm.replies] == list(range(1, len(plans[name]) + 1))
+            pump_until(gm, lambda gm=gm, e=expected: gm.retained.get(gm.state_topic) == e, 10)
+            assert gm.wait_for(gm.topics.rules_availability) == "online"
+        assert room.batches < sum(len(plan) for plan in plans.values()), "commits were shared"
+    # and each table comes back from the shared log as it was
+    with running_room(broker, tables, db), client(broker.url, tables[-1]) as gm:
+        expected = replay_lines([json.dumps(c) for c in plans[tables[-1]]]).to_json()
+        assert gm.state() == expected
+
+
+def test_all_tables_finds_a_table_by_its_first_command_and_the_log_at_restart(
+    broker: Broker, table: str, db: Path
+) -> None:
+    with running_room(broker, None, db) as room, client(broker.url, table) as gm:
+        assert gm.send({**ROSTER, "id": "first"})["ok"]
+        assert table in room.servers
+    with running_room(broker, None, db) as room:
+        assert table in room.servers  # from the log, before any message
+        with client(broker.url, table) as gm:
+            assert gm.send({**ROSTER, "id": "first"})["duplicate"]
+            assert [p["name"] for p in gm.state()["players"]] == ["Ana", "Bo"]
+
+
+def test_a_table_flooded_with_bad_input_does_not_hold_back_its_neighbour(
+    broker: Broker, table: str, db: Path
+) -> None:
+    flooded, healthy = f"{table}-flood", f"{table}-calm"
+    flood = 1500
+    with running_room(broker, [flooded, healthy], db), client(
+        broker.url, flooded
+    ) as attacker, client(broker.url, healthy) as gm:
+        assert gm.send({**ROSTER, "id": "calm-0"})["ok"]
+        for n in range(flood):
+            attacker.send_raw(b'{"cmd": "teleport", "id": "f%d"}' % n)
+        pump_until(attacker, lambda: len(attacker.replies) >= 1, 20, "the flood being served")
+        # The neighbour plays on while the flood is being refused, command by command.
+        for n, command in enumerate([{"cmd": "reveal", "player": "Ana", "slot": 2}] * 3, 1):
+            reply = gm.send({**command, "id": f"calm-{n}"}, timeout=20)
+            assert reply["id"] == f"calm-{n}"
+        attacker.pump(0)
+        served_meanwhile = len(attacker.replies)
+        assert served_meanwhile < flood, "the neighbour waited for the whole flood"
+        pump_until(attacker, lambda: len(attacker.replies) >= flood, 60, "the whole flood")
+        assert all(r["kind"] == "invalid" for r in attacker.replies)
+        assert [r["seq"] for r in attacker.replies] == list(range(1, flood + 1))
+
+
+def test_one_round_serves_every_table_its_share(broker: Broker, table: str, db: Path) -> None:
+    """Without the network's timing: a flood in one inbox, one command in another, one round."""
+    flooded, healthy = TableTopics(f"{table}-flood"), TableTopics(f"{table}-calm")
+    daemon = RoomDaemon(broker.url, [flooded.table, healthy.table], db, name=f"room{table}")
+    daemon.start(timeout=10)
+    try:
+        for n in range(PER_TABLE_ROUND * 5):
+            daemon._route(Message(flooded.command, b'{"cmd": "teleport", "id": "f%d"}' % n))
+        daemon._route(Message(healthy.command, json.dumps({**ROSTER, "id": "calm"}).encode()))
+        daemon._round(0.0, tick=False)
+        calm = daemon.servers[healthy.table]
+        assert calm.referee.state_json()["phase"] == "setup", "the neighbour's command was decided"
+        assert "calm" in calm.referee.replies_by_id and not calm.referee.unsaved
+        assert len(daemon.servers[flooded.table].inbox) == PER_TABLE_ROUND * 4
+        assert daemon.batches == 1, "both tables' commands went in one commit"
+    finally:
+        daemon.close()
+
+
+def test_a_failure_at_one_table_stays_at_that_table(
+    broker: Broker, table: str, db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken, fine = f"{table}-broken", f"{table}-fine"
+    with running_room(broker, [broken, fine], db) as room:
+        server = room.servers[broken]
+
+        def fail(*_: Any) -> None:
+            raise RuntimeError("a bug at one table")
+
+        monkeypatch.setattr(server, "decide", fail)
+        with client(broker.url, broken) as bad, client(broker.url, fine) as gm:
+            bad.send_raw(json.dumps({**ROSTER, "id": "lost"}).encode())
+            assert gm.send({**ROSTER, "id": "fine"})["ok"]
+            monkeypatch.undo()
+            assert bad.send({**ROSTER, "id": "again"})["ok"]
+            wait_until(lambda: room.servers[broken].referee.last_seq == 1, 5, "one command")
