@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import shutil
@@ -292,3 +293,127 @@ def pump_until(
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout} s waiting for {what or 'messages'}")
         table_client.pump(0.05)
+
+
+POSTGRES_BIN_DIRS = ("/usr/local/bin", "/usr/bin")
+
+
+def postgres_bin_dir() -> Path | None:
+    """Where initdb and postgres are: Debian's versioned folder, or on the PATH."""
+    versioned = sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)
+    for folder in [*versioned, *(Path(p) for p in POSTGRES_BIN_DIRS)]:
+        if (folder / "initdb").is_file() and (folder / "postgres").is_file():
+            return folder
+    found = shutil.which("initdb")
+    return Path(found).parent if found else None
+
+
+class PostgreSQL:
+    """A private PostgreSQL server on a free port, in a folder of its own.
+
+    PostgreSQL refuses to run as root; as root (CI) the server runs as the `postgres` user
+    (Debian's package makes it), else as `nobody`, in a folder that user owns.
+    """
+
+    def __init__(self, port: int | None = None) -> None:
+        self.port = port or free_port()
+        self.bin = postgres_bin_dir()
+        self.workdir: Path | None = None
+        self.process: subprocess.Popen[bytes] | None = None
+        self._databases = itertools.count(1)
+
+    def _as_owner(self) -> list[str]:
+        if os.geteuid() != 0:
+            return []
+        import pwd
+
+        for user in ("postgres", "nobody"):
+            try:
+                pwd.getpwnam(user)
+            except KeyError:
+                continue
+            return ["runuser", "-u", user, "--"]
+        raise RuntimeError("running as root, and neither user postgres nor nobody exists")
+
+    def start(self) -> None:
+        if self.bin is None:
+            raise RuntimeError(
+                "PostgreSQL (initdb, postgres) is missing: scripts/test.sh installs it "
+                "(apt-get install postgresql)"
+            )
+        import tempfile
+
+        self.workdir = Path(tempfile.mkdtemp(prefix="tabletop-pg-"))
+        prefix = self._as_owner()
+        if prefix:
+            shutil.chown(self.workdir, prefix[2])
+        data = self.workdir / "data"
+        subprocess.run(
+            [
+                *prefix,
+                str(self.bin / "initdb"),
+                "-D",
+                str(data),
+                "-U",
+                "tabletop",
+                "--auth=trust",
+                "--no-sync",
+                "-E",
+                "UTF8",
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        self.process = subprocess.Popen(
+            [
+                *prefix,
+                str(self.bin / "postgres"),
+                "-D",
+                str(data),
+                "-p",
+                str(self.port),
+                "-h",
+                "127.0.0.1",
+                "-k",
+                str(self.workdir),
+                "-c",
+                "fsync=on",
+                "-c",
+                "max_connections=200",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_until(lambda: port_open(self.port), 30, f"postgres on port {self.port}")
+        wait_until(self._accepts, 30, "postgres to accept connections")
+
+    def _accepts(self) -> bool:
+        import psycopg
+
+        try:
+            psycopg.connect(self.url("postgres"), connect_timeout=2).close()
+        except psycopg.OperationalError:
+            return False
+        return True
+
+    def url(self, database: str) -> str:
+        return f"postgresql://tabletop@127.0.0.1:{self.port}/{database}"
+
+    def new_database(self) -> str:
+        """A fresh, empty database on this server: its URL."""
+        import psycopg
+
+        name = f"log{next(self._databases)}"
+        with psycopg.connect(self.url("postgres"), autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {name}")
+        return self.url(name)
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(30)
+            self.process = None
+        if self.workdir is not None:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            self.workdir = None

@@ -135,9 +135,7 @@ def test_a_log_holding_what_cannot_be_published_still_starts_and_serves(
     assert ref.handle(json.dumps(ROSTER).encode()).ok
     ref.commit()
     # what an older daemon wrote: a player name it could not encode
-    ref.log.database.execute(
-        "UPDATE events SET event = replace(event, '\"Ana\"', '\"\\ud800\"')"
-    )
+    ref.log.database.execute("UPDATE events SET event = replace(event, '\"Ana\"', '\"\\ud800\"')")
     ref.log.close()
     with running_daemon(broker.url, table, db), client(broker.url, table) as gm:
         names = [p["name"] for p in gm.state()["players"]]

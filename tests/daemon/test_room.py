@@ -5,13 +5,26 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import signal
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from daemon_helpers import ROSTER, Broker, client, full_game_commands, pump_until, wait_until
+from daemon_helpers import (
+    ROSTER,
+    Broker,
+    PostgreSQL,
+    client,
+    full_game_commands,
+    kill_hard,
+    pump_until,
+    wait_until,
+)
 
 from rules.daemon.service import PER_TABLE_ROUND, RoomDaemon
 from rules.replay import replay_lines
@@ -60,8 +73,9 @@ def _with_ids(commands: list[dict[str, Any]], prefix: str) -> list[dict[str, Any
 
 
 def test_many_tables_in_one_daemon_each_equal_to_its_replay(
-    broker: Broker, table: str, db: Path
+    broker: Broker, table: str, log_db: str | Path
 ) -> None:
+    db = log_db
     tables = [f"{table}-{n}" for n in range(6)]
     full = full_game_commands()
     # Each table plays its own length of the same game, so their states differ.
@@ -75,7 +89,8 @@ def test_many_tables_in_one_daemon_each_equal_to_its_replay(
                     clients[name].send_raw(json.dumps(plan[step]).encode())
         for name, gm in clients.items():
             expected = replay_lines([json.dumps(c) for c in plans[name]]).to_json()
-            pump_until(gm, lambda gm=gm: len(gm.replies) >= len(plans[name]), 20, name)
+            count = len(plans[name])
+            pump_until(gm, lambda gm=gm, count=count: len(gm.replies) >= count, 20, name)
             assert [r["seq"] for r in gm.replies] == list(range(1, len(plans[name]) + 1))
             pump_until(gm, lambda gm=gm, e=expected: gm.retained.get(gm.state_topic) == e, 10)
             assert gm.wait_for(gm.topics.rules_availability) == "online"
@@ -87,8 +102,9 @@ def test_many_tables_in_one_daemon_each_equal_to_its_replay(
 
 
 def test_all_tables_finds_a_table_by_its_first_command_and_the_log_at_restart(
-    broker: Broker, table: str, db: Path
+    broker: Broker, table: str, log_db: str | Path
 ) -> None:
+    db = log_db
     with running_room(broker, None, db) as room, client(broker.url, table) as gm:
         assert gm.send({**ROSTER, "id": "first"})["ok"]
         assert table in room.servers
@@ -104,9 +120,11 @@ def test_a_table_flooded_with_bad_input_does_not_hold_back_its_neighbour(
 ) -> None:
     flooded, healthy = f"{table}-flood", f"{table}-calm"
     flood = 1500
-    with running_room(broker, [flooded, healthy], db), client(
-        broker.url, flooded
-    ) as attacker, client(broker.url, healthy) as gm:
+    with (
+        running_room(broker, [flooded, healthy], db),
+        client(broker.url, flooded) as attacker,
+        client(broker.url, healthy) as gm,
+    ):
         assert gm.send({**ROSTER, "id": "calm-0"})["ok"]
         for n in range(flood):
             attacker.send_raw(b'{"cmd": "teleport", "id": "f%d"}' % n)
@@ -159,3 +177,93 @@ def test_a_failure_at_one_table_stays_at_that_table(
             monkeypatch.undo()
             assert bad.send({**ROSTER, "id": "again"})["ok"]
             wait_until(lambda: room.servers[broken].referee.last_seq == 1, 5, "one command")
+
+
+def room_process(broker: Broker, tables: list[str], db: str, name: str) -> subprocess.Popen[bytes]:
+    """`tabletop rules --tables ...` as its own process, as a room runs it."""
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tabletop",
+            "rules",
+            "--tables",
+            ",".join(tables),
+            "--name",
+            name,
+            "--broker",
+            f"mqtt://127.0.0.1:{broker.url.port}",
+            "--db",
+            db,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def test_kill_9_of_one_of_two_daemons_moves_its_tables_and_loses_nothing_acknowledged(
+    mosquitto: Broker, table: str, postgresql: PostgreSQL
+) -> None:
+    broker, db = mosquitto, postgresql.new_database()
+    tables = [f"{table}-{n}" for n in range(4)]
+    plans = {name: _with_ids(full_game_commands(), name) for name in tables}
+    first = room_process(broker, tables, db, f"{table}-first")
+    second: subprocess.Popen[bytes] | None = None
+    try:
+        with contextlib.ExitStack() as stack:
+            clients = {name: stack.enter_context(client(broker.url, name)) for name in tables}
+            for gm in clients.values():
+                online = gm.topics.rules_availability
+                pump_until(gm, lambda gm=gm, t=online: gm.retained.get(t) == "online", 20, "up")
+            # The second daemon stands by: every table's lease is the first's.
+            second = room_process(broker, tables, db, f"{table}-second")
+            watcher = clients[tables[0]]
+            standby = f"tabletop/v1/_room/daemon/{table}-second/availability"
+            watcher.link.subscribe(standby)
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:
+                seen = watcher.pump(0.1)
+                if seen is not None and (seen.topic, seen.payload) == (standby, b"online"):
+                    break
+            else:
+                raise AssertionError("the second daemon did not come up")
+            for step in range(40):
+                for name in tables:
+                    clients[name].send_raw(json.dumps(plans[name][step]).encode())
+            pump_until(watcher, lambda: len(watcher.replies) >= 5, 20, "the first replies")
+            kill_hard(first)
+            killed = time.monotonic()
+            acknowledged = {name: {r["id"]: r for r in gm.replies} for name, gm in clients.items()}
+            assert sum(map(len, acknowledged.values())) > 0
+            # Every command again, same ids: the second daemon answers from the shared log.
+            replies = {
+                name: [gm.send(command, timeout=30) for command in plans[name]]
+                for name, gm in clients.items()
+            }
+            assert time.monotonic() - killed < 120
+            for name, answers in replies.items():
+                for reply in answers:
+                    if reply["id"] in acknowledged[name]:
+                        assert reply.get("duplicate"), f"{name}: {reply['id']} applied twice"
+                        assert reply["seq"] == acknowledged[name][reply["id"]]["seq"]
+                assert [r["seq"] for r in answers] == list(range(1, len(plans[name]) + 1))
+                gm = clients[name]
+                expected = replay_lines([json.dumps(c) for c in plans[name]]).to_json()
+                pump_until(gm, lambda gm=gm, e=expected: gm.retained.get(gm.state_topic) == e, 10)
+        # and the log holds each command once
+        import psycopg
+
+        with psycopg.connect(db) as conn:
+            rows = conn.execute(
+                "SELECT table_id, count(*), count(DISTINCT command_id), max(seq) FROM commands "
+                "GROUP BY table_id"
+            ).fetchall()
+        assert {row[0]: row[1:] for row in rows} == {
+            name: (len(plan), len(plan), len(plan)) for name, plan in plans.items()
+        }
+    finally:
+        if first.poll() is None:
+            kill_hard(first)
+        if second is not None:
+            second.send_signal(signal.SIGTERM)
+            assert second.wait(10) == 0
