@@ -417,3 +417,88 @@ class PostgreSQL:
         if self.workdir is not None:
             shutil.rmtree(self.workdir, ignore_errors=True)
             self.workdir = None
+
+
+RABBITMQ_SERVER_PATHS = ("/usr/lib/rabbitmq/bin/rabbitmq-server", "/usr/sbin/rabbitmq-server")
+
+
+def rabbitmq_server() -> str | None:
+    """RabbitMQ's own start script (not Debian's wrapper, which switches to its user)."""
+    for path in RABBITMQ_SERVER_PATHS:
+        if os.access(path, os.X_OK):
+            return path
+    return shutil.which("rabbitmq-server")
+
+
+class RabbitMQ:
+    """A private RabbitMQ node with its MQTT plugin on free ports, in a folder of its own.
+
+    Its own node name, ports, database, logs, Erlang cookie (HOME) and plugin list, so it
+    never meets a RabbitMQ the machine runs already. Anonymous MQTT from this machine only.
+    """
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.amqp_port = free_port()
+        self.dist_port = free_port()
+        self.workdir: Path | None = None
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> BrokerUrl:
+        return BrokerUrl("mqtt", "127.0.0.1", self.port)
+
+    def start(self) -> None:
+        import tempfile
+
+        script = rabbitmq_server()
+        if script is None:
+            raise RuntimeError(
+                "rabbitmq-server is missing: scripts/test.sh installs it "
+                "(apt-get install rabbitmq-server)"
+            )
+        self.workdir = work = Path(tempfile.mkdtemp(prefix="tabletop-rabbitmq-"))
+        (work / "enabled_plugins").write_text("[rabbitmq_mqtt].\n")
+        (work / "rabbitmq.conf").write_text(
+            f"listeners.tcp.default = 127.0.0.1:{self.amqp_port}\n"
+            f"mqtt.listeners.tcp.default = 127.0.0.1:{self.port}\n"
+            "mqtt.allow_anonymous = true\n"
+        )
+        env = {
+            **os.environ,
+            "HOME": str(work),  # its own Erlang cookie
+            "RABBITMQ_NODENAME": f"tabletop{self.port}@localhost",
+            "RABBITMQ_NODE_IP_ADDRESS": "127.0.0.1",
+            "RABBITMQ_NODE_PORT": str(self.amqp_port),
+            "RABBITMQ_DIST_PORT": str(self.dist_port),
+            "RABBITMQ_MNESIA_BASE": str(work / "mnesia"),
+            "RABBITMQ_LOG_BASE": str(work / "log"),
+            "RABBITMQ_CONFIG_FILE": str(work / "rabbitmq.conf"),
+            "RABBITMQ_ADVANCED_CONFIG_FILE": str(work / "advanced.config"),
+            "RABBITMQ_CONF_ENV_FILE": str(work / "rabbitmq-env.conf"),
+            "RABBITMQ_ENABLED_PLUGINS_FILE": str(work / "enabled_plugins"),
+            "RABBITMQ_PID_FILE": str(work / "rabbitmq.pid"),
+        }
+        self.process = subprocess.Popen(
+            [script],
+            env=env,
+            cwd=work,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # stop() ends the script and the Erlang VM it starts
+        )
+        wait_until(lambda: port_open(self.port), 120, f"RabbitMQ's MQTT port {self.port}")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(60)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(10)
+            self.process = None
+        if self.workdir is not None:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            self.workdir = None
