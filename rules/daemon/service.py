@@ -61,6 +61,8 @@ MAX_TABLE_STEPS: Final = 8
 # With --all-tables, the most tables one daemon takes on (a bound on what strangers can make
 # it open by publishing on made-up table ids).
 MAX_TABLES: Final = 2000
+# Commits after which the WAL is checkpointed between rounds even when the room is busy.
+CHECKPOINT_COMMITS: Final = 1000
 # Table events are read at most this often when no message arrives (grace periods).
 TICK_SECONDS: Final = 0.2
 
@@ -516,7 +518,9 @@ class RoomDaemon:
             if not any(server.inbox for server in self.servers.values()):
                 if tick and self.setup.seats:
                     self._round(now, tick=True)  # grace periods run out with no message
-                elif drained == 0:
+                # Checkpointing syncs the database file: done while nobody waits for a reply,
+                # when idle, or between rounds once the WAL has grown (a room is never idle).
+                if drained == 0 or self.database.commits_since_checkpoint >= CHECKPOINT_COMMITS:
                     self._checkpoint()
                 continue
             try:
@@ -677,7 +681,6 @@ class RoomDaemon:
                 return
 
     def _checkpoint(self) -> None:
-        # Checkpointing syncs the database file: done while nobody waits for a reply.
         try:
             self.database.checkpoint()
         except StoreError as error:
