@@ -167,13 +167,17 @@ def test_a_failure_at_one_table_stays_at_that_table(
     with running_room(broker, [broken, fine], db) as room:
         server = room.servers[broken]
 
-        def fail(*_: Any) -> None:
+        failed: list[int] = []
+
+        def fail(batch: list[Message], now: float) -> None:
+            failed.append(len(batch))
             raise RuntimeError("a bug at one table")
 
         monkeypatch.setattr(server, "decide", fail)
         with client(broker.url, broken) as bad, client(broker.url, fine) as gm:
             bad.send_raw(json.dumps({**ROSTER, "id": "lost"}).encode())
             assert gm.send({**ROSTER, "id": "fine"})["ok"]
+            wait_until(lambda: bool(failed), 10, "the broken table's batch")
             monkeypatch.undo()
             assert bad.send({**ROSTER, "id": "again"})["ok"]
             wait_until(lambda: room.servers[broken].referee.last_seq == 1, 5, "one command")
