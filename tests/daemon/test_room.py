@@ -271,3 +271,48 @@ def test_kill_9_of_one_of_two_daemons_moves_its_tables_and_loses_nothing_acknowl
         if second is not None:
             second.send_signal(signal.SIGTERM)
             assert second.wait(10) == 0
+
+
+def test_room_options_that_cannot_work_say_why(
+    amqtt: Broker, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tabletop.cli import main
+
+    broker = ["--broker", f"mqtt://127.0.0.1:{amqtt.url.port}", "--db", str(tmp_path / "g.db")]
+    assert main(["rules", "--tables", "a,b/c", *broker]) == 2
+    assert "--tables: table id 'b/c'" in capsys.readouterr().err
+    assert main(["rules", "--tables", " , ", *broker]) == 2
+    assert "--tables: name at least one table" in capsys.readouterr().err
+    assert main(["rules", "--all-tables", "--name", "no/slash", *broker]) == 2
+    assert "--name: table id 'no/slash'" in capsys.readouterr().err
+
+
+def test_a_flooded_inbox_refuses_more_as_busy_and_keeps_the_order(
+    broker: Broker, table: str, db: Path
+) -> None:
+    from rules.daemon.service import MAX_INBOX
+
+    topics = TableTopics(table)
+    daemon = RoomDaemon(broker.url, [table], db, name=f"busy-{table}")
+    daemon.start(timeout=10)
+    try:
+        with client(broker.url, table) as gm:
+            for n in range(MAX_INBOX + 2):
+                daemon._route(Message(topics.command, b'{"cmd": "teleport", "id": "f%d"}' % n))
+            deadline = time.monotonic() + 10
+            while len(gm.replies) < 2 and time.monotonic() < deadline:
+                daemon.link.get(timeout=0.01)
+                gm.pump(0.01)
+            assert [(r["id"], r["kind"]) for r in gm.replies] == [
+                (f"f{MAX_INBOX}", "busy"),
+                (f"f{MAX_INBOX + 1}", "busy"),
+            ]
+            daemon.serve([])
+            deadline = time.monotonic() + 60
+            while len(gm.replies) < MAX_INBOX + 2 and time.monotonic() < deadline:
+                daemon.link.get(timeout=0.01)  # the daemon's network work, as run() does
+                while gm.pump(0.001) is not None:
+                    pass
+            assert [r["id"] for r in gm.replies[2:]] == [f"f{n}" for n in range(MAX_INBOX)]
+    finally:
+        daemon.close()
