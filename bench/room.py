@@ -51,6 +51,7 @@ class Room:
     def __init__(self, port: int) -> None:
         self.sent: dict[str, float] = {}
         self.latency: dict[str, float] = {}
+        self.refused: dict[str, dict[str, Any]] = {}
         self.online: set[str] = set()
         self.lock = threading.Condition()
         self.client = paho.Client(CallbackAPIVersion.VERSION2, client_id="bench-room")
@@ -81,9 +82,12 @@ class Room:
                 else:
                     self.online.discard(table)
             else:
-                key = str(json.loads(message.payload).get("id"))
+                reply = json.loads(message.payload)
+                key = str(reply.get("id"))
                 if key in self.sent and key not in self.latency:
                     self.latency[key] = now - self.sent[key]
+                    if not reply.get("ok"):
+                        self.refused[key] = reply
             self.lock.notify_all()
 
     def send(self, table: str, body: dict[str, Any]) -> None:
@@ -285,7 +289,7 @@ def main() -> None:
                 "max_ms": round(max(latencies) * 1000, 2),
             }
             results["memory_kB"] = memory(daemon.pid)
-            offset = int(args.seconds / args.interval) + 3
+            offset = int(args.seconds / args.interval)  # each table's game goes on
             results["saturation_commands_per_s"] = round(
                 saturate(room, tables, args.saturate, offset), 1
             )
@@ -299,6 +303,9 @@ def main() -> None:
             broker.terminate()
             broker.wait(10)
         print(json.dumps(results, indent=2))
+        if room.refused:
+            key, reply = next(iter(room.refused.items()))
+            raise SystemExit(f"{len(room.refused)} commands were refused, e.g. {key}: {reply}")
 
 
 if __name__ == "__main__":

@@ -399,9 +399,10 @@ class RoomDaemon:
             # The serving loop does the network work itself: a command is read, decided,
             # logged and answered on one thread, with no hand-offs between threads.
             threaded=False,
-            # Enough QoS 1 messages in flight that a round's replies and events leave at once;
-            # paho walks this window on every acknowledgement, so not more.
-            max_inflight=200 if len(self.wanted) <= 1 else 1000,
+            # No limit on the QoS 1 messages in flight: a room's round sends thousands, and with
+            # a limit paho walks its whole queue on every acknowledgement (quadratic); without
+            # one it sends each at once and forgets it at its PUBACK.
+            max_inflight=0,
         )
 
     def _subscriptions(self) -> list[tuple[str, int]]:
