@@ -510,7 +510,7 @@ class RoomDaemon:
                     break
                 item = self.link.get(timeout=0)
             now = time.monotonic()
-            if now >= self._next_lease_poll and (self.standby or self.database.broken):
+            if now >= self._next_lease_poll and (self.standby or self.database.postgresql):
                 self._next_lease_poll = now + LEASE_POLL_SECONDS
                 self._poll_leases()
             tick = now >= self._next_tick
@@ -665,7 +665,17 @@ class RoomDaemon:
         self.database.close()
 
     def _poll_leases(self) -> None:
-        """Takes over tables whose daemon is gone (their lease is free again)."""
+        """Takes over tables whose daemon is gone (their lease is free again); on PostgreSQL,
+        first checks that this daemon's own connection (and so its leases) still lives."""
+        if self.database.postgresql and self.database.is_open:
+            try:
+                self.database.ping()
+            except StoreError as error:
+                self._warnings.warning("ping", "rules daemon %s: %s", self.name, error)
+                self._lost_database()
+                return
+        if not self.standby:
+            return
         if not self.database.is_open:
             try:
                 self.database.open()

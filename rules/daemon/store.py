@@ -276,6 +276,11 @@ class LogDatabase:
             except StoreError as error:  # the connection is gone, and the lease with it
                 log.debug("releasing %s: %s", table, error)
 
+    def ping(self) -> None:
+        """Raises StoreError if the connection is gone (PostgreSQL; its leases went with it)."""
+        if self._pg is not None:
+            self._pg_fetch("SELECT 1", ())
+
     def holds(self, table: str) -> bool:
         return table in self._leases
 

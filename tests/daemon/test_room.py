@@ -316,3 +316,33 @@ def test_a_flooded_inbox_refuses_more_as_busy_and_keeps_the_order(
             assert [r["id"] for r in gm.replies[2:]] == [f"f{n}" for n in range(MAX_INBOX)]
     finally:
         daemon.close()
+
+
+def test_a_daemon_that_loses_its_database_stands_by_and_takes_its_tables_back(
+    mosquitto: Broker, table: str, postgresql: PostgreSQL, caplog: pytest.LogCaptureFixture
+) -> None:
+    import psycopg
+
+    db = postgresql.new_database()
+    tables = [f"{table}-a", f"{table}-b"]
+    with running_room(mosquitto, tables, db) as room, client(mosquitto.url, tables[0]) as gm:
+        assert gm.send({**ROSTER, "id": "one"})["ok"]
+        with psycopg.connect(db, autocommit=True) as admin:
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+
+        def messages() -> list[str]:
+            return [record.getMessage() for record in caplog.records]
+
+        wait_until(lambda: any("lost the game log" in m for m in messages()), 20, "the loss")
+        wait_until(
+            lambda: sum("taken over by daemon" in m for m in messages()) >= len(tables),
+            20,
+            "the tables taken back",
+        )
+        assert gm.send({**ROSTER, "id": "one"})["duplicate"]
+        reply = gm.send({"cmd": "reveal", "player": "Ana", "slot": 2, "id": "two"})
+        assert reply["ok"] and reply["seq"] == 2
+        assert set(room.servers) == set(tables)
