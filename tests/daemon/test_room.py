@@ -346,3 +346,31 @@ def test_a_daemon_that_loses_its_database_stands_by_and_takes_its_tables_back(
         reply = gm.send({"cmd": "reveal", "player": "Ana", "slot": 2, "id": "two"})
         assert reply["ok"] and reply["seq"] == 2
         assert set(room.servers) == set(tables)
+
+
+def test_a_table_whose_rows_cannot_be_written_costs_no_other_table_its_commands(
+    broker: Broker, table: str, log_db: str | Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rules.daemon.store import CommandRecord
+
+    bad, good = TableTopics(f"{table}-bad"), TableTopics(f"{table}-good")
+    daemon = RoomDaemon(broker.url, [bad.table, good.table], log_db, name=f"rows-{table}")
+    daemon.start(timeout=10)
+    try:
+        broken = daemon.servers[bad.table].referee
+        real = broken.pending
+
+        def poisoned() -> list[CommandRecord]:
+            # a value no database can store, as a command id with a lone surrogate once was
+            return [CommandRecord(r.seq, "\ud800", r.payload, r.reply) for r in real()]
+
+        monkeypatch.setattr(broken, "pending", poisoned)
+        roster = json.dumps({**ROSTER, "id": "r"}).encode()
+        daemon.serve([Message(bad.command, roster), Message(good.command, roster)])
+        fine = daemon.servers[good.table].referee
+        assert [record.seq for record in fine.log.records()] == [1], "written alone"
+        assert fine.state_json()["phase"] == "setup"
+        assert list(broken.log.records()) == [] and broken.state_json()["phase"] is None
+        assert daemon.batches == 0, "the round's group commit failed as a whole"
+    finally:
+        daemon.close()
