@@ -15,6 +15,26 @@ if ! command -v mosquitto >/dev/null 2>&1 && [ ! -x /usr/sbin/mosquitto ]; then
     DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends \
         mosquitto >/dev/null
 fi
+# The game log's tests run on PostgreSQL too, on a private server they start themselves
+# (tests/daemon/daemon_helpers.py); install the Debian package when initdb is missing.
+if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+    echo "== installing postgresql (Debian package) for the game log's tests"
+    sudo_cmd=""
+    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends \
+        postgresql >/dev/null
+fi
+# The table is also tested on a second broker implementation, RabbitMQ's MQTT plugin, on a
+# private node the tests start themselves (tests/daemon/test_rabbitmq.py).
+if [ ! -x /usr/lib/rabbitmq/bin/rabbitmq-server ] && ! command -v rabbitmq-server >/dev/null 2>&1; then
+    echo "== installing rabbitmq-server (Debian package) for the second-broker tests"
+    sudo_cmd=""
+    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends \
+        rabbitmq-server >/dev/null
+fi
 # The web console's tests drive Debian's Chromium through Playwright (tests/console/).
 if [ ! -x /usr/bin/chromium ]; then
     echo "== installing chromium (Debian package) for the console's browser tests"

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final, Literal
 
-from .topics import ROOT
+from .topics import ROOM_LEVEL, ROOT
 
 ALL_TABLES: Final = "*"
 _USER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -72,6 +72,17 @@ ROLE_ACCESS: Final[Mapping[Role, Access]] = {
 }
 
 
+# Topics about the room, under `tabletop/v1/_room/` whatever tables a user is scoped to: a
+# rules daemon serving many tables announces itself there (its last will), and a game master
+# sees which daemons are up.
+ROOM_ACCESS: Final[Mapping[Role, Access]] = {
+    Role.DAEMON: Access(write=("daemon/#",), read=("daemon/#",)),
+    Role.BRIDGE: Access(write=(), read=()),
+    Role.GM: Access(write=(), read=("daemon/#",)),
+    Role.VIEWER: Access(write=(), read=()),
+}
+
+
 class RoleError(ValueError):
     """A user that cannot be: an unknown role, a bad name or table list."""
 
@@ -112,7 +123,10 @@ class User:
         """The full topic filters this user may read or write, table by table."""
         relative = getattr(ROLE_ACCESS[self.role], access)
         tables = ("+",) if ALL_TABLES in self.tables else self.tables
-        return tuple(f"{ROOT}/{table}/{topic}" for table in tables for topic in relative)
+        room = getattr(ROOM_ACCESS[self.role], access)
+        return tuple(f"{ROOT}/{table}/{topic}" for table in tables for topic in relative) + tuple(
+            f"{ROOT}/{ROOM_LEVEL}/{topic}" for topic in room
+        )
 
     def may_publish(self, topic: str) -> bool:
         """True if this user may publish on `topic` (a topic, not a filter)."""

@@ -7,6 +7,9 @@ from dataclasses import dataclass
 from typing import Final
 
 ROOT: Final = "tabletop/v1"
+# Topics about the room rather than one table. A table id starts with a letter or digit, so
+# this level can never be a table's.
+ROOM_LEVEL: Final = "_room"
 DEFAULT_TABLE: Final = "main"
 TABLE_ENV: Final = "TABLETOP_TABLE"
 _TABLE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
@@ -110,3 +113,15 @@ class TableTopics:
     @property
     def table_alert(self) -> str:
         return f"{self.root}/table/alert"
+
+
+@dataclass(frozen=True, slots=True)
+class RoomTopics:
+    """The topics of one rules daemon serving a room of tables (docs/mqtt.md)."""
+
+    daemon: str
+
+    @property
+    def availability(self) -> str:
+        """`online`/`offline` of the daemon itself (retained; its last will)."""
+        return f"{ROOT}/{ROOM_LEVEL}/daemon/{self.daemon}/availability"

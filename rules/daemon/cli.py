@@ -16,7 +16,7 @@ from rules import games
 from rules.errors import RulesError
 from tabletop.errors import UserError
 from wire.mqtt import MqttError
-from wire.topics import DEFAULT_TABLE, TABLE_ENV
+from wire.topics import DEFAULT_TABLE, TABLE_ENV, TableIdError, check_table_id
 
 from .errors import DaemonError
 from .gm import GAME_ENV, chosen_game, run_follow, run_gm, run_send, run_state, table_id
@@ -56,17 +56,37 @@ def register(subparsers: Any, argv: Sequence[str] = ()) -> None:
     names with `--game`, or of $TABLETOP_GAME, or of the default game)."""
     rules = subparsers.add_parser(
         "rules",
-        help="run the rules daemon of one table over MQTT",
-        description="Serves one table's game over MQTT: reads game/command, publishes "
+        help="run the rules daemon of a table (or of a room of tables) over MQTT",
+        description="Serves a table's game (or many tables', with --tables or --all-tables) "
+        "over MQTT: reads game/command, publishes "
         "game/reply, game/event, and the retained game/state and game/prompt (docs/mqtt.md). "
         "Every accepted command is written to the game log before anything is published.",
     )
     _add_connection_options(rules)
+    room = rules.add_mutually_exclusive_group()
+    room.add_argument(
+        "--tables",
+        metavar="IDS",
+        help="serve these tables (comma-separated) from one process, over one MQTT connection",
+    )
+    room.add_argument(
+        "--all-tables",
+        action="store_true",
+        help="serve every table in the log and every table a command arrives for "
+        "(tabletop/v1/+/...; the broker user must be allowed every table)",
+    )
+    rules.add_argument(
+        "--name",
+        metavar="NAME",
+        help="with --tables or --all-tables: the daemon's name on "
+        "tabletop/v1/_room/daemon/NAME/availability (default the host name)",
+    )
     rules.add_argument(
         "--db",
         default=os.environ.get(DB_ENV) or default_db(),
-        metavar="PATH",
-        help=f"SQLite game log, shared by any number of tables (default ${DB_ENV} or "
+        metavar="PATH|URL",
+        help=f"the game log: a SQLite file shared by any number of tables, or "
+        f"postgresql://user:pass@host/db, shared by several daemons (default ${DB_ENV} or "
         f"{default_db()})",
     )
     rules.add_argument(
@@ -154,7 +174,7 @@ def run_daemon(args: argparse.Namespace) -> int:
     from wire.broker import choose_broker, forget_broker, record_broker
     from wire.roles import User
 
-    from .service import RulesDaemon
+    from .service import RoomDaemon, RulesDaemon, TableOptions, default_daemon_name
 
     seats: list[str] | None = None
     grace = 1.5
@@ -195,9 +215,22 @@ def run_daemon(args: argparse.Namespace) -> int:
         if embedded is not None:
             embedded.stop()
         raise UserError(str(error)) from error
-    daemon = RulesDaemon(
-        url, table, args.db, sync=args.sync, seats=seats, grace=grace, game=game, options=options
-    )
+    daemon: RoomDaemon
+    tables = _room_tables(args)
+    if tables is None and not args.all_tables:
+        daemon = RulesDaemon(
+            url, table, args.db, args.sync, seats=seats, grace=grace, game=game, options=options
+        )
+        what = f"table {table!r}"
+    else:
+        name = args.name or default_daemon_name()
+        try:
+            check_table_id(name)
+        except TableIdError as error:
+            raise UserError(f"--name: {error}") from error
+        setup = TableOptions(tuple(seats) if seats else None, grace, game, options)
+        daemon = RoomDaemon(url, tables, args.db, args.sync, setup=setup, name=name)
+        what = f"daemon {name!r}, " + ("every table" if tables is None else f"{len(tables)} tables")
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
@@ -211,7 +244,7 @@ def run_daemon(args: argparse.Namespace) -> int:
     if embedded is not None:
         record_broker(embedded.url, "tabletop rules", bool(users))
     print(
-        f"rules daemon: table {table!r}, log {args.db}, broker {url}"
+        f"rules daemon: {what}, log {daemon.database}, broker {url}"
         f"{' (embedded)' if embedded else ''}\nrules daemon: {choice.reason}",
         file=sys.stderr,
         flush=True,
@@ -224,3 +257,18 @@ def run_daemon(args: argparse.Namespace) -> int:
             embedded.stop()
             forget_broker()
     return 0
+
+
+def _room_tables(args: argparse.Namespace) -> list[str] | None:
+    """The tables of --tables, checked; None without it."""
+    if not getattr(args, "tables", None):
+        return None
+    tables = [name.strip() for name in args.tables.split(",") if name.strip()]
+    if not tables:
+        raise UserError("--tables: name at least one table, e.g. --tables a,b,c")
+    for name in tables:
+        try:
+            check_table_id(name)
+        except TableIdError as error:
+            raise UserError(f"--tables: {error}") from error
+    return tables

@@ -308,7 +308,13 @@ class Referee:
             reply["rule"] = refusal.field
         elif refusal.field is not None:
             reply["field"] = refusal.field
-        logged = payload[: LOGGED_PAYLOAD_CHARS * 4].decode("utf-8", errors="replace")
+        # Bytes that are not text become U+FFFD, NUL too: PostgreSQL's text cannot hold it,
+        # and both logs keep the same record.
+        logged = (
+            payload[: LOGGED_PAYLOAD_CHARS * 4]
+            .decode("utf-8", errors="replace")
+            .replace("\x00", "\ufffd")
+        )
         remembered = command_id if refusal.kind not in RETRYABLE_KINDS else None
         self._queue(CommandRecord(seq, remembered, logged[:LOGGED_PAYLOAD_CHARS], reply))
         self.refusals.add(seq, reply["error"])
@@ -343,6 +349,14 @@ class Referee:
         except StoreError:
             self.load()
             raise
+        self._unsaved.clear()
+
+    def pending(self) -> list[CommandRecord]:
+        """The decided commands waiting for the log (a room daemon writes many tables' at once)."""
+        return list(self._unsaved)
+
+    def saved(self) -> None:
+        """Says the pending commands were written (by `store.append_together`)."""
         self._unsaved.clear()
 
     # -- views ----------------------------------------------------------------------------

@@ -1,18 +1,34 @@
-"""The rules daemon: one table's referee on MQTT, the single authority on its game.
+"""The rules daemon: tables' referees on MQTT, the single authority on their games.
 
-The loop takes what the MQTT link queued, decides every command waiting (a batch), writes the
-batch to the log in one transaction, and only then publishes the replies, the events, the
-retained state and the prompt. Batching is what makes a durable log fast: one disk sync covers
-every command that arrived while the previous one was being written.
+`RoomDaemon` serves any number of tables over one MQTT connection and one log database;
+`RulesDaemon` is the same daemon for one table (`tabletop rules --table X`), with its last
+will on that table's `rules/availability` as always.
+
+The loop takes what the MQTT link queued and sorts it into one bounded inbox per table. Each
+round it takes at most `PER_TABLE_ROUND` items from every table with work (round robin, so a
+flooded table cannot hold another's commands back), decides them table by table (one table's
+failure is contained to it), writes every table's decided commands to the log in ONE
+transaction (a group commit: one disk sync for the whole room), and only then publishes the
+replies, the events, the retained state and the prompts. Batching is what makes a durable log
+fast: one sync covers every command that arrived while the previous one was being written.
+
+With several daemons on one log (PostgreSQL, or one SQLite file on one machine), each table is
+served by whichever daemon holds its lease (store.LogDatabase.claim); the others stand by and
+poll the leases, and take a table over from the shared log when its daemon dies.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
+import os
 import secrets
+import socket
 import threading
 import time
+from collections import deque
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -21,10 +37,10 @@ from rules.reading import Action, Execute
 from wire.mqtt import BrokerUrl, Connected, Disconnected, Message, MqttLink, Will
 from wire.payload import PayloadError, encode, read_json
 from wire.throttled_log import ThrottledLog
-from wire.topics import TableTopics
+from wire.topics import ROOT, RoomTopics, TableIdError, TableTopics, check_table_id
 
 from .referee import PROTOCOL_VERSION, Outcome, Referee
-from .store import GameLog, StoreError
+from .store import GameLog, LogDatabase, StoreError, append_together
 from .table import PhysicalTable
 
 log = logging.getLogger(__name__)
@@ -32,177 +48,138 @@ log = logging.getLogger(__name__)
 ONLINE: Final = b"online"
 OFFLINE: Final = b"offline"
 MAX_BATCH: Final = 512
+# Items one table may have decided in one round: a flooded table gets its share, no more.
+PER_TABLE_ROUND: Final = 64
+# Items waiting per table; beyond this a command is refused as "busy" at once (not logged).
+MAX_INBOX: Final = 2048
+# Items taken from the connection in one go before a round is served.
+MAX_DRAIN: Final = 8192
+# How often a standing-by daemon looks for tables whose daemon is gone.
+LEASE_POLL_SECONDS: Final = 0.5
 # A table move can lead to another (a deal, then nothing else): a bound in case of a bug.
 MAX_TABLE_STEPS: Final = 8
+# With --all-tables, the most tables one daemon takes on (a bound on what strangers can make
+# it open by publishing on made-up table ids).
+MAX_TABLES: Final = 2000
+# Commits after which the WAL is checkpointed between rounds even when the room is busy.
+CHECKPOINT_COMMITS: Final = 1000
+# Table events are read at most this often when no message arrives (grace periods).
+TICK_SECONDS: Final = 0.2
 
 
-class RulesDaemon:
-    """Serves one table: `start()`, then `run(stop)` until `stop` is set, then `close()`."""
+@dataclass(frozen=True, slots=True)
+class TableOptions:
+    """What every table of a room is set up with (the daemon's options)."""
+
+    seats: tuple[str, ...] | None = None
+    grace: float = 1.5
+    game: str = DEFAULT_GAME
+    options: dict[str, Any] | None = None
+
+
+class TableServer:
+    """One table inside a daemon: its referee, its physical table and its last views."""
 
     def __init__(
-        self,
-        url: BrokerUrl,
-        table: str,
-        db_path: str | Path,
-        sync: str = "full",
-        *,
-        seats: Sequence[str] | None = None,
-        grace: float = 1.5,
-        game: str = DEFAULT_GAME,
-        options: dict[str, Any] | None = None,
+        self, table: str, link: MqttLink, database: LogDatabase, sync: str, setup: TableOptions
     ) -> None:
-        self.url = url
         self.topics = TableTopics(table)
-        self.referee = Referee(GameLog(db_path, table, sync), game, options)
+        self.link = link
+        self.referee = Referee(
+            GameLog(database.where, table, sync, database=database), setup.game, setup.options
+        )
         # With seats, the daemon also reads the physical table the bridge publishes.
         self.physical = (
-            PhysicalTable(self.topics, seats, grace, self.referee.rules) if seats else None
+            PhysicalTable(self.topics, setup.seats, setup.grace, self.referee.rules)
+            if setup.seats
+            else None
         )
-        subscriptions = [(self.topics.command, 1)]
-        if self.physical is not None:
-            subscriptions += self.physical.subscriptions
         # Commands and table events are things to do now: a retained one would be done
         # again by every daemon that starts, so a retained message on these is never run.
         self._never_retained = {self.topics.command, self.topics.mat_event, self.topics.dice_event}
+        self.inbox: deque[Message] = deque()
+        self.outcomes: list[Outcome] = []
+        self.served = False  # loaded and announced online
         self._warnings = ThrottledLog(log)
-        self.link = MqttLink(
-            url,
-            # Unguessable: a client connecting with the daemon's id would take its session
-            # over (MQTT gives an id to the newest connection), and the table would go deaf.
-            client_id=f"tabletop-rules-{table}-{secrets.token_hex(8)}",
-            subscriptions=subscriptions,
-            will=Will(self.topics.rules_availability, OFFLINE, clean=OFFLINE),
-            # The serving loop does the network work itself: a command is read, decided,
-            # logged and answered on one thread, with no hand-offs between threads.
-            threaded=False,
-            # Enough QoS 1 messages in flight that a batch's replies and events leave at once;
-            # paho walks this window on every acknowledgement, so not more.
-            max_inflight=200,
-        )
-        self.batches = 0
         self._last_views: dict[str, bytes] = {}
         self._last_table: dict[str, bytes] = {}
 
-    def start(self, timeout: float | None = None) -> None:
-        """Opens the log, rebuilds the game, and starts connecting (waits up to `timeout`)."""
-        self.referee.log.open()
-        try:
-            self.referee.load()
-        except StoreError:
-            self.referee.log.close()
-            raise
-        log.info(
-            "table %s: %d commands in the log, %d events; connecting to %s",
-            self.topics.table,
-            self.referee.last_seq,
-            len(self.referee.game.events),
-            self.url,
-        )
-        self.link.start(timeout=None)
-        self._publish_views()
+    @property
+    def table(self) -> str:
+        return self.topics.table
+
+    @property
+    def subscriptions(self) -> list[tuple[str, int]]:
+        found = [(self.topics.command, 1)]
+        if self.physical is not None:
+            found += self.physical.subscriptions
+        return found
+
+    def load(self) -> None:
+        """Rebuilds the game from the log (the lease is held)."""
+        self.referee.load()
+        self._last_views.clear()
+        self._last_table.clear()
+
+    def announce(self) -> None:
+        """Publishes the retained views and `online` (the table is served from now on)."""
+        self.served = True
+        self.publish_views()
         self.link.publish_retained(self.topics.rules_availability, ONLINE)
-        if not self.link.wait_connected(3.0 if timeout is None else timeout):
-            if self.link.refusal is not None:
-                log.error(
-                    "table %s: the broker at %s refused the daemon's login (%s): check the "
-                    "user and password in the table's file; still trying",
-                    self.topics.table,
-                    self.url,
-                    self.link.refusal,
-                )
-            else:
-                log.warning(
-                    "table %s: no broker at %s yet; still trying (commands wait until then)",
-                    self.topics.table,
-                    self.url,
-                )
 
-    def run(self, stop: threading.Event) -> None:
-        """Serves commands until `stop` is set."""
-        while not stop.is_set():
-            item = self.link.get(timeout=0.2)
-            if item is None:
-                if self.physical is not None:
-                    self._serve([])  # grace periods run out with no message arriving
-                self._checkpoint()
-                continue
-            # Corked: the acknowledgements, replies, events and views of a batch leave in as
-            # few TCP segments as possible, when the batch is done.
-            with self.link.corked():
-                batch = [item]
-                while len(batch) < MAX_BATCH and (more := self.link.get(timeout=0)) is not None:
-                    batch.append(more)
-                try:
-                    self._serve(batch)
-                except Exception:  # a bug must not take the table down; the log is intact
-                    log.exception("table %s: a batch of %d failed", self.topics.table, len(batch))
-                    self._recover()
+    # -- one round ------------------------------------------------------------------------
 
-    def _recover(self) -> None:
-        # Whatever was decided but not written is forgotten (none of it was acknowledged);
-        # the game goes on from the log.
-        try:
-            self.referee.load()
-        except StoreError as error:
-            log.error("table %s: %s", self.topics.table, error)
-
-    def _checkpoint(self) -> None:
-        # Checkpointing syncs the database file: done while nobody waits for a reply.
-        try:
-            self.referee.log.checkpoint()
-        except StoreError as error:
-            log.warning("table %s: %s", self.topics.table, error)
-
-    def close(self) -> None:
-        """Publishes `offline`, disconnects and closes the log."""
-        self.link.stop()
-        self.referee.log.close()
-
-    # -- one batch ------------------------------------------------------------------------
-
-    def _serve(self, batch: list[Message | Connected | Disconnected]) -> None:
-        outcomes: list[Outcome] = []
+    def decide(self, batch: list[Message], now: float) -> None:
+        """Decides a batch of this table's messages; the outcomes wait for the commit."""
         table = self.physical
-        now = time.monotonic()
         for item in batch:
             try:
-                self._take(item, outcomes, now)
+                self._take(item, self.outcomes, now)
             except Exception:  # one message must never cost the others of its batch
-                topic = item.topic if isinstance(item, Message) else type(item).__name__
-                log.exception(
-                    "table %s: a message on %s failed; going on", self.topics.table, topic
-                )
-                if isinstance(item, Message) and item.topic == self.topics.command:
-                    self._publish_reply(_internal_refusal(item.payload))
+                log.exception("table %s: a message on %s failed; going on", self.table, item.topic)
+                if item.topic == self.topics.command:
+                    self.publish_reply(_internal_refusal(item.payload))
         if table is not None:
             try:
-                self._act(table, table.tick(self.referee.game.state, now), outcomes, now)
+                self._act(table, table.tick(self.referee.game.state, now), self.outcomes, now)
             except Exception:
-                log.exception("table %s: reading the table failed; going on", self.topics.table)
+                log.exception("table %s: reading the table failed; going on", self.table)
             self._publish_table(table)
-        if not outcomes:
-            return
+
+    def recover(self) -> None:
+        """After a failure: what was decided but not written is forgotten (none of it was
+        acknowledged); the game goes on from the log."""
+        self.outcomes.clear()
         try:
-            self.referee.commit()
+            self.referee.load()
         except StoreError as error:
-            log.error("table %s: %s", self.topics.table, error)
-            for outcome in outcomes:
-                self._publish_reply(
-                    {
-                        "v": PROTOCOL_VERSION,
-                        "id": outcome.reply.get("id"),
-                        "ok": False,
-                        "error": f"storage: the game log could not be written ({error}); "
-                        "nothing was applied, send it again",
-                        "kind": "storage",
-                    }
-                )
-            return
-        self.batches += 1
-        # Replies first, and sent at once: someone waits for them. Events and views follow.
+            log.error("table %s: %s", self.table, error)
+
+    def refuse_unsaved(self, error: StoreError) -> None:
+        """The log could not be written: every reply of the round says so; the game is rebuilt."""
+        log.error("table %s: %s", self.table, error)
+        outcomes, self.outcomes = self.outcomes, []
         for outcome in outcomes:
-            self._publish_reply(outcome.reply)
-        self.link.flush()
+            self.publish_reply(
+                {
+                    "v": PROTOCOL_VERSION,
+                    "id": outcome.reply.get("id"),
+                    "ok": False,
+                    "error": f"storage: the game log could not be written ({error}); "
+                    "nothing was applied, send it again",
+                    "kind": "storage",
+                }
+            )
+        self.recover()
+
+    def publish_replies(self) -> None:
+        """After the commit: the replies, first and at once, since someone waits for them."""
+        for outcome in self.outcomes:
+            self.publish_reply(outcome.reply)
+
+    def publish_results(self) -> None:
+        """After the replies: the events and the views the round's commands changed."""
+        outcomes, self.outcomes = self.outcomes, []
         changed = False
         for outcome in outcomes:
             if outcome.duplicate:
@@ -212,32 +189,24 @@ class RulesDaemon:
                 self._warnings.warning(
                     "refused without id",
                     "table %s: refused command %s (no id): %s",
-                    self.topics.table,
+                    self.table,
                     outcome.reply["seq"],
                     outcome.reply["error"],
                 )
             if outcome.events:
                 self._publish_events(outcome)
         if changed:
-            self._publish_views()
+            self.publish_views()
 
-    def _take(
-        self, item: Message | Connected | Disconnected, outcomes: list[Outcome], now: float
-    ) -> None:
-        """Decides one inbound item; the commands it amounts to go to `outcomes`."""
+    def _take(self, item: Message, outcomes: list[Outcome], now: float) -> None:
+        """Decides one inbound message; the commands it amounts to go to `outcomes`."""
         table = self.physical
-        if isinstance(item, Connected):
-            log.info("table %s: connected to %s", self.topics.table, self.url)
-        elif isinstance(item, Disconnected):
-            log.warning(
-                "table %s: lost the broker (%s); reconnecting", self.topics.table, item.reason
-            )
-        elif item.retain and item.topic in self._never_retained:
+        if item.retain and item.topic in self._never_retained:
             self._warnings.warning(
                 f"retained {item.topic}",
                 "table %s: ignored a retained message on %s (%d bytes): commands and table "
                 "events are never retained; clear it with an empty retained message",
-                self.topics.table,
+                self.table,
                 item.topic,
                 len(item.payload),
             )
@@ -275,7 +244,7 @@ class RulesDaemon:
             self._execute(table, raw, payload, outcomes, now)
             return
         what = "the deal on the mat" if raw.get("cmd") != "turn_order" else "cards on the pad"
-        self._publish_reply(
+        self.publish_reply(
             {"v": PROTOCOL_VERSION, "id": raw.get("id"), "ok": True, "waiting": what}
         )
         self._act(table, actions, outcomes, now)
@@ -292,7 +261,7 @@ class RulesDaemon:
             actions = []
             for command in commands:
                 actions += self._execute(table, command, encode(command), outcomes, now)
-        log.error("table %s: the table's moves did not settle", self.topics.table)
+        log.error("table %s: the table's moves did not settle", self.table)
 
     def _execute(
         self,
@@ -321,6 +290,8 @@ class RulesDaemon:
                 self._last_table[topic] = data
                 self.link.publish_retained(topic, data)
 
+    # -- publishing -------------------------------------------------------------------------
+
     def _publish_events(self, outcome: Outcome) -> None:
         # One message per command: the events a command caused belong together (a roll and
         # the discards, Strikes and offers it brings), and one message costs one round of
@@ -344,10 +315,10 @@ class RulesDaemon:
             self.topics.event, encode({"v": PROTOCOL_VERSION, "seq": seq, "events": public})
         )
 
-    def _publish_reply(self, reply: dict[str, Any]) -> None:
+    def publish_reply(self, reply: dict[str, Any]) -> None:
         self.link.publish(self.topics.reply, encode(reply))
 
-    def _publish_views(self) -> None:
+    def publish_views(self) -> None:
         self.link.publish_retained(self.topics.referee_state, encode(self.referee.state_json()))
         self.link.publish_retained(self.topics.state, encode(self.referee.public_state_json()))
         if self.physical is not None:
@@ -365,6 +336,469 @@ class RulesDaemon:
         if self._last_views.get(topic) != payload:
             self.link.publish_retained(topic, payload)
             self._last_views[topic] = payload
+
+
+def default_daemon_name() -> str:
+    """The name a room daemon announces itself under: the host's, which stays the same."""
+    name = "".join(c if c.isalnum() or c in "-_" else "-" for c in socket.gethostname())
+    return (name or "daemon")[:64]
+
+
+class RoomDaemon:
+    """Serves many tables: `start()`, then `run(stop)` until `stop` is set, then `close()`.
+
+    `tables` lists the table ids; None serves every table the log holds and every table a
+    message arrives for (under the topic root, as far as the broker lets the daemon read).
+    A table whose lease another daemon holds is stood by for: taken over when that daemon
+    goes. `strict` (one named table) refuses to start instead.
+    """
+
+    def __init__(
+        self,
+        url: BrokerUrl,
+        tables: Sequence[str] | None,
+        db_path: str | os.PathLike[str],
+        sync: str = "full",
+        *,
+        setup: TableOptions | None = None,
+        name: str | None = None,
+        strict: bool = False,
+    ) -> None:
+        self.url = url
+        self.all_tables = tables is None
+        self.wanted = list(dict.fromkeys(tables or ()))
+        self.database = LogDatabase(db_path, sync)
+        self.sync = sync
+        self.setup = setup or TableOptions()
+        self.name = name or default_daemon_name()
+        self.strict = strict
+        self.room = RoomTopics(self.name)
+        self.servers: dict[str, TableServer] = {}
+        self.standby: set[str] = set()
+        self.batches = 0
+        self.rounds = 0
+        # One table alone takes what arrived in one go, as the one-table daemon always did.
+        self.per_table_round = (
+            PER_TABLE_ROUND if self.all_tables or len(self.wanted) > 1 else (MAX_BATCH)
+        )
+        self._turn = itertools.count()
+        self._next_lease_poll = 0.0
+        self._next_tick = 0.0
+        self._busy_warned: set[str] = set()
+        self._warnings = ThrottledLog(log)
+        self.link = self._make_link()
+
+    def _make_link(self) -> MqttLink:
+        return MqttLink(
+            self.url,
+            # Unguessable: a client connecting with the daemon's id would take its session
+            # over (MQTT gives an id to the newest connection), and the room would go deaf.
+            client_id=f"tabletop-rules-{self.name}-{secrets.token_hex(8)}",
+            subscriptions=self._subscriptions(),
+            will=Will(self.room.availability, OFFLINE, clean=OFFLINE),
+            # The serving loop does the network work itself: a command is read, decided,
+            # logged and answered on one thread, with no hand-offs between threads.
+            threaded=False,
+            # No limit on the QoS 1 messages in flight: a room's round sends thousands, and with
+            # a limit paho walks its whole queue on every acknowledgement (quadratic); without
+            # one it sends each at once and forgets it at its PUBACK.
+            max_inflight=0,
+        )
+
+    def _subscriptions(self) -> list[tuple[str, int]]:
+        relative = ["game/command"]
+        if self.setup.seats:
+            relative += ["mat/snapshot", "mat/event", "dice/event", "bridge/availability"]
+        tables = ["+"] if self.all_tables else self.wanted
+        return [(f"{ROOT}/{table}/{topic}", 1) for table in tables for topic in relative]
+
+    # -- starting and stopping ---------------------------------------------------------------
+
+    def start(self, timeout: float | None = None) -> None:
+        """Opens the log, takes the tables' leases, rebuilds their games, and connects."""
+        self.database.open()
+        names = list(self.wanted)
+        if self.all_tables:
+            try:
+                names += [t for t in self.database.tables() if t not in names]
+            except StoreError:
+                self.database.close()
+                raise
+        for table in names[:MAX_TABLES]:
+            try:
+                self._adopt(table, announce=False)
+            except StoreError:
+                if self.strict:
+                    self.database.close()
+                    raise
+                log.exception("table %s: cannot be served; standing by", table)
+                self.standby.add(table)
+        log.info(
+            "rules daemon %s: %d tables served, %d standing by; connecting to %s",
+            self.name,
+            len(self.servers),
+            len(self.standby),
+            self.url,
+        )
+        self.link.start(timeout=None)
+        self._announce_all()
+        if not self.link.wait_connected(3.0 if timeout is None else timeout):
+            if self.link.refusal is not None:
+                log.error(
+                    "the broker at %s refused the daemon's login (%s): check the user and "
+                    "password in the table's file; still trying",
+                    self.url,
+                    self.link.refusal,
+                )
+            else:
+                log.warning(
+                    "no broker at %s yet; still trying (commands wait until then)", self.url
+                )
+
+    def _announce_all(self) -> None:
+        for server in self.servers.values():
+            server.announce()
+        self.link.publish_retained(self.room.availability, ONLINE)
+
+    def _adopt(self, table: str, *, announce: bool = True) -> bool:
+        """Takes a table's lease and serves it; False (standing by) if another daemon has it."""
+        server = TableServer(table, self.link, self.database, self.sync, self.setup)
+        if not self.database.claim(table):
+            if self.strict:
+                raise StoreError(
+                    f"another rules daemon already serves table {table!r} from {self.database}"
+                )
+            self.standby.add(table)
+            return False
+        try:
+            server.load()
+        except StoreError:
+            self.database.release(table)
+            raise
+        self.servers[table] = server
+        self.standby.discard(table)
+        log.info(
+            "table %s: served; %d commands in the log, %d events",
+            table,
+            server.referee.last_seq,
+            len(server.referee.game.events),
+        )
+        if announce:
+            server.announce()
+        return True
+
+    def close(self) -> None:
+        """Publishes `offline` (each table's and the daemon's), disconnects, closes the log."""
+        if self.link.is_connected:
+            for server in self.servers.values():
+                self.link.publish_retained(server.topics.rules_availability, OFFLINE)
+        self.link.stop()
+        self.database.close()
+
+    # -- the loop ----------------------------------------------------------------------------
+
+    def run(self, stop: threading.Event) -> None:
+        """Serves commands until `stop` is set."""
+        while not stop.is_set():
+            waiting = any(server.inbox for server in self.servers.values())
+            item = self.link.get(timeout=0 if waiting else TICK_SECONDS)
+            drained = 0
+            while item is not None:
+                self._route(item)
+                drained += 1
+                if drained >= MAX_DRAIN:
+                    break
+                item = self.link.get(timeout=0)
+            now = time.monotonic()
+            if now >= self._next_lease_poll and (self.standby or self.database.postgresql):
+                self._next_lease_poll = now + LEASE_POLL_SECONDS
+                self._poll_leases()
+            tick = now >= self._next_tick
+            if tick:
+                self._next_tick = now + TICK_SECONDS
+            if not any(server.inbox for server in self.servers.values()):
+                if tick and self.setup.seats:
+                    self._round(now, tick=True)  # grace periods run out with no message
+                # Checkpointing syncs the database file: done while nobody waits for a reply,
+                # when idle, or between rounds once the WAL has grown (a room is never idle).
+                if drained == 0 or self.database.commits_since_checkpoint >= CHECKPOINT_COMMITS:
+                    self._checkpoint()
+                continue
+            try:
+                self._round(now, tick=tick and bool(self.setup.seats))
+            except Exception:  # a bug must not take the room down; the logs are intact
+                log.exception("rules daemon %s: a round failed; going on from the log", self.name)
+                for server in self.servers.values():
+                    if server.outcomes or server.referee.unsaved:
+                        server.recover()
+
+    def serve(self, items: Sequence[Message | Connected | Disconnected]) -> None:
+        """Serves these items now, in one round per PER_TABLE_ROUND (tests hand batches in)."""
+        for item in items:
+            self._route(item)
+        while any(server.inbox for server in self.servers.values()):
+            self._round(time.monotonic(), tick=False)
+
+    def _route(self, item: Message | Connected | Disconnected) -> None:
+        """Sorts one inbound item into its table's inbox."""
+        if isinstance(item, Connected):
+            log.info("rules daemon %s: connected to %s", self.name, self.url)
+            return
+        if isinstance(item, Disconnected):
+            log.warning(
+                "rules daemon %s: lost the broker (%s); reconnecting", self.name, item.reason
+            )
+            return
+        table = _table_of(item.topic)
+        server = self.servers.get(table) if table is not None else None
+        if server is None:
+            if table is None or table in self.standby:
+                return  # another daemon's table (its owner answers), or no table at all
+            if not self.all_tables or len(self.servers) + len(self.standby) >= MAX_TABLES:
+                return
+            try:
+                check_table_id(table)
+                if not self._adopt(table):
+                    return
+            except (TableIdError, StoreError) as error:
+                self._warnings.warning(
+                    f"adopt {table}", "table %s: not served: %s", table[:80], error
+                )
+                return
+            server = self.servers[table]
+        if len(server.inbox) >= MAX_INBOX:
+            self._refuse_busy(server, item)
+            return
+        server.inbox.append(item)
+
+    def _refuse_busy(self, server: TableServer, item: Message) -> None:
+        self._warnings.warning(
+            f"busy {server.table}",
+            "table %s: %d messages waiting; refusing more until it catches up",
+            server.table,
+            len(server.inbox),
+        )
+        if item.topic != server.topics.command or item.retain:
+            return
+        reply = _internal_refusal(item.payload)
+        reply.update(
+            kind="busy",
+            error=f"busy: table {server.table} has {MAX_INBOX} messages waiting; nothing "
+            "was applied, send it again",
+        )
+        server.publish_reply(reply)
+
+    def _round(self, now: float, *, tick: bool) -> None:
+        """Decides up to PER_TABLE_ROUND items of every table, commits them all, publishes."""
+        self.rounds += 1
+        servers = list(self.servers.values())
+        # Who goes first turns round too, so nobody's replies always leave last.
+        start = next(self._turn) % len(servers) if servers else 0
+        order = servers[start:] + servers[:start]
+        with self.link.corked():
+            busy: list[TableServer] = []
+            for server in order:
+                if not server.inbox and not (tick and server.physical is not None):
+                    continue
+                batch = [
+                    server.inbox.popleft()
+                    for _ in range(min(self.per_table_round, len(server.inbox)))
+                ]
+                try:
+                    server.decide(batch, now)
+                except Exception:  # a bug must not take the table down; the log is intact
+                    log.exception("table %s: a batch of %d failed", server.table, len(batch))
+                    server.recover()
+                    continue
+                if server.outcomes:
+                    busy.append(server)
+            if not busy:
+                return
+            self._commit(busy)
+            for server in busy:
+                server.publish_replies()
+            self.link.flush()
+            for server in busy:
+                server.publish_results()
+
+    def _commit(self, busy: list[TableServer]) -> None:
+        """Writes every busy table's decided commands in one transaction; on failure, table by
+        table, so one table's bad rows never cost another its commands."""
+        writing = [server for server in busy if server.referee.unsaved]
+        try:
+            append_together([(s.referee.log, s.referee.pending()) for s in writing])
+        except StoreError as error:
+            if len(writing) == 1 or self.database.broken:
+                for server in writing:
+                    server.refuse_unsaved(error)
+                busy[:] = [server for server in busy if server not in writing]
+                self._lost_database()
+                return
+            log.warning("the round's group commit failed (%s); writing table by table", error)
+            failed = []
+            for server in writing:
+                try:
+                    server.referee.log.append(server.referee.pending())
+                except StoreError as own:
+                    server.refuse_unsaved(own)
+                    failed.append(server)
+                else:
+                    server.referee.saved()
+            busy[:] = [server for server in busy if server not in failed]
+            return
+        for server in writing:
+            server.referee.saved()
+        self.batches += 1
+
+    def _lost_database(self) -> None:
+        """A PostgreSQL connection that broke took every lease with it: stand by for all."""
+        if not self.database.broken:
+            return
+        log.error(
+            "rules daemon %s: lost the game log %s; standing by for its %d tables",
+            self.name,
+            self.database,
+            len(self.servers),
+        )
+        self.standby.update(self.servers)
+        self.servers.clear()
+        self.database.close()
+
+    def _poll_leases(self) -> None:
+        """Takes over tables whose daemon is gone (their lease is free again); on PostgreSQL,
+        first checks that this daemon's own connection (and so its leases) still lives."""
+        if self.database.postgresql and self.database.is_open:
+            try:
+                self.database.ping()
+            except StoreError as error:
+                self._warnings.warning("ping", "rules daemon %s: %s", self.name, error)
+                self._lost_database()
+                return
+        if not self.standby:
+            return
+        if not self.database.is_open:
+            try:
+                self.database.open()
+            except StoreError as error:
+                self._warnings.warning("reopen", "rules daemon %s: %s", self.name, error)
+                return
+        for table in sorted(self.standby):
+            try:
+                if self._adopt(table):
+                    log.warning("table %s: taken over by daemon %s", table, self.name)
+            except StoreError as error:
+                self._warnings.warning(f"adopt {table}", "table %s: %s", table, error)
+                self._lost_database()
+                return
+
+    def _checkpoint(self) -> None:
+        try:
+            self.database.checkpoint()
+        except StoreError as error:
+            log.warning("%s", error)
+
+
+class RulesDaemon(RoomDaemon):
+    """Serves one table, as `tabletop rules --table X` always has: its last will is the
+    table's own `rules/availability`, and a second daemon for the table is turned away."""
+
+    def __init__(
+        self,
+        url: BrokerUrl,
+        table: str,
+        db_path: str | Path,
+        sync: str = "full",
+        *,
+        seats: Sequence[str] | None = None,
+        grace: float = 1.5,
+        game: str = DEFAULT_GAME,
+        options: dict[str, Any] | None = None,
+    ) -> None:
+        self.topics = TableTopics(table)
+        super().__init__(
+            url,
+            [table],
+            db_path,
+            sync,
+            setup=TableOptions(tuple(seats) if seats else None, grace, game, options),
+            name=table,
+            strict=True,
+        )
+        # Built here (not at start) so that the referee and the physical table can be read and
+        # patched before the daemon starts, as they always could.
+        self.server = TableServer(table, self.link, self.database, sync, self.setup)
+
+    def _make_link(self) -> MqttLink:
+        table = self.wanted[0]
+        return MqttLink(
+            self.url,
+            client_id=f"tabletop-rules-{table}-{secrets.token_hex(8)}",
+            subscriptions=self._subscriptions(),
+            will=Will(TableTopics(table).rules_availability, OFFLINE, clean=OFFLINE),
+            threaded=False,
+            max_inflight=200,
+        )
+
+    @property
+    def referee(self) -> Referee:
+        return self.server.referee
+
+    @property
+    def physical(self) -> PhysicalTable | None:
+        return self.server.physical
+
+    def start(self, timeout: float | None = None) -> None:
+        """Opens the log, rebuilds the game, and starts connecting (waits up to `timeout`)."""
+        self.database.open()
+        table = self.topics.table
+        try:
+            if not self.database.claim(table):
+                raise StoreError(
+                    f"another rules daemon already serves table {table!r} from {self.database}"
+                )
+            self.server.load()
+        except StoreError:
+            self.database.close()
+            raise
+        self.servers[table] = self.server
+        log.info(
+            "table %s: %d commands in the log, %d events; connecting to %s",
+            table,
+            self.referee.last_seq,
+            len(self.referee.game.events),
+            self.url,
+        )
+        self.link.start(timeout=None)
+        self.server.announce()
+        if not self.link.wait_connected(3.0 if timeout is None else timeout):
+            if self.link.refusal is not None:
+                log.error(
+                    "table %s: the broker at %s refused the daemon's login (%s): check the "
+                    "user and password in the table's file; still trying",
+                    table,
+                    self.url,
+                    self.link.refusal,
+                )
+            else:
+                log.warning(
+                    "table %s: no broker at %s yet; still trying (commands wait until then)",
+                    table,
+                    self.url,
+                )
+
+    def close(self) -> None:
+        """Publishes `offline`, disconnects and closes the log."""
+        self.link.stop()  # the will's clean stop is the table's `offline`
+        self.database.close()
+
+
+def _table_of(topic: str) -> str | None:
+    """The table a topic belongs to (`tabletop/v1/<table>/...`), or None."""
+    prefix = ROOT + "/"
+    if not topic.startswith(prefix):
+        return None
+    table, slash, _ = topic[len(prefix) :].partition("/")
+    return table if slash and table else None
 
 
 def _internal_refusal(payload: bytes) -> dict[str, Any]:

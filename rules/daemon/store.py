@@ -1,20 +1,28 @@
-"""The durable game log: every command a table received, its reply and its events, in SQLite.
+"""The durable game log: every command a table received, its reply and its events.
 
-One database file may hold many tables; each table's rows are keyed by its id. The log is
-written in WAL mode, by default with `synchronous=FULL`: each commit reaches the disk before
-the daemon publishes anything about it (GameLog explains the faster "normal" mode). A daemon
-holds an exclusive lock per table so two daemons never write the same table. The state is
-never stored: it is the fold of the events.
+The log lives in SQLite (a file path) or in PostgreSQL (`postgresql://...`), in the same three
+tables either way. One database holds any number of tables; each table's rows are keyed by its
+id. `LogDatabase` is one connection to such a database, shared by every table a daemon serves,
+so that one transaction (one disk sync) can carry the commands of many tables at once
+(`append_together`). `GameLog` is one table's part of it.
+
+SQLite is written in WAL mode, by default with `synchronous=FULL`: each commit reaches the disk
+before the daemon publishes anything about it (GameLog explains the faster "normal" mode).
+A daemon holds an exclusive lock per table so two daemons never write the same table: a lock
+file beside the SQLite file, or a PostgreSQL advisory lock held by the connection that writes
+(so a daemon that dies, or loses its connection, loses its tables' leases with it). The state
+is never stored: it is the fold of the events.
 """
 
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import logging
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -46,6 +54,18 @@ CREATE TABLE IF NOT EXISTS events (
     PRIMARY KEY (table_id, number)
 ) WITHOUT ROWID;
 """
+# The same tables in PostgreSQL: the same columns and keys, in its dialect.
+_PG_SCHEMA = (
+    _SCHEMA.replace(" WITHOUT ROWID", "")
+    .replace("seq        INTEGER", "seq        BIGINT")
+    .replace("number   INTEGER", "number   BIGINT")
+    .replace("seq      INTEGER", "seq      BIGINT")
+)
+# Every advisory lock key of this program starts from this, so other users of the same
+# PostgreSQL database do not collide with a table's lease by chance.
+_LEASE_NAMESPACE = b"tabletop/v1 rules lease "
+# Two daemons creating the schema at once would collide on PostgreSQL's catalog.
+_SCHEMA_LOCK_KEY = 0x7AB1E70B
 
 
 class StoreError(DaemonError):
@@ -75,35 +95,73 @@ SYNC_MODES = ("full", "normal")
 WAL_BACKSTOP_PAGES = 20_000
 
 
-class GameLog:
-    """One table's part of a log database: read it all at start, append commands in batches.
+def is_postgresql(where: str | os.PathLike[str]) -> bool:
+    """True when `--db` names a PostgreSQL database rather than a SQLite file."""
+    return str(where).startswith(("postgresql://", "postgres://"))
 
-    `sync="full"` (the default) syncs the disk on every commit: an acknowledged command
-    survives a power cut. `sync="normal"` leaves that to checkpoints: an acknowledged command
-    still survives `kill -9` of the daemon (it is in the operating system's hands), but a
-    power cut may lose the last ones.
+
+def lease_key(table: str) -> int:
+    """The PostgreSQL advisory lock key of a table's lease (a signed 64-bit number)."""
+    digest = hashlib.sha256(_LEASE_NAMESPACE + table.encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
+
+
+Rows = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]
+
+
+class LogDatabase:
+    """One connection to a log database, shared by the tables one daemon serves.
+
+    Opened by `open()`, which creates the schema if needed; `claim(table)` takes a table's
+    lease (False if another daemon holds it); `write()` stores the rows of many tables in
+    one transaction.
     """
 
-    def __init__(self, path: str | os.PathLike[str], table: str, sync: str = "full") -> None:
+    def __init__(self, where: str | os.PathLike[str], sync: str = "full") -> None:
         if sync not in SYNC_MODES:
             raise StoreError(f"sync mode {sync!r}: expected {' or '.join(SYNC_MODES)}")
-        self.path = Path(path)
-        self.table = table
+        self.where = str(where)
+        self.postgresql = is_postgresql(where)
         self.sync = sync
         self.commits_since_checkpoint = 0
-        self._db: sqlite3.Connection | None = None
-        self._lock: IO[bytes] | None = None
-        self._event_count = 0
+        self._sqlite: sqlite3.Connection | None = None
+        self._pg: Any = None  # a psycopg.Connection, imported only when one is used
+        self._locks: dict[str, IO[bytes]] = {}
+        self._leases: set[str] = set()
+
+    def __str__(self) -> str:
+        if not self.postgresql:
+            return self.where
+        # A PostgreSQL URL may carry a password: logs and messages name the rest.
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(self.where)
+        host = parts.hostname or "localhost"
+        port = f":{parts.port}" if parts.port else ""
+        user = f"{parts.username}@" if parts.username else ""
+        return f"{parts.scheme}://{user}{host}{port}{parts.path}"
+
+    @property
+    def is_open(self) -> bool:
+        return self._sqlite is not None or self._pg is not None
+
+    # -- opening and closing --------------------------------------------------------------
 
     def open(self) -> None:
-        """Opens (creating if needed) the database and takes this table's lock."""
+        """Connects (creating the SQLite file and the schema if needed)."""
+        if self.is_open:
+            return
+        if self.postgresql:
+            self._open_postgresql()
+        else:
+            self._open_sqlite()
+
+    def _open_sqlite(self) -> None:
+        path = Path(self.where)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._lock = self._take_lock()
+            path.parent.mkdir(parents=True, exist_ok=True)
             # The daemon opens the log on one thread and serves on another, never both at once.
-            db = sqlite3.connect(
-                self.path, timeout=30.0, isolation_level=None, check_same_thread=False
-            )
+            db = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute(f"PRAGMA synchronous={self.sync.upper()}")
             db.execute(f"PRAGMA wal_autocheckpoint={WAL_BACKSTOP_PAGES}")
@@ -114,83 +172,345 @@ class GameLog:
             )
             (version,) = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
         except (OSError, sqlite3.Error) as error:
-            self.close()
-            raise StoreError(f"cannot open the game log {self.path}: {error}") from error
+            raise StoreError(f"cannot open the game log {self}: {error}") from error
         if version != str(SCHEMA_VERSION):
             db.close()
-            self.close()
-            raise StoreError(
-                f"the game log {self.path} has schema version {version}; this daemon reads "
-                f"version {SCHEMA_VERSION}"
-            )
-        self._db = db
+            raise StoreError(self._wrong_version(version))
+        self._sqlite = db
 
-    def _take_lock(self) -> IO[bytes]:
-        lock_path = self.path.with_name(f"{self.path.name}.{self.table}.lock")
-        handle = open(lock_path, "ab")  # noqa: SIM115 - held open for the daemon's life
+    def _open_postgresql(self) -> None:
+        try:
+            import psycopg
+        except ImportError as error:  # pragma: no cover - a dependency of the package
+            raise StoreError(
+                f"the game log {self} is in PostgreSQL, which needs psycopg: "
+                "pip install 'psycopg[binary]'"
+            ) from error
+        try:
+            conn = psycopg.connect(self.where, autocommit=True, connect_timeout=10)
+        except psycopg.Error as error:
+            raise StoreError(f"cannot open the game log {self}: {error}") from error
+        try:
+            if self.sync == "normal":
+                # The counterpart of SQLite's NORMAL: survives the daemon's crash, not the
+                # database server's.
+                conn.execute("SET synchronous_commit = off")
+            with conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK_KEY,))
+                for statement in _PG_SCHEMA.split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+                conn.execute(
+                    "INSERT INTO meta (key, value) VALUES ('schema', %s) ON CONFLICT DO NOTHING",
+                    (str(SCHEMA_VERSION),),
+                )
+                row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        except psycopg.Error as error:
+            conn.close()
+            raise StoreError(f"cannot open the game log {self}: {error}") from error
+        if row is None or row[0] != str(SCHEMA_VERSION):
+            conn.close()
+            raise StoreError(self._wrong_version(None if row is None else row[0]))
+        self._pg = conn
+
+    def _wrong_version(self, version: object) -> str:
+        return (
+            f"the game log {self} has schema version {version}; this daemon reads "
+            f"version {SCHEMA_VERSION}"
+        )
+
+    def close(self) -> None:
+        """Closes the connection and gives every table's lease back."""
+        for table in list(self._locks):
+            self.release(table)
+        self._leases.clear()
+        if self._sqlite is not None:
+            self._sqlite.close()
+            self._sqlite = None
+        if self._pg is not None:
+            try:
+                self._pg.close()
+            finally:
+                self._pg = None
+
+    # -- leases ---------------------------------------------------------------------------
+
+    def claim(self, table: str) -> bool:
+        """Takes the table's lease for this connection; False if another daemon holds it."""
+        if table in self._leases:
+            return True
+        if self.postgresql:
+            taken = bool(self._pg_fetch("SELECT pg_try_advisory_lock(%s)", (lease_key(table),)))
+        else:
+            taken = self._lock_file(table)
+        if taken:
+            self._leases.add(table)
+        return taken
+
+    def _lock_file(self, table: str) -> bool:
+        path = Path(self.where)
+        lock_path = path.with_name(f"{path.name}.{table}.lock")
+        try:
+            handle = open(lock_path, "ab")  # noqa: SIM115 - held open while the lease is held
+        except OSError as error:
+            raise StoreError(f"cannot lock table {table!r} of {self}: {error}") from error
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             handle.close()
+            return False
+        self._locks[table] = handle
+        return True
+
+    def release(self, table: str) -> None:
+        """Gives the table's lease back (nothing if it was not held)."""
+        if table not in self._leases:
+            return
+        self._leases.discard(table)
+        handle = self._locks.pop(table, None)
+        if handle is not None:
+            handle.close()
+        elif self._pg is not None:
+            try:
+                self._pg_fetch("SELECT pg_advisory_unlock(%s)", (lease_key(table),))
+            except StoreError as error:  # the connection is gone, and the lease with it
+                log.debug("releasing %s: %s", table, error)
+
+    def ping(self) -> None:
+        """Raises StoreError if the connection is gone (PostgreSQL; its leases went with it)."""
+        if self._pg is not None:
+            self._pg_fetch("SELECT 1", ())
+
+    def holds(self, table: str) -> bool:
+        return table in self._leases
+
+    def _pg_fetch(self, sql: str, params: tuple[Any, ...]) -> Any:
+        import psycopg
+
+        if self._pg is None:
+            raise StoreError("the game log is not open")
+        try:
+            row = self._pg.execute(sql, params).fetchone()
+        except psycopg.Error as error:
+            raise StoreError(f"the game log {self}: {error}") from error
+        return None if row is None else row[0]
+
+    # -- reading and writing --------------------------------------------------------------
+
+    def _query(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        if self._sqlite is not None:
+            return self._sqlite.execute(sql, params).fetchall()
+        if self._pg is not None:
+            rows: list[tuple[Any, ...]] = self._pg.execute(
+                sql.replace("?", "%s"), params
+            ).fetchall()
+            return rows
+        raise StoreError("the game log is not open")
+
+    def _errors(self) -> tuple[type[Exception], ...]:
+        if self.postgresql:
+            import psycopg
+
+            return (psycopg.Error, sqlite3.Error)
+        return (sqlite3.Error,)
+
+    def read(self, table: str) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+        """A table's event rows (number, seq, event) and command rows (seq, id, payload, reply)."""
+        try:
+            events = self._query(
+                "SELECT number, seq, event FROM events WHERE table_id = ? ORDER BY number",
+                (table,),
+            )
+            commands = self._query(
+                "SELECT seq, command_id, payload, reply FROM commands WHERE table_id = ? "
+                "ORDER BY seq",
+                (table,),
+            )
+        except self._errors() as error:
+            raise StoreError(f"cannot read table {table!r} from {self}: {error}") from error
+        return events, commands
+
+    def tables(self) -> list[str]:
+        """Every table that has a command in this log."""
+        try:
+            return [row[0] for row in self._query("SELECT DISTINCT table_id FROM commands", ())]
+        except self._errors() as error:
+            raise StoreError(f"cannot list the tables of {self}: {error}") from error
+
+    def execute(self, sql: str, params: tuple[Any, ...] = ()) -> None:
+        """Runs one statement outside the daemon's own (for tests and repairs)."""
+        try:
+            self._query(sql, params) if sql.lstrip().upper().startswith("SELECT") else (
+                self._statement(sql, params)
+            )
+        except self._errors() as error:
+            raise StoreError(f"{self}: {error}") from error
+
+    def _statement(self, sql: str, params: tuple[Any, ...]) -> None:
+        if self._sqlite is not None:
+            self._sqlite.execute(sql, params)
+        elif self._pg is not None:
+            self._pg.execute(sql.replace("?", "%s"), params)
+        else:
+            raise StoreError("the game log is not open")
+
+    def write(self, batches: Sequence[tuple[str, Rows]]) -> None:
+        """Stores the command and event rows of every table in `batches` in one transaction.
+
+        Raises StoreError naming the tables when nothing was written; a table whose lease
+        this connection no longer holds is never written (PostgreSQL: the lease is checked
+        inside the transaction).
+        """
+        names = ", ".join(repr(table) for table in sorted({table for table, _ in batches}))
+        commands = [row for _, (rows, _events) in batches for row in rows]
+        events = [row for _, (_rows, rows) in batches for row in rows]
+        try:
+            if self._sqlite is not None:
+                self._write_sqlite(self._sqlite, commands, events)
+            elif self._pg is not None:
+                self._write_postgresql(self._pg, [table for table, _ in batches], commands, events)
+            else:
+                raise StoreError("the game log is not open")
+        except StoreError:
+            raise
+        except Exception as error:
+            raise StoreError(f"cannot write table {names} to {self}: {error}") from error
+        self.commits_since_checkpoint += 1
+
+    def _write_sqlite(
+        self, db: sqlite3.Connection, commands: list[tuple[Any, ...]], events: list[tuple[Any, ...]]
+    ) -> None:
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            db.executemany("INSERT INTO commands VALUES (?, ?, ?, ?, ?, ?)", commands)
+            db.executemany("INSERT INTO events VALUES (?, ?, ?, ?)", events)
+            db.execute("COMMIT")
+        except Exception:
+            # Whatever went wrong (the disk, or a value SQLite cannot bind), the transaction
+            # must not stay open: it would hold the write lock of every table in this file.
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+
+    def _write_postgresql(
+        self,
+        conn: Any,
+        tables: list[str],
+        commands: list[tuple[Any, ...]],
+        events: list[tuple[Any, ...]],
+    ) -> None:
+        with conn.transaction(), conn.cursor() as cursor:
+            # A lease lost with a broken connection cannot come back on a new one unseen:
+            # the session's own advisory locks are checked in the same transaction.
+            keys = [lease_key(table) for table in tables]
+            cursor.execute(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted "
+                "AND pid = pg_backend_pid() AND ((classid::bigint << 32) | objid::bigint) "
+                "= ANY(%s)",
+                (keys,),
+            )
+            row = cursor.fetchone()
+            if row is None or row[0] < len(set(keys)):
+                raise StoreError(f"the lease of table {', '.join(tables)} in {self} was lost")
+            cursor.executemany("INSERT INTO commands VALUES (%s, %s, %s, %s, %s, %s)", commands)
+            if events:
+                cursor.executemany("INSERT INTO events VALUES (%s, %s, %s, %s)", events)
+
+    @property
+    def broken(self) -> bool:
+        """True when a PostgreSQL connection was lost (its leases are gone with it)."""
+        return self._pg is not None and bool(self._pg.closed or self._pg.broken)
+
+    def checkpoint(self) -> None:
+        """SQLite: folds the WAL into the database file (when idle, not mid-command)."""
+        if self.commits_since_checkpoint == 0 or self._sqlite is None:
+            self.commits_since_checkpoint = 0
+            return
+        try:
+            self._sqlite.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        except sqlite3.Error as error:
+            raise StoreError(f"cannot checkpoint {self}: {error}") from error
+        self.commits_since_checkpoint = 0
+
+
+class GameLog:
+    """One table's part of a log database: read it all at start, append commands in batches.
+
+    `sync="full"` (the default) syncs the disk on every commit: an acknowledged command
+    survives a power cut. `sync="normal"` leaves that to checkpoints: an acknowledged command
+    still survives `kill -9` of the daemon (it is in the operating system's hands), but a
+    power cut may lose the last ones. Given a `database`, the log shares that connection
+    (and its transactions) with other tables; otherwise it opens its own.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        table: str,
+        sync: str = "full",
+        *,
+        database: LogDatabase | None = None,
+    ) -> None:
+        if sync not in SYNC_MODES:
+            raise StoreError(f"sync mode {sync!r}: expected {' or '.join(SYNC_MODES)}")
+        self.path = path if is_postgresql(path) else Path(path)
+        self.table = table
+        self.sync = sync
+        self.database = database if database is not None else LogDatabase(path, sync)
+        self._own_database = database is None
+        self._event_count = 0
+
+    @property
+    def commits_since_checkpoint(self) -> int:
+        return self.database.commits_since_checkpoint
+
+    def open(self) -> None:
+        """Opens (creating if needed) the database and takes this table's lease."""
+        self.database.open()
+        try:
+            taken = self.database.claim(self.table)
+        except StoreError:
+            self.close()
+            raise
+        if not taken:
+            self.close()
             raise StoreError(
-                f"another rules daemon already serves table {self.table!r} from {self.path}"
-            ) from None
-        return handle
+                f"another rules daemon already serves table {self.table!r} from {self.database}"
+            )
 
     def close(self) -> None:
-        """Closes the database and releases the table's lock."""
-        if self._db is not None:
-            self._db.close()
-            self._db = None
-        if self._lock is not None:
-            self._lock.close()
-            self._lock = None
-
-    def _conn(self) -> sqlite3.Connection:
-        if self._db is None:
-            raise StoreError("the game log is not open")
-        return self._db
+        """Gives the table's lease back (and closes the database when it is this log's own)."""
+        self.database.release(self.table)
+        if self._own_database:
+            self.database.close()
 
     def records(self) -> Iterator[CommandRecord]:
         """Every command logged for this table, oldest first, with the events it caused.
 
         A row that cannot be read (damaged, or written by a version that stored text it
         should not have) is skipped with an error in the daemon's log, never fatal: the
-        table must start whatever its log holds. The row stays in the file.
+        table must start whatever its log holds. The row stays in the database.
         """
-        db = self._conn()
-        try:
-            events: dict[int, list[dict[str, Any]]] = {}
-            count = 0
-            for number, seq, text in db.execute(
-                "SELECT number, seq, event FROM events WHERE table_id = ? ORDER BY number",
-                (self.table,),
-            ):
-                count += 1
-                try:
-                    event = json.loads(text)
-                    if not isinstance(event, dict):
-                        raise ValueError("the event is not a JSON object")
-                    events.setdefault(seq, []).append(event)
-                except (ValueError, TypeError) as error:
-                    log.error(
-                        "table %s: event %s in %s is unreadable, skipped: %s",
-                        self.table,
-                        number,
-                        self.path,
-                        error,
-                    )
-            self._event_count = count
-            rows = db.execute(
-                "SELECT seq, command_id, payload, reply FROM commands WHERE table_id = ? "
-                "ORDER BY seq",
-                (self.table,),
-            ).fetchall()
-        except sqlite3.Error as error:
-            raise StoreError(
-                f"cannot read table {self.table!r} from {self.path}: {error}"
-            ) from error
-        for seq, command_id, payload, reply_text in rows:
+        if not self.database.is_open:
+            raise StoreError("the game log is not open")
+        event_rows, command_rows = self.database.read(self.table)
+        events: dict[int, list[dict[str, Any]]] = {}
+        for number, seq, text in event_rows:
+            try:
+                event = json.loads(text)
+                if not isinstance(event, dict):
+                    raise ValueError("the event is not a JSON object")
+                events.setdefault(seq, []).append(event)
+            except (ValueError, TypeError) as error:
+                log.error(
+                    "table %s: event %s in %s is unreadable, skipped: %s",
+                    self.table,
+                    number,
+                    self.database,
+                    error,
+                )
+        self._event_count = len(event_rows)
+        for seq, command_id, payload, reply_text in command_rows:
             try:
                 reply = json.loads(reply_text)
                 if not isinstance(reply, dict):
@@ -200,18 +520,17 @@ class GameLog:
                     "table %s: command %s in %s is unreadable, skipped: %s",
                     self.table,
                     seq,
-                    self.path,
+                    self.database,
                     error,
                 )
                 continue
             yield CommandRecord(seq, command_id, payload, reply, tuple(events.get(seq, ())))
 
-    def append(self, records: Iterable[CommandRecord]) -> None:
-        """Writes a batch of commands and their events in one transaction, durably."""
-        db = self._conn()
+    def rows(self, records: Iterable[CommandRecord]) -> tuple[Rows, int]:
+        """The database rows of a batch of records, and the event count after it."""
         number = self._event_count
-        command_rows = []
-        event_rows = []
+        command_rows: list[tuple[Any, ...]] = []
+        event_rows: list[tuple[Any, ...]] = []
         for record in records:
             command_rows.append(
                 (
@@ -228,28 +547,33 @@ class GameLog:
                 event_rows.append(
                     (self.table, number, record.seq, json.dumps(event_json, separators=(",", ":")))
                 )
-        try:
-            db.execute("BEGIN IMMEDIATE")
-            db.executemany("INSERT INTO commands VALUES (?, ?, ?, ?, ?, ?)", command_rows)
-            db.executemany("INSERT INTO events VALUES (?, ?, ?, ?)", event_rows)
-            db.execute("COMMIT")
-        except Exception as error:
-            # Whatever went wrong (the disk, or a value SQLite cannot bind), the transaction
-            # must not stay open: it would hold the write lock of every table in this file.
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise StoreError(
-                f"cannot write table {self.table!r} to {self.path}: {error}"
-            ) from error
-        self._event_count = number
-        self.commits_since_checkpoint += 1
+        return (command_rows, event_rows), number
+
+    def append(self, records: Iterable[CommandRecord]) -> None:
+        """Writes a batch of commands and their events in one transaction, durably."""
+        append_together([(self, records)])
 
     def checkpoint(self) -> None:
         """Folds the WAL into the database file (when the daemon is idle, not mid-command)."""
-        if self.commits_since_checkpoint == 0:
-            return
-        try:
-            self._conn().execute("PRAGMA wal_checkpoint(PASSIVE)")
-        except sqlite3.Error as error:
-            raise StoreError(f"cannot checkpoint {self.path}: {error}") from error
-        self.commits_since_checkpoint = 0
+        self.database.checkpoint()
+
+
+def append_together(batches: Sequence[tuple[GameLog, Iterable[CommandRecord]]]) -> None:
+    """Writes the batches of several tables of one database in one transaction (one sync).
+
+    Either every table's batch is written or none is (StoreError).
+    """
+    if not batches:
+        return
+    database = batches[0][0].database
+    if any(game_log.database is not database for game_log, _ in batches):
+        raise StoreError("append_together: the tables' logs are in different databases")
+    prepared = []
+    for game_log, records in batches:
+        if not database.holds(game_log.table):
+            raise StoreError(f"table {game_log.table!r} is not held by this daemon")
+        rows, count = game_log.rows(records)
+        prepared.append((game_log, rows, count))
+    database.write([(game_log.table, rows) for game_log, rows, _ in prepared])
+    for game_log, _, count in prepared:
+        game_log._event_count = count

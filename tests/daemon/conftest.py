@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from daemon_helpers import AmqttBroker, Broker, Mosquitto
+from daemon_helpers import AmqttBroker, Broker, Mosquitto, PostgreSQL, postgres_bin_dir
 
 _tables = itertools.count(1)
 
@@ -53,3 +53,26 @@ def fuzz_daemon(broker: Broker, table: str, db: Path) -> Iterator[tuple[Broker, 
 
     with running_daemon(broker.url, table, db):
         yield broker, table
+
+
+@pytest.fixture(scope="session")
+def postgresql() -> Iterator[PostgreSQL]:
+    """A private PostgreSQL for the session (scripts/test.sh installs it when missing)."""
+    if postgres_bin_dir() is None:
+        pytest.skip(
+            "PostgreSQL is not installed (no initdb/postgres found) and could not be: "
+            "scripts/test.sh installs the Debian package postgresql"
+        )
+    server = PostgreSQL()
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def log_db(request: pytest.FixtureRequest, tmp_path: Path) -> str | Path:
+    """A game log to write to: a SQLite file, and a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        return tmp_path / "games.sqlite3"
+    server: PostgreSQL = request.getfixturevalue("postgresql")
+    return server.new_database()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import shutil
@@ -292,3 +293,212 @@ def pump_until(
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout} s waiting for {what or 'messages'}")
         table_client.pump(0.05)
+
+
+POSTGRES_BIN_DIRS = ("/usr/local/bin", "/usr/bin")
+
+
+def postgres_bin_dir() -> Path | None:
+    """Where initdb and postgres are: Debian's versioned folder, or on the PATH."""
+    versioned = sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)
+    for folder in [*versioned, *(Path(p) for p in POSTGRES_BIN_DIRS)]:
+        if (folder / "initdb").is_file() and (folder / "postgres").is_file():
+            return folder
+    found = shutil.which("initdb")
+    return Path(found).parent if found else None
+
+
+class PostgreSQL:
+    """A private PostgreSQL server on a free port, in a folder of its own.
+
+    PostgreSQL refuses to run as root; as root (CI) the server runs as the `postgres` user
+    (Debian's package makes it), else as `nobody`, in a folder that user owns.
+    """
+
+    def __init__(self, port: int | None = None) -> None:
+        self.port = port or free_port()
+        self.bin = postgres_bin_dir()
+        self.workdir: Path | None = None
+        self.process: subprocess.Popen[bytes] | None = None
+        self._databases = itertools.count(1)
+
+    def _as_owner(self) -> list[str]:
+        if os.geteuid() != 0:
+            return []
+        import pwd
+
+        for user in ("postgres", "nobody"):
+            try:
+                pwd.getpwnam(user)
+            except KeyError:
+                continue
+            return ["runuser", "-u", user, "--"]
+        raise RuntimeError("running as root, and neither user postgres nor nobody exists")
+
+    def start(self) -> None:
+        if self.bin is None:
+            raise RuntimeError(
+                "PostgreSQL (initdb, postgres) is missing: scripts/test.sh installs it "
+                "(apt-get install postgresql)"
+            )
+        import tempfile
+
+        self.workdir = Path(tempfile.mkdtemp(prefix="tabletop-pg-"))
+        prefix = self._as_owner()
+        if prefix:
+            shutil.chown(self.workdir, prefix[2])
+        data = self.workdir / "data"
+        subprocess.run(
+            [
+                *prefix,
+                str(self.bin / "initdb"),
+                "-D",
+                str(data),
+                "-U",
+                "tabletop",
+                "--auth=trust",
+                "--no-sync",
+                "-E",
+                "UTF8",
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        self.process = subprocess.Popen(
+            [
+                *prefix,
+                str(self.bin / "postgres"),
+                "-D",
+                str(data),
+                "-p",
+                str(self.port),
+                "-h",
+                "127.0.0.1",
+                "-k",
+                str(self.workdir),
+                "-c",
+                "fsync=on",
+                "-c",
+                "max_connections=200",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_until(lambda: port_open(self.port), 30, f"postgres on port {self.port}")
+        wait_until(self._accepts, 30, "postgres to accept connections")
+
+    def _accepts(self) -> bool:
+        import psycopg
+
+        try:
+            psycopg.connect(self.url("postgres"), connect_timeout=2).close()
+        except psycopg.OperationalError:
+            return False
+        return True
+
+    def url(self, database: str) -> str:
+        return f"postgresql://tabletop@127.0.0.1:{self.port}/{database}"
+
+    def new_database(self) -> str:
+        """A fresh, empty database on this server: its URL."""
+        import psycopg
+
+        name = f"log{next(self._databases)}"
+        with psycopg.connect(self.url("postgres"), autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {name}")
+        return self.url(name)
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(30)
+            self.process = None
+        if self.workdir is not None:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            self.workdir = None
+
+
+RABBITMQ_SERVER_PATHS = ("/usr/lib/rabbitmq/bin/rabbitmq-server", "/usr/sbin/rabbitmq-server")
+
+
+def rabbitmq_server() -> str | None:
+    """RabbitMQ's own start script (not Debian's wrapper, which switches to its user)."""
+    for path in RABBITMQ_SERVER_PATHS:
+        if os.access(path, os.X_OK):
+            return path
+    return shutil.which("rabbitmq-server")
+
+
+class RabbitMQ:
+    """A private RabbitMQ node with its MQTT plugin on free ports, in a folder of its own.
+
+    Its own node name, ports, database, logs, Erlang cookie (HOME) and plugin list, so it
+    never meets a RabbitMQ the machine runs already. Anonymous MQTT from this machine only.
+    """
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.amqp_port = free_port()
+        self.dist_port = free_port()
+        self.workdir: Path | None = None
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> BrokerUrl:
+        return BrokerUrl("mqtt", "127.0.0.1", self.port)
+
+    def start(self) -> None:
+        import tempfile
+
+        script = rabbitmq_server()
+        if script is None:
+            raise RuntimeError(
+                "rabbitmq-server is missing: scripts/test.sh installs it "
+                "(apt-get install rabbitmq-server)"
+            )
+        self.workdir = work = Path(tempfile.mkdtemp(prefix="tabletop-rabbitmq-"))
+        (work / "enabled_plugins").write_text("[rabbitmq_mqtt].\n")
+        (work / "rabbitmq.conf").write_text(
+            f"listeners.tcp.default = 127.0.0.1:{self.amqp_port}\n"
+            f"mqtt.listeners.tcp.default = 127.0.0.1:{self.port}\n"
+            "mqtt.allow_anonymous = true\n"
+        )
+        env = {
+            **os.environ,
+            "HOME": str(work),  # its own Erlang cookie
+            "RABBITMQ_NODENAME": f"tabletop{self.port}@localhost",
+            "RABBITMQ_NODE_IP_ADDRESS": "127.0.0.1",
+            "RABBITMQ_NODE_PORT": str(self.amqp_port),
+            "RABBITMQ_DIST_PORT": str(self.dist_port),
+            "RABBITMQ_MNESIA_BASE": str(work / "mnesia"),
+            "RABBITMQ_LOG_BASE": str(work / "log"),
+            "RABBITMQ_CONFIG_FILE": str(work / "rabbitmq.conf"),
+            "RABBITMQ_ADVANCED_CONFIG_FILE": str(work / "advanced.config"),
+            "RABBITMQ_CONF_ENV_FILE": str(work / "rabbitmq-env.conf"),
+            "RABBITMQ_ENABLED_PLUGINS_FILE": str(work / "enabled_plugins"),
+            "RABBITMQ_PID_FILE": str(work / "rabbitmq.pid"),
+        }
+        self.process = subprocess.Popen(
+            [script],
+            env=env,
+            cwd=work,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # stop() ends the script and the Erlang VM it starts
+        )
+        wait_until(lambda: port_open(self.port), 120, f"RabbitMQ's MQTT port {self.port}")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(60)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(10)
+            self.process = None
+        if self.workdir is not None:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            self.workdir = None

@@ -131,9 +131,8 @@ def test_a_log_holding_what_cannot_be_published_still_starts_and_serves(
     ref.load()
     assert ref.handle(json.dumps(ROSTER).encode()).ok
     ref.commit()
-    assert ref.log._db is not None
     # what an older daemon wrote: a player name it could not encode
-    ref.log._db.execute("UPDATE events SET event = replace(event, '\"Ana\"', '\"\\ud800\"')")
+    ref.log.database.execute("UPDATE events SET event = replace(event, '\"Ana\"', '\"\\ud800\"')")
     ref.log.close()
     with running_daemon(broker.url, table, db), client(broker.url, table) as gm:
         names = [p["name"] for p in gm.state()["players"]]
@@ -212,7 +211,7 @@ def test_deep_json_on_a_bridge_topic_costs_no_command_of_its_batch(
 
             both_until(lambda: gm.topics.rules_availability in gm.retained)
             gm._pending_ids.add("gm-1")
-            runner.daemon._serve(batch)
+            runner.daemon.serve(batch)
             both_until(lambda: "gm-1" in gm._answers)
             assert gm._answers["gm-1"]["ok"]
     finally:
