@@ -108,6 +108,12 @@ EXAMPLES: dict[str, Example] = {
         up=r"rules daemon: table 'readme'",
         usage=True,
     ),
+    "tabletop rules --tables a,b,c | --all-tables [--db postgresql://...]": Example(
+        run=("rules", "--tables", "a,b,c", "--broker", "embedded://127.0.0.1:{port}"),
+        up=r"rules daemon: daemon '.*', 3 tables",
+        usage=True,
+        why="on SQLite: tests/daemon/test_room.py runs a room on PostgreSQL too",
+    ),
     "tabletop gm [--game NAME] COMMAND ...": Example(
         run=("gm", "--game", "ossix", "--help"), usage=True, expect="gmroll"
     ),
