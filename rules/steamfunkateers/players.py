@@ -166,18 +166,16 @@ class SimulatedTable:
     mistakes_caught: int = 0  # wrong throws the table's alert made them throw again
     _slipped: bool = False  # the last throw had a die too many
     calls: int = 0  # checks, exchanges and other calls made this game
-    _acted_on: tuple[str, str, str] | None = None  # the state and prompt last acted on
 
     def start_game(self, seed: int) -> None:
         """Announces a new game with the seats as players (no cards to clear, and no deck
         to shuffle, so `seed` has nothing to set: the dice come from `rng`)."""
         self.calls = 0
-        self._acted_on = None
         self.send(new_game_command(self.rng, self.seats))
 
     def replied(self, ok: bool) -> None:
-        if not ok:
-            self._acted_on = None  # a refused call: look again and choose another
+        """A refused call leaves the table as it was: the next step chooses another (the
+        table's runner waits for the state to answer each act before the next step)."""
 
     def step(
         self, state: dict[str, Any] | None, prompt: dict[str, Any] | None, alerts: dict[str, str]
@@ -185,16 +183,14 @@ class SimulatedTable:
         """Does the next thing a person would do; False when nothing is left to do."""
         if state is None or prompt is None or state.get("phase") != "play":
             return False
-        # A person acts again only once the table shows something new: the state moved, or
-        # an alert says the last throw did not count.
-        seen = (repr(sorted(state.items())), repr(sorted(prompt.items())), repr(sorted(alerts)))
-        if seen == self._acted_on:
+        if state.get("pending") != prompt.get("pending"):
+            # A state and a prompt of different moments (the prompt is published after the
+            # state): wait for the table to show one moment, and act on that.
             return False
-        self._acted_on = seen
         if self._slipped and alerts:
             self._slipped = False
             self.mistakes_caught += 1
-        if prompt.get("waiting") == "dice":
+        if prompt.get("waiting") == "dice" and state.get("pending") is not None:
             self._throw(state)
         elif self.calls >= self.settings.length:
             self.send({"cmd": "end_game"})
