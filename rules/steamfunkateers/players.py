@@ -132,8 +132,11 @@ def gm_command(view: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
     return {"cmd": "check", "pools": [_player_pool(view, rng.choice(players), rng)]}
 
 
-def dice_command(view: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
-    """The command answering the throw the game waits for (a roll, a reroll or keeping)."""
+def dice_command(
+    view: Mapping[str, Any], rng: random.Random, rethrow: bool = False
+) -> dict[str, Any]:
+    """The command answering the throw the game waits for (a roll, a reroll or keeping);
+    `rethrow` after a throw the table did not take: the dice go into the tray again."""
     pending = view["pending"]
     kind = pending["type"]
     if kind in ("severity", "tie_die"):
@@ -144,10 +147,10 @@ def dice_command(view: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
         for p in view["players"]
         if p["name"] == pool["who"] and p["vigor"] >= 1 and not pool["values"]
     ]
-    if folders and rng.random() < 0.03:
+    if folders and not rethrow and rng.random() < 0.03:
         return {"cmd": "fold", "player": folders[0]}
     if kind == "reroll":
-        if rng.random() < 0.5:
+        if rethrow or rng.random() < 0.5:
             return {"cmd": "reroll", "values": rerolled_tray(rng, pool["values"])}
         return {"cmd": "keep"}
     return {"cmd": "roll", "values": throw(rng, int(pending["dice"]))}
@@ -187,11 +190,12 @@ class SimulatedTable:
             # A state and a prompt of different moments (the prompt is published after the
             # state): wait for the table to show one moment, and act on that.
             return False
+        rethrow = self._slipped  # the table's alert asks for the throw again, not a keep
         if self._slipped and alerts:
             self._slipped = False
             self.mistakes_caught += 1
         if prompt.get("waiting") == "dice" and state.get("pending") is not None:
-            self._throw(state)
+            self._throw(state, rethrow)
         elif self.calls >= self.settings.length:
             self.send({"cmd": "end_game"})
         else:
@@ -200,8 +204,8 @@ class SimulatedTable:
         self.settings.pause(0.5)
         return True
 
-    def _throw(self, view: dict[str, Any]) -> None:
-        command = dice_command(view, self.rng)
+    def _throw(self, view: dict[str, Any], rethrow: bool = False) -> None:
+        command = dice_command(view, self.rng, rethrow)
         if command["cmd"] not in ("roll", "reroll"):
             self.send(command)
             return

@@ -56,22 +56,6 @@ def test_simulated_games_finish_replay_and_light_the_strikes(seed: int) -> None:
     assert "seat LEDs" in view.getvalue()
 
 
-def test_the_simulated_camera_and_the_vision_pipeline_read_the_throws() -> None:
-    table = SimulatedTable(
-        seats=2,
-        games=1,
-        seed=21,
-        mistake_rate=0.0,
-        camera=True,
-        challenges_per_adventure=2,
-        speed=20,
-    )
-    summary = table.run()
-    assert summary.games_finished == 1
-    rolls = [c for c in table.applied if c["cmd"] == "roll" and c.get("source") == "dice"]
-    assert rolls and summary.die_to_state_ms
-
-
 def test_a_headless_run_shows_progress_on_stderr_and_the_summary_on_stdout(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
