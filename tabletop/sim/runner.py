@@ -192,8 +192,24 @@ class SimulatedTable:
         self._last_state: Any = None
         self._shown: Any = None  # the (state, prompt, alerts) last drawn
         self._view: LiveView | None = None
+        self._mat_connected: Callable[[], bool] = lambda: False
+
+    def people_settings(self) -> PeopleSettings:
+        """How the people play: their mistakes, the game's length, and their pauses (a
+        pause of s seconds at a real table lasts s / speed)."""
+        speed = self.speed
+        return PeopleSettings(
+            self.mistake_rate, self.challenges_per_adventure, lambda s: time.sleep(s / speed)
+        )
+
+    @property
+    def patience(self) -> float:
+        """How long the people wait for the table to answer an act before the next one
+        (`PATIENCE_S` at real time, scaled by the speed, never under `MIN_PATIENCE_S`)."""
+        return max(PATIENCE_S / self.speed, MIN_PATIENCE_S)
 
     def run(self) -> Summary:
+        """Plays the games and returns the summary."""
         started = time.monotonic()
         with tempfile.TemporaryDirectory(prefix="tabletop-sim-") as folder:
             if self.broker is not None:
@@ -251,14 +267,13 @@ class SimulatedTable:
             client.link.subscribe(topic)
         simulator = mat.simulator
         assert simulator is not None
+        self._mat_connected = lambda: mat.connected
         self._view = self._live_view(url, mat.path)
         if self._view is not None:
             self._view.start()
         try:
             self._play(client, simulator, dice, leds)
         finally:
-            if self._view is not None:
-                self._view.stop()
             if console is not None:
                 console.stop()
             self.led_frames = list(leds.frames)  # before the bridge turns them off
@@ -272,6 +287,8 @@ class SimulatedTable:
             self.applied = [json.loads(record.payload) for record in records if record.ok]
             self.final_state = daemon.referee.state_json()
             daemon.close()
+            if self._view is not None:  # last: a failing terminal must not keep the table up
+                self._view.stop()
         # Every game's, from the log: the state's list of refusals holds the last game's.
         refusals = [str(record.reply.get("error")) for record in records if not record.ok]
         self.summary.commands_applied = len(self.applied)
@@ -296,13 +313,9 @@ class SimulatedTable:
             self._moved_at = (kind, time.monotonic())
 
         dice.announce = lambda: moved("die")
-        speed = self.speed
-        settings = PeopleSettings(
-            self.mistake_rate, self.challenges_per_adventure, lambda s: time.sleep(s / speed)
-        )
-        patience = max(PATIENCE_S / speed, MIN_PATIENCE_S)
+        patience = self.patience
         people = self.rules.simulated_people(
-            self.names, MatHands(mat, dice, moved), rng, send, settings
+            self.names, MatHands(mat, dice, moved), rng, send, self.people_settings()
         )
         games = 0
         people.start_game(seed=self.seed)
@@ -475,19 +488,19 @@ class SimulatedTable:
         layout = self.rules.mat_layout({})
         cards = layout.slots_per_seat > 0
         mat = (
-            f"simulated, {len(self.names)} seats x {layout.slots_per_seat} slots"
-            + (" and the draw pad" if layout.pad else "")
+            f"{len(self.names)} seats x {layout.slots_per_seat} slots"
+            + (" + pad" if layout.pad else "")
             if cards
-            else "simulated, idle (no cards in this game)"
+            else "idle (no cards in this game)"
         )
         header = Header(
             table=self.table,
             game=self.rules.info.title,
             broker=str(url),
-            mat=f"{mat} on {mat_path}",
+            mat=f"simulated, {mat}, on {mat_path}",
             camera="simulated, read by the dice vision"
             if self.camera
-            else "off (--no-camera): thrown values go straight to the bridge",
+            else "off: the values go straight to the bridge",
             speed=self.speed,
             console_url=self.console_url,
         )
@@ -513,7 +526,8 @@ class SimulatedTable:
                 alerts=alerts,
                 leds=leds.render(self.names),
                 led_meaning=str(meaning) if meaning else None,
-                events=[str(event.get("text")) for event in client.events[-8:]],
+                events=[str(event.get("text")) for event in client.events[-20:]],
+                mat_status="connected" if self._mat_connected() else "NOT CONNECTED",
             )
         )
 

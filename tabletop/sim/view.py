@@ -23,13 +23,14 @@ from rich.text import Text
 
 from rules.game import GameRules
 
-HISTORY = 8  # alert changes and events kept on screen
+HISTORY = 12  # alert changes and events kept on screen, the newest first
+SIDE_WIDTH = 44  # the column beside the board, at most a third of the terminal
 
 # What the boards and the LEDs draw, in words. Card marks are Six Shooter's and any card
 # game's drawn by `rules.*.view`; the LED marks are `SimulatedLeds.render`'s.
 CARD_LEGEND = (
-    ("[ 7H]", "a card face up (rank and suit: 7 of hearts)"),
-    ("[ ##]", "a card face down"),
+    ("[ 7H]", "face up (7 of hearts)"),
+    ("[ ##]", "face down"),
     ("[ --]", "an empty slot"),
 )
 LED_LEGEND = (("●", "LED on"), ("○", "LED off"), ("◐", "LED blinking"))
@@ -59,7 +60,7 @@ class Frame:
     leds: str
     led_meaning: str | None
     events: Sequence[str]
-    mat_status: str | None = None
+    mat_status: str | None = None  # the mat's connection now, in a word or two
 
 
 @dataclass
@@ -112,18 +113,22 @@ class LiveView:
         frame = self._frame
         layout = Layout(name="screen")
         layout.split_column(
-            Layout(self._header(frame), name="header", size=5),
+            Layout(self._header(frame), name="header", size=6),
             Layout(name="body"),
-            Layout(self._prompt(frame), name="prompt", size=4),
+            Layout(self._prompt(frame), name="prompt", size=3),
         )
         layout["body"].split_row(
-            Layout(self._board(frame), name="board", ratio=3),
-            Layout(name="side", ratio=2),
+            Layout(name="main"),
+            Layout(name="side", size=min(SIDE_WIDTH, self.console.width // 3)),
         )
+        layout["main"].split_column(
+            Layout(self._board(frame), name="board", ratio=3),
+            Layout(self._alert_panel(frame), name="alerts", ratio=2),
+        )
+        rows = len(LED_LEGEND) + (len(CARD_LEGEND) if self.cards else 0)
         layout["side"].split_column(
-            Layout(self._leds(frame), name="leds"),
-            Layout(self._legend(), name="legend"),
-            Layout(self._alert_panel(frame), name="alerts"),
+            Layout(self._leds(frame), name="leds", size=len(self.names) + 4),
+            Layout(self._legend(), name="legend", size=rows + 2),
             Layout(self._events(frame), name="events"),
         )
         return layout
@@ -131,23 +136,25 @@ class LiveView:
     def _header(self, frame: Frame | None) -> Panel:
         h = self.header
         grid = Table.grid(expand=True, padding=(0, 2))
-        grid.add_column(ratio=1)
-        grid.add_column(ratio=1)
-        grid.add_column(ratio=1)
-        mat = h.mat if frame is None or frame.mat_status is None else frame.mat_status
-        grid.add_row(
-            f"[b]table[/b] {h.table}", f"[b]game[/b] {h.game}", f"[b]broker[/b] {h.broker}"
-        )
-        grid.add_row(
-            f"[b]mat[/b] {mat}", f"[b]camera[/b] {h.camera}", f"[b]speed[/b] {_speed(h.speed)}"
-        )
+        grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
+        grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
+        mat = h.mat if frame is None or frame.mat_status is None else f"{h.mat}, {frame.mat_status}"
         console = h.console_url or "not served"
-        grid.add_row(
-            f"[b]web console[/b] {console}",
-            f"[b]game master[/b] {h.console_url}gm" if h.console_url else "",
-            f"[b]running[/b] {self._elapsed():.0f} s",
+        if h.console_url:
+            console += f" (game master: {h.console_url}gm)"
+        grid.add_row(f"[b]table[/b] {h.table}   [b]game[/b] {h.game}", f"[b]broker[/b] {h.broker}")
+        grid.add_row(f"[b]camera[/b] {h.camera}", f"[b]speed[/b] {_speed(h.speed)}")
+        lines = Group(
+            grid,
+            _line(f"[b]mat[/b] {mat}"),
+            _line(f"[b]web console[/b] {console}"),
         )
-        return Panel(grid, title="tabletop sim", border_style="cyan")
+        return Panel(
+            lines,
+            title="tabletop sim: a simulated table",
+            subtitle=f"running {self._elapsed():.0f} s",
+            border_style="cyan",
+        )
 
     def _board(self, frame: Frame | None) -> Panel:
         state = frame.state if frame is not None else None
@@ -169,7 +176,7 @@ class LiveView:
     def _legend(self) -> Panel:
         grid = Table.grid(padding=(0, 1))
         grid.add_column(no_wrap=True)
-        grid.add_column()
+        grid.add_column(no_wrap=True, overflow="ellipsis")
         if self.cards:
             for mark, words in CARD_LEGEND:
                 grid.add_row(mark, words)
@@ -184,14 +191,14 @@ class LiveView:
                 lines.append(Text(f"NOW {self._where(alert)}: {alert['message']}", style="red"))
             for step in frame.alerts.get("instructions", []):
                 lines.append(Text(f"to do: {step}", style="yellow"))
-        lines += [Text(entry, style="dim") for entry in self.alert_history[-HISTORY:]]
+        lines += [Text(entry, style="dim") for entry in self.alert_history[::-1][:HISTORY]]
         if not lines:
             lines.append(Text("none: the table matches the game", style="dim"))
         return Panel(Group(*lines), title="alerts")
 
     def _events(self, frame: Frame | None) -> Panel:
-        events = list(frame.events[-HISTORY:]) if frame is not None else []
-        return Panel(Text("\n".join(events)), title="last events")
+        events = list(frame.events[::-1][:HISTORY]) if frame is not None else []
+        return Panel(Text("\n".join(events)), title="events (newest first)")
 
     def _prompt(self, frame: Frame | None) -> Panel:
         prompt = frame.prompt if frame is not None else None
@@ -200,7 +207,8 @@ class LiveView:
         text = str(words) if words else "(no prompt yet)"
         if who:
             text += f"   (who: {', '.join(map(str, who))})"
-        return Panel(Text(text, style="bold"), title="the table waits for")
+        words_text = Text(text, style="bold", overflow="ellipsis", no_wrap=True)
+        return Panel(words_text, title="the table waits for")
 
     # -- alerts -----------------------------------------------------------------------------
 
@@ -233,10 +241,17 @@ class LiveView:
         return 0.0 if self._started is None else self.clock() - self._started
 
 
+def _line(markup: str) -> Text:
+    """One line of the header, cut short rather than wrapped."""
+    text = Text.from_markup(markup, overflow="ellipsis")
+    text.no_wrap = True
+    return text
+
+
 def _speed(speed: float) -> str:
     if speed == 1:
-        return "real time (1x)"
-    return f"people {speed:g}x faster; mat, camera and daemon in real time"
+        return "real time"
+    return f"{speed:g}x (the people; devices in real time)"
 
 
 def summary_words(summary: Mapping[str, Any], title: str) -> str:
@@ -244,8 +259,7 @@ def summary_words(summary: Mapping[str, Any], title: str) -> str:
     requested, finished = summary["games_requested"], summary["games_finished"]
     games = "game" if requested == 1 else "games"
     lines = [
-        f"{finished} of {requested} {title} {games} played to the end "
-        f"in {summary['seconds']:g} s.",
+        f"{finished} of {requested} {title} {games} played to the end in {summary['seconds']:g} s.",
     ]
     refused = summary["commands_refused"]
     lines.append(
@@ -257,8 +271,11 @@ def summary_words(summary: Mapping[str, Any], title: str) -> str:
     lines.append(
         f"The people made {_count(made, 'mistake')} on purpose and put right "
         f"{caught} the table caught; {_count(raised, 'alert')} raised, "
-        + ("all resolved." if raised == resolved else f"{resolved} resolved, "
-           f"{raised - resolved} still open.")
+        + (
+            "all resolved."
+            if raised == resolved
+            else f"{resolved} resolved, {raised - resolved} still open."
+        )
     )
     latency = summary.get("latency_ms", {})
     words = {
