@@ -263,7 +263,12 @@ class SimulatedTable:
         # people at a table do); the view draws the public one.
         client = _Client(url, self.table, follow_events=True)
         client.start(timeout=10)
-        for topic in (client.topics.table_alert, client.topics.leds_frame, client.topics.state):
+        for topic in (
+            client.topics.table_alert,
+            client.topics.leds_frame,
+            client.topics.state,
+            client.topics.event,
+        ):
             client.link.subscribe(topic)
         simulator = mat.simulator
         assert simulator is not None
@@ -512,7 +517,7 @@ class SimulatedTable:
         prompt: Any,
         alerts: dict[str, Any],
         leds: SimulatedLeds,
-        client: TableClient,
+        client: _Client,
     ) -> None:
         if self._view is None:
             return
@@ -526,7 +531,7 @@ class SimulatedTable:
                 alerts=alerts,
                 leds=leds.render(self.names),
                 led_meaning=str(meaning) if meaning else None,
-                events=[str(event.get("text")) for event in client.events[-20:]],
+                events=[str(event.get("text")) for event in client.public_events[-20:]],
                 mat_status="connected" if self._mat_connected() else "NOT CONNECTED",
             )
         )
@@ -544,6 +549,7 @@ class _Client(TableClient):
         self.events_seq = 0  # the last command whose events were filed
         self.state_seq = 0  # ... when the state was last filed
         self.public_seq = 0  # ... when the public state was last filed
+        self.public_events: list[dict[str, Any]] = []  # `game/event`'s, as anyone sees them
 
     def pump(self, timeout: float) -> Message | None:
         message = super().pump(timeout)
@@ -558,6 +564,10 @@ class _Client(TableClient):
             self.state_seq = self.events_seq
         elif message.topic == self.topics.state:
             self.public_seq = self.events_seq
+        elif message.topic == self.topics.event:
+            body = self.retained.pop(message.topic, None)
+            if isinstance(body, dict) and isinstance(body.get("events"), list):
+                self.public_events += [e for e in body["events"] if isinstance(e, dict)]
         return message
 
     def in_step(self) -> bool:
