@@ -4,7 +4,8 @@ written only for the tests) included."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import pytest
 
@@ -50,3 +51,55 @@ def test_every_game_plays_to_the_end_and_every_alert_is_resolved(game: str) -> N
     # Throws were read from the tray (filmed and read by the vision for the camera's game)
     # and moved the game on.
     assert summary.die_to_state_ms
+
+
+def test_a_state_and_a_prompt_of_different_moments_are_told_apart() -> None:
+    from tabletop.sim.runner import in_step
+
+    roll = {"type": "roll", "who": "Ana", "dice": 3, "prompt": "Ana: throw 3 dice"}
+    assert in_step({"phase": "play", "pending": roll}, {"waiting": "dice", "pending": roll})
+    assert in_step({"phase": "play", "pending": None}, {"waiting": "game_master", "pending": None})
+    # The crash of `tabletop sim --game steamfunkateers --seed 3`: a new state (nothing
+    # pending) with the last batch's prompt (dice awaited).
+    assert not in_step({"phase": "play", "pending": None}, {"waiting": "dice", "pending": roll})
+    assert not in_step({"phase": "play", "pending": roll}, None)
+    assert in_step(None, None)
+
+
+@pytest.mark.parametrize("game", ["ossix", "steamfunkateers", "highroll"])
+def test_the_people_do_nothing_on_a_state_and_a_prompt_of_different_moments(game: str) -> None:
+    import random
+
+    from rules.game import PeopleSettings
+
+    class Hands:
+        """Hands that only note what they did."""
+
+        def __init__(self) -> None:
+            self.moves: list[object] = []
+
+        def lay(self, seat: int, slot: int, card: str, face_up: bool) -> None:
+            self.moves.append(("lay", seat, slot))
+
+        def lift(self, seat: int, slot: int) -> None:
+            self.moves.append(("lift", seat, slot))
+
+        def flip(self, seat: int, slot: int) -> None:
+            self.moves.append(("flip", seat, slot))
+
+        def lay_on_pad(self, card: str) -> None:
+            self.moves.append(("pad", card))
+
+        def throw(self, values: Sequence[int]) -> None:
+            self.moves.append(("throw", list(values)))
+
+    sent: list[dict[str, Any]] = []
+    hands = Hands()
+    people = games.get(game).simulated_people(
+        ["Ana", "Bo"], hands, random.Random(1), sent.append, PeopleSettings()
+    )
+    roll = {"type": "roll", "who": "Ana", "dice": 3, "prompt": "Ana: throw 3 dice"}
+    state = {"phase": "play", "pending": None, "players": [{"name": "Ana"}, {"name": "Bo"}]}
+    prompt = {"waiting": "dice", "dice": {"count": 3}, "pending": roll}
+    assert people.step(state, prompt, {}) is False
+    assert sent == [] and hands.moves == []

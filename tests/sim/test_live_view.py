@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import random
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -171,7 +172,7 @@ def test_speed_scales_the_peoples_pauses_and_patience_not_below_the_floor(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     slept: list[float] = []
-    monkeypatch.setattr(runner.time, "sleep", slept.append)
+    monkeypatch.setattr(time, "sleep", slept.append)  # the people's pauses sleep
     for speed in (1, 4, 20):
         table = SimulatedTable(speed=speed)
         table.people_settings().pause(2.0)
