@@ -238,6 +238,8 @@ class OsSixPeople:
         """Does the next thing a person at the table would do; False when the evening is over."""
         if state is None or prompt is None or state.get("phase") == "finished":
             return False
+        if state.get("pending") != prompt.get("pending"):
+            return False  # a state and a prompt of different moments: wait for one moment
         dice = prompt.get("dice")
         awaits_dice = prompt.get("waiting") == "dice" and isinstance(dice, Mapping)
         if self.wrong_throw_out:

@@ -132,8 +132,11 @@ def gm_command(view: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
     return {"cmd": "check", "pools": [_player_pool(view, rng.choice(players), rng)]}
 
 
-def dice_command(view: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
-    """The command answering the throw the game waits for (a roll, a reroll or keeping)."""
+def dice_command(
+    view: Mapping[str, Any], rng: random.Random, rethrow: bool = False
+) -> dict[str, Any]:
+    """The command answering the throw the game waits for (a roll, a reroll or keeping);
+    `rethrow` after a throw the table did not take: the dice go into the tray again."""
     pending = view["pending"]
     kind = pending["type"]
     if kind in ("severity", "tie_die"):
@@ -144,10 +147,10 @@ def dice_command(view: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
         for p in view["players"]
         if p["name"] == pool["who"] and p["vigor"] >= 1 and not pool["values"]
     ]
-    if folders and rng.random() < 0.03:
+    if folders and not rethrow and rng.random() < 0.03:
         return {"cmd": "fold", "player": folders[0]}
     if kind == "reroll":
-        if rng.random() < 0.5:
+        if rethrow or rng.random() < 0.5:
             return {"cmd": "reroll", "values": rerolled_tray(rng, pool["values"])}
         return {"cmd": "keep"}
     return {"cmd": "roll", "values": throw(rng, int(pending["dice"]))}
@@ -166,18 +169,16 @@ class SimulatedTable:
     mistakes_caught: int = 0  # wrong throws the table's alert made them throw again
     _slipped: bool = False  # the last throw had a die too many
     calls: int = 0  # checks, exchanges and other calls made this game
-    _acted_on: tuple[str, str, str] | None = None  # the state and prompt last acted on
 
     def start_game(self, seed: int) -> None:
         """Announces a new game with the seats as players (no cards to clear, and no deck
         to shuffle, so `seed` has nothing to set: the dice come from `rng`)."""
         self.calls = 0
-        self._acted_on = None
         self.send(new_game_command(self.rng, self.seats))
 
     def replied(self, ok: bool) -> None:
-        if not ok:
-            self._acted_on = None  # a refused call: look again and choose another
+        """A refused call leaves the table as it was: the next step chooses another (the
+        table's runner waits for the state to answer each act before the next step)."""
 
     def step(
         self, state: dict[str, Any] | None, prompt: dict[str, Any] | None, alerts: dict[str, str]
@@ -185,17 +186,16 @@ class SimulatedTable:
         """Does the next thing a person would do; False when nothing is left to do."""
         if state is None or prompt is None or state.get("phase") != "play":
             return False
-        # A person acts again only once the table shows something new: the state moved, or
-        # an alert says the last throw did not count.
-        seen = (repr(sorted(state.items())), repr(sorted(prompt.items())), repr(sorted(alerts)))
-        if seen == self._acted_on:
+        if state.get("pending") != prompt.get("pending"):
+            # A state and a prompt of different moments (the prompt is published after the
+            # state): wait for the table to show one moment, and act on that.
             return False
-        self._acted_on = seen
+        rethrow = self._slipped  # the table's alert asks for the throw again, not a keep
         if self._slipped and alerts:
             self._slipped = False
             self.mistakes_caught += 1
-        if prompt.get("waiting") == "dice":
-            self._throw(state)
+        if prompt.get("waiting") == "dice" and state.get("pending") is not None:
+            self._throw(state, rethrow)
         elif self.calls >= self.settings.length:
             self.send({"cmd": "end_game"})
         else:
@@ -204,8 +204,8 @@ class SimulatedTable:
         self.settings.pause(0.5)
         return True
 
-    def _throw(self, view: dict[str, Any]) -> None:
-        command = dice_command(view, self.rng)
+    def _throw(self, view: dict[str, Any], rethrow: bool = False) -> None:
+        command = dice_command(view, self.rng, rethrow)
         if command["cmd"] not in ("roll", "reroll"):
             self.send(command)
             return

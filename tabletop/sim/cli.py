@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
 from rules.games import DEFAULT_GAME
@@ -38,7 +37,14 @@ def register(subparsers: Any) -> None:
         "reading it with the vision pipeline (faster on a slow machine)",
     )
     parser.add_argument(
-        "--headless", action="store_true", help="no live view: print a JSON summary at the end"
+        "--headless",
+        action="store_true",
+        help="no live view: progress on stderr, a summary in words at the end",
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print the closing summary as one JSON object instead of words",
     )
     parser.add_argument(
         "--speed",
@@ -53,9 +59,12 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Plays the games and prints the summary."""
+    from rich.console import Console
+
     from rules import games
     from rules.errors import RulesError
     from tabletop.sim.runner import SimulatedTable
+    from tabletop.sim.view import summary_words
 
     try:
         games.get(args.game, "--game")
@@ -64,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
     speed = args.speed if args.speed is not None else (20.0 if args.headless else 1.0)
     if not speed > 0:
         raise UserError(f"--speed {args.speed}: expected a positive number, e.g. 1 or 20")
+    view = None if args.headless else Console()
     table = SimulatedTable(
         game=args.game,
         speed=speed,
@@ -72,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         games=args.games,
         seed=args.seed,
         mistake_rate=args.mistakes,
-        view=None if args.headless else sys.stdout,
+        view=view,
         camera=not args.no_camera,
     )
     if args.headless:
@@ -86,5 +96,8 @@ def run(args: argparse.Namespace) -> int:
             summary = table.run()
     else:
         summary = table.run()
-    print(json.dumps(summary.to_json(), indent=None if args.headless else 2))
+    if args.json:
+        print(json.dumps(summary.to_json(), indent=None if args.headless else 2))
+    else:
+        print(summary_words(summary.to_json(), table.rules.info.title))
     return 0 if summary.games_finished == args.games else 1

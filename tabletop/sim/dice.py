@@ -15,10 +15,25 @@ class DiceTray:
         self._throws: queue.Queue[tuple[int, ...]] = queue.Queue()
         # Called when a throw is announced (the die at rest and read), for latency figures.
         self.announce: Callable[[], None] = lambda: None
+        self._unread = 0  # throws not yet read and handed to the bridge
+        self._lock = threading.Lock()
 
     def throw(self, values: Sequence[int]) -> None:
         """Dice thrown; they come to rest showing `values`."""
+        with self._lock:
+            self._unread += 1
         self._throws.put(tuple(values))
+
+    @property
+    def busy(self) -> bool:
+        """True while a throw is still rolling or being read: the table cannot have answered
+        it yet, so the people wait for it rather than throw again."""
+        with self._lock:
+            return self._unread > 0
+
+    def _read(self) -> None:
+        with self._lock:
+            self._unread -= 1
 
     def events(self, stop: threading.Event) -> Iterator[dict[str, Any]]:
         """The bridge's dice source: one `rolled` event per throw, until `stop` is set."""
@@ -29,6 +44,7 @@ class DiceTray:
                 continue
             self.announce()
             yield {"event": "rolled", "values": list(values)}
+            self._read()  # the bridge asks for the next event once it published this one
 
 
 class RenderedDiceTray(DiceTray):
@@ -60,9 +76,15 @@ class RenderedDiceTray(DiceTray):
                 plan = ThrowPlan(dice=len(values), values=values, hand_first=not first)
                 camera.extend([plan])
                 first = False
+                answered = False
                 while (frame := camera.read()) is not None and not stop.is_set():
                     for event in watcher.feed(frame.image, frame.timestamp):
                         if event.kind.value in ("rolled", "cocked", "unreadable", "unclear"):
                             announced = event.to_json()
                             self.announce()
                             yield announced
+                            if not answered:  # the bridge published what the camera saw
+                                answered = True
+                                self._read()
+                if not answered:
+                    self._read()  # every frame of the throw seen, and nothing to tell

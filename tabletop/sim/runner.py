@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from rich.console import Console
+
 from bridge.bridge import Bridge
 from hardware.leds import LedConfig, LedFrame, SimulatedLeds
 from hardware.mat import open_mat
@@ -31,9 +33,10 @@ from rules.daemon.service import RulesDaemon
 from rules.game import PeopleSettings
 from rules.games import DEFAULT_GAME
 from wire.broker import EmbeddedBroker
-from wire.mqtt import BrokerUrl
+from wire.mqtt import BrokerUrl, Message
 
 from .dice import DiceTray, RenderedDiceTray
+from .view import Frame, Header, LiveView
 
 NAMES = ("Ana", "Bo", "Cy", "Dee", "Eli", "Fay")
 PATIENCE_S = 2.0  # how long people wait for the table to answer a move before the next
@@ -146,7 +149,7 @@ class SimulatedTable:
         games: int = 1,
         seed: int = 1,
         mistake_rate: float = 0.03,
-        view: TextIO | None = None,
+        view: Console | TextIO | None = None,
         broker: BrokerUrl | None = None,
         challenges_per_adventure: int = 10,
         camera: bool = True,
@@ -186,8 +189,27 @@ class SimulatedTable:
         self.led_frames: list[Any] = []
         self._moved_at: tuple[str, float] | None = None
         self._alert_keys: set[str] = set()
+        self._last_state: Any = None
+        self._shown: Any = None  # the (state, prompt, alerts) last drawn
+        self._view: LiveView | None = None
+        self._mat_connected: Callable[[], bool] = lambda: False
+
+    def people_settings(self) -> PeopleSettings:
+        """How the people play: their mistakes, the game's length, and their pauses (a
+        pause of s seconds at a real table lasts s / speed)."""
+        speed = self.speed
+        return PeopleSettings(
+            self.mistake_rate, self.challenges_per_adventure, lambda s: time.sleep(s / speed)
+        )
+
+    @property
+    def patience(self) -> float:
+        """How long the people wait for the table to answer an act before the next one
+        (`PATIENCE_S` at real time, scaled by the speed, never under `MIN_PATIENCE_S`)."""
+        return max(PATIENCE_S / self.speed, MIN_PATIENCE_S)
 
     def run(self) -> Summary:
+        """Plays the games and returns the summary."""
         started = time.monotonic()
         with tempfile.TemporaryDirectory(prefix="tabletop-sim-") as folder:
             if self.broker is not None:
@@ -237,12 +259,23 @@ class SimulatedTable:
         bridge.start(timeout=10)
         bridge_thread = threading.Thread(target=bridge.run, args=(stop,), name="sim-bridge")
         bridge_thread.start()
-        client = TableClient(url, self.table, follow_events=True)
+        # The people read the referee's state (they know the cards they laid face down, as
+        # people at a table do); the view draws the public one.
+        client = _Client(url, self.table, follow_events=True)
         client.start(timeout=10)
-        for topic in (client.topics.table_alert, client.topics.leds_frame):
+        for topic in (
+            client.topics.table_alert,
+            client.topics.leds_frame,
+            client.topics.state,
+            client.topics.event,
+        ):
             client.link.subscribe(topic)
         simulator = mat.simulator
         assert simulator is not None
+        self._mat_connected = lambda: mat.connected
+        self._view = self._live_view(url, mat.path)
+        if self._view is not None:
+            self._view.start()
         try:
             self._play(client, simulator, dice, leds)
         finally:
@@ -259,6 +292,8 @@ class SimulatedTable:
             self.applied = [json.loads(record.payload) for record in records if record.ok]
             self.final_state = daemon.referee.state_json()
             daemon.close()
+            if self._view is not None:  # last: a failing terminal must not keep the table up
+                self._view.stop()
         # Every game's, from the log: the state's list of refusals holds the last game's.
         refusals = [str(record.reply.get("error")) for record in records if not record.ok]
         self.summary.commands_applied = len(self.applied)
@@ -266,77 +301,118 @@ class SimulatedTable:
         self.summary.refusals = refusals
 
     def _play(
-        self, client: TableClient, mat: SimulatedMat, dice: DiceTray, leds: SimulatedLeds
+        self, client: _Client, mat: SimulatedMat, dice: DiceTray, leds: SimulatedLeds
     ) -> None:
         rng = random.Random(self.seed)
 
         def send(command: dict[str, Any]) -> None:
             reply = client.send(command)
-            people.replied(bool(reply.get("ok")))
+            ok = bool(reply.get("ok"))
+            if ok and reply.get("events") and isinstance(reply.get("seq"), int):
+                # The reply leaves the daemon before the command's events and views: a person
+                # sees the table answer their call before they do the next thing.
+                client.wait_for_state(reply["seq"])
+            people.replied(ok)
 
         def moved(kind: str) -> None:
             self._moved_at = (kind, time.monotonic())
 
         dice.announce = lambda: moved("die")
-        speed = self.speed
-        settings = PeopleSettings(
-            self.mistake_rate, self.challenges_per_adventure, lambda s: time.sleep(s / speed)
-        )
-        patience = max(PATIENCE_S / speed, MIN_PATIENCE_S)
+        patience = self.patience
         people = self.rules.simulated_people(
-            self.names, MatHands(mat, dice, moved), rng, send, settings
+            self.names, MatHands(mat, dice, moved), rng, send, self.people_settings()
         )
-        alert_topic = f"{client.topics.root}/table/alert"
         games = 0
         people.start_game(seed=self.seed)
-        last_state: Any = None
-        waiting_since: float | None = None
+        # The state the people last acted on, and when.
+        acted_on: Any = None
+        acted_at: float | None = None
         deadline = time.monotonic() + 600 * self.games
         while games < self.games and time.monotonic() < deadline:
-            client.pump(0.01)
-            self._watch_frames(client)
-            state = client.retained.get(client.state_topic)
-            alerts = _json(client.retained.get(alert_topic)) or {"alerts": [], "instructions": []}
-            self._count_alerts(alerts)
-            if state != last_state:
-                previous_phase = self._last_phase
-                self._state_changed(state)
-                last_state = state
-                waiting_since = None
-                self._show(state, alerts, leds, client)
-                finished = isinstance(state, dict) and state.get("phase") == "finished"
-                if finished and previous_phase != "finished":
-                    games += 1
-                    self.summary.games_finished = games
-                    self.on_game_finished(self.summary)
-                    if games < self.games:
-                        people.start_game(seed=self.seed + games)
-                    continue
-            if waiting_since is not None and time.monotonic() - waiting_since < patience:
+            self._drain(client)
+            seen = self._visible(client)
+            if not client.in_step():
+                continue  # the public state or the prompt of this state is still on its way
+            if self._observe(seen, leds, client):
+                games += 1
+                self.summary.games_finished = games
+                self.on_game_finished(self.summary)
+                if games < self.games:
+                    people.start_game(seed=self.seed + games)
+                acted_on, acted_at = None, None
                 continue
+            now = time.monotonic()
+            if acted_at is not None and seen[0] == acted_on:
+                # The state has not answered the people's last act yet: they wait for it (a
+                # throw still rolling or being read is not answered yet, whatever the speed);
+                # after `patience` they do the next thing anyway (a card the rules had
+                # already moved changes nothing, a slip only raises an alert).
+                if dice.busy:
+                    acted_at = now
+                    continue
+                if now - acted_at < patience:
+                    continue
+            state, prompt, alerts = seen
             fixes = {a["key"]: a["message"] for a in alerts["alerts"]}
             # A move that changed nothing (a mistake, a card the rules had already moved) has
             # no latency to measure.
             self._moved_at = None
-            prompt = _json(client.retained.get(client.topics.prompt))
-            if people.step(state if isinstance(state, dict) else None, prompt, fixes):
-                waiting_since = time.monotonic()
+            acted = people.step(state if isinstance(state, dict) else None, prompt, fixes)
+            acted_on, acted_at = state, (time.monotonic() if acted else None)
         self.summary.mistakes_made = people.mistakes_made
         self.summary.mistakes_caught = people.mistakes_caught
         # A finished game clears the table's alerts; let that reach us before counting.
         settle = time.monotonic() + 3.0
         while time.monotonic() < settle:
-            alerts = _json(client.retained.get(alert_topic)) or {"alerts": []}
-            self._count_alerts(alerts)
-            if not alerts["alerts"]:
-                break
-            client.pump(0.02)
+            self._drain(client)
+            seen = self._visible(client)
+            if client.in_step():
+                self._observe(seen, leds, client)  # the last picture, prompt and board in step
+                if not seen[2]["alerts"]:
+                    break
         # Let the last LED frame reach the LEDs before the table is put away.
         if self.frame_history:
             final = self.frame_history[-1]
             settle = time.monotonic() + 3.0
             while leds.frame != final and time.monotonic() < settle:
                 client.pump(0.02)
+
+    def _drain(self, client: TableClient) -> None:
+        """Files every message that has arrived (waiting a little for the first): the state
+        and the prompt of one batch are taken together whenever both are here."""
+        timeout = 0.01
+        while client.pump(timeout) is not None:
+            timeout = 0.0
+        self._watch_frames(client)
+
+    def _visible(self, client: TableClient) -> tuple[Any, Any, dict[str, Any]]:
+        """The state, the prompt and the alerts as filed now."""
+        state = client.retained.get(client.state_topic)
+        prompt = _json(client.retained.get(client.topics.prompt))
+        alerts = _json(client.retained.get(client.topics.table_alert))
+        if not isinstance(alerts, dict):
+            alerts = {"alerts": [], "instructions": []}
+        return state, prompt, alerts
+
+    def _observe(
+        self, seen: tuple[Any, Any, dict[str, Any]], leds: SimulatedLeds, client: _Client
+    ) -> bool:
+        """Keeps count of what the table shows and draws it; True when it shows a game that
+        just finished."""
+        state, prompt, alerts = seen
+        self._count_alerts(alerts)
+        if seen == self._shown:
+            return False
+        self._shown = seen
+        finished = False
+        if state != self._last_state:
+            previous_phase = self._last_phase
+            self._last_state = state
+            self._state_changed(state)
+            finished = isinstance(state, dict) and state.get("phase") == "finished"
+            finished = finished and previous_phase != "finished"
+        self._show(state, prompt, alerts, leds, client)
+        return finished
 
     def _reported(self, kind: str) -> None:
         self._reported_at = (kind, time.monotonic())
@@ -407,27 +483,119 @@ class SimulatedTable:
         self.summary.alerts_resolved += len(self._alert_keys - keys)
         self._alert_keys = keys
 
-    def _show(
-        self, state: Any, alerts: dict[str, Any], leds: SimulatedLeds, client: TableClient
-    ) -> None:
-        if self.view is None or not isinstance(state, dict):
-            return
-        from rules.daemon.gm import render_state
+    def _live_view(self, url: BrokerUrl, mat_path: str) -> LiveView | None:
+        if self.view is None:
+            return None
+        console = self.view
+        if not isinstance(console, Console):
+            # A file (a test's StringIO, a pipe): rich draws the last frame when it stops.
+            console = Console(file=console, width=120, height=48)
+        layout = self.rules.mat_layout({})
+        cards = layout.slots_per_seat > 0
+        mat = (
+            f"{len(self.names)} seats x {layout.slots_per_seat} slots"
+            + (" + pad" if layout.pad else "")
+            if cards
+            else "idle (no cards in this game)"
+        )
+        header = Header(
+            table=self.table,
+            game=self.rules.info.title,
+            broker=str(url),
+            mat=f"simulated, {mat}, on {mat_path}",
+            camera="simulated, read by the dice vision"
+            if self.camera
+            else "off: the values go straight to the bridge",
+            speed=self.speed,
+            console_url=self.console_url,
+        )
+        return LiveView(console, header, self.rules, self.names, cards=cards)
 
-        prompt = client.retained.get(client.topics.prompt)
-        lines = ["\x1b[2J\x1b[H" + render_state(state, prompt), "", "seat LEDs:"]
-        if self.console_url is not None:
-            lines.insert(1, f"  web console: {self.console_url}")
-        lines.append(leds.render(self.names))
-        for alert in alerts.get("alerts", []):
-            lines.append(f"ALERT: {alert['message']}")
-        for step in alerts.get("instructions", []):
-            lines.append(f"to do: {step}")
-        if client.events:
-            lines.append("")
-            lines += [f"  {event.get('text')}" for event in client.events[-8:]]
-        self.view.write("\n".join(lines) + "\n")
-        self.view.flush()
+    def _show(
+        self,
+        state: Any,
+        prompt: Any,
+        alerts: dict[str, Any],
+        leds: SimulatedLeds,
+        client: _Client,
+    ) -> None:
+        if self._view is None:
+            return
+        frame = _json(client.retained.get(client.topics.leds_frame))
+        meaning = frame.get("meaning") if isinstance(frame, dict) else None
+        public = client.retained.get(client.topics.state)  # what the room sees
+        self._view.show(
+            Frame(
+                state=public if isinstance(public, dict) else None,
+                prompt=prompt if isinstance(prompt, dict) else None,
+                alerts=alerts,
+                leds=leds.render(self.names),
+                led_meaning=str(meaning) if meaning else None,
+                events=[str(event.get("text")) for event in client.public_events[-20:]],
+                mat_status="connected" if self._mat_connected() else "NOT CONNECTED",
+            )
+        )
+
+
+class _Client(TableClient):
+    """The table's client that knows which command the state it holds reflects.
+
+    Per batch the daemon publishes the replies, then the events (with the command's `seq`),
+    then the state and the prompt, in that order on one connection: a state filed after the
+    events of `seq` reflects that command."""
+
+    def __init__(self, url: BrokerUrl, table: str, **kwargs: Any) -> None:
+        super().__init__(url, table, **kwargs)
+        self.events_seq = 0  # the last command whose events were filed
+        self.state_seq = 0  # ... when the state was last filed
+        self.public_seq = 0  # ... when the public state was last filed
+        self.public_events: list[dict[str, Any]] = []  # `game/event`'s, as anyone sees them
+
+    def pump(self, timeout: float) -> Message | None:
+        message = super().pump(timeout)
+        if message is None:
+            return None
+        if message.topic == self.event_topic:
+            seq = _json(message.payload.decode("utf-8", errors="replace"))
+            seq = seq.get("seq") if isinstance(seq, dict) else None
+            if isinstance(seq, int):
+                self.events_seq = max(self.events_seq, seq)
+        elif message.topic == self.state_topic:
+            self.state_seq = self.events_seq
+        elif message.topic == self.topics.state:
+            self.public_seq = self.events_seq
+        elif message.topic == self.topics.event:
+            body = self.retained.pop(message.topic, None)
+            if isinstance(body, dict) and isinstance(body.get("events"), list):
+                self.public_events += [e for e in body["events"] if isinstance(e, dict)]
+        return message
+
+    def in_step(self) -> bool:
+        """Whether the state, the public state and the prompt filed now are of one moment."""
+        public = self.retained.get(self.topics.state)
+        prompt = self.retained.get(self.topics.prompt)
+        return self.state_seq == self.public_seq and in_step(public, prompt)
+
+    def wait_for_state(self, seq: int, timeout: float = 10.0) -> None:
+        """Files messages until the state reflects command `seq` (or `timeout` passed)."""
+        deadline = time.monotonic() + timeout
+        while self.state_seq < seq and (left := deadline - time.monotonic()) > 0:
+            self.pump(min(left, 0.05))
+
+
+def in_step(state: Any, prompt: Any) -> bool:
+    """Whether a state and a prompt belong to the same moment of the game.
+
+    The daemon publishes a batch's state and then its prompt (only when the prompt changed),
+    so a client can hold a new state with the last batch's prompt. A game's public state
+    carries `pending`, the very object the prompt carries as `pending` (what the game waits
+    for, `GameRules.public_waiting`'s detail), so the two agree exactly when they are of one
+    moment; a game whose state has no `pending` cannot be checked this way."""
+    if not isinstance(state, dict) or not isinstance(prompt, dict):
+        return state is None  # no game yet: nothing to act on, nothing to disagree
+    if "pending" not in state:
+        return True
+    return bool(state["pending"] == prompt.get("pending"))
 
 
 def _json(raw: Any) -> Any:

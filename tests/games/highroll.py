@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -25,12 +25,14 @@ from rules.game import (
     Indicators,
     MatLayout,
     Option,
+    PeopleSettings,
     Reroll,
     SeatLights,
+    TableHands,
     Waiting,
     WaitKind,
 )
-from rules.reading import Action, Alert, Execute, SlotView
+from rules.reading import Action, Alert, AlertCleared, Execute, SlotView
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +146,7 @@ class DiceReader:
             return []
         if len(values) != 1:
             return [Alert("dice", f"{state.thrower}: throw one die, not {len(values)}")]
-        return [Execute({"cmd": "roll", "value": values[0]})]
+        return [AlertCleared("dice"), Execute({"cmd": "roll", "value": values[0]})]
 
     def refused(self, command: dict[str, Any], error: str) -> list[Action]:
         return [Alert("refused", error)]
@@ -195,6 +197,7 @@ class HighRoll(GameRules):
             "players": [{"name": p, "wins": state.wins.get(p, 0)} for p in state.players],
             "throws": list(state.throws),
             "winner": state.winner,
+            "pending": _pending(state),
         }
 
     def public_view(self, state: State) -> dict[str, Any]:
@@ -222,7 +225,7 @@ class HighRoll(GameRules):
         if who is None:
             return Waiting(WaitKind.NOTHING, "the game is over" if state.players else "no game")
         throw = DiceThrow(who, 1)
-        return Waiting(WaitKind.DICE, f"{who}: throw the die", (who,), throw, {"type": "roll"})
+        return Waiting(WaitKind.DICE, f"{who}: throw the die", (who,), throw, _pending(state))
 
     def render(self, state: State) -> str:
         return self.render_view(self.public_view(state))
@@ -264,6 +267,62 @@ class HighRoll(GameRules):
         if state.over:
             return {"cmd": "new_game", "players": ["Ana", "Bo", "Cy"][: rng.randint(2, 3)]}
         return {"cmd": "roll", "value": rng.randint(1, 6)}
+
+    def simulated_people(
+        self,
+        seats: Sequence[str],
+        hands: TableHands,
+        rng: random.Random,
+        send: Callable[[dict[str, Any]], None],
+        settings: PeopleSettings,
+    ) -> HighRollPeople:
+        return HighRollPeople(tuple(seats), hands, rng, send, settings)
+
+
+def _pending(state: State) -> dict[str, Any] | None:
+    """What the game waits for, as the public state and the prompt both carry it."""
+    who = state.thrower
+    return None if who is None else {"type": "roll", "player": who}
+
+
+@dataclass
+class HighRollPeople:
+    """Players who throw one die when the prompt names them, now and then two by mistake."""
+
+    seats: tuple[str, ...]
+    hands: TableHands
+    rng: random.Random
+    send: Callable[[dict[str, Any]], None]
+    settings: PeopleSettings
+    mistakes_made: int = 0
+    mistakes_caught: int = 0
+    _slipped: bool = False
+
+    def start_game(self, seed: int) -> None:
+        """A game to `settings.length` rounds won (High Roll's unit of length)."""
+        target = max(1, self.settings.length)
+        self.send({"cmd": "new_game", "players": list(self.seats), "options": {"target": target}})
+
+    def replied(self, ok: bool) -> None:
+        pass  # the people only throw dice; their one command is the new game
+
+    def step(
+        self, state: dict[str, Any] | None, prompt: dict[str, Any] | None, alerts: dict[str, str]
+    ) -> bool:
+        if state is None or prompt is None or state.get("phase") != "play":
+            return False
+        if prompt.get("waiting") != "dice" or state.get("pending") != prompt.get("pending"):
+            return False
+        if self._slipped and "dice" in alerts:
+            self._slipped = False
+            self.mistakes_caught += 1
+        dice = 1
+        if self.rng.random() < self.settings.mistake_rate:
+            dice, self._slipped = 2, True  # a second die in the tray: the table says so
+            self.mistakes_made += 1
+        self.settings.pause(0.5)
+        self.hands.throw([self.rng.randint(1, 6) for _ in range(dice)])
+        return True
 
 
 HIGH_ROLL = HighRoll()

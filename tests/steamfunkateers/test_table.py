@@ -211,7 +211,9 @@ def test_simulated_people_play_a_game_through_the_tray_reader() -> None:
     for _ in range(3000):
         view = state_to_json(game.state)
         waiting = STEAMFUNKATEERS.waiting(game.state)
-        prompt = {"waiting": waiting.kind.value, "prompt": waiting.words}
+        # as the daemon's game/prompt carries it: `pending` is the game's own item
+        pending = dict(waiting.detail) if waiting.detail is not None else None
+        prompt = {"waiting": waiting.kind.value, "prompt": waiting.words, "pending": pending}
         if not people.step(view, prompt, dict(alerts)):
             break
         deliver()
