@@ -94,7 +94,7 @@ EXAMPLES: dict[str, Example] = {
     ),
     "scripts/main.sh sim --headless --games 3 --seed 7": Example(
         run=("sim", "--headless", "--games", "1", "--seed", "7", "--speed", "50", "--no-camera"),
-        expect='"games_finished": 1',
+        expect="1 of 1 Six Shooter game played to the end",
         why="bounded: one game instead of three, people 50 times faster, no camera rendering",
     ),
     "scripts/main.sh replay examples/games/first-adventure.jsonl": Example(),
@@ -120,9 +120,9 @@ EXAMPLES: dict[str, Example] = {
     "tabletop broker [--bind HOST:PORT]": Example(
         run=("broker", "--bind", "127.0.0.1:{port}"), up="MQTT broker listening", usage=True
     ),
-    "tabletop sim [--game NAME] [--seats N] [--games N] [--seed S] [--headless] [--speed N] "
-    "[--no-camera]": Example(
-        run=("sim", "--game", "sixshooter", "--seats", "2", "--headless", "--no-camera"),
+    "tabletop sim [--game NAME] [--seats N] [--games N] [--seed S] [--headless] [--json] "
+    "[--speed N] [--no-camera]": Example(
+        run=("sim", "--game", "sixshooter", "--seats", "2", "--headless", "--json", "--no-camera"),
         expect='"games_finished": 1',
         usage=True,
     ),

@@ -106,14 +106,20 @@ class OsSix(GameRules):
         return state.over
 
     def referee_view(self, state: State) -> dict[str, Any]:
-        return state_to_json(state)
+        return self._view(state)
 
     def public_view(self, state: State) -> dict[str, Any]:
-        return state_to_json(state)  # no secrets on an OS-SIX table (see view.py)
+        return self._view(state)  # no secrets on an OS-SIX table (see view.py)
 
     def seat_view(self, state: State, seat: str) -> dict[str, Any]:
         yours = not state.over and seat in self.waiting(state).who  # a throw, or a bet
-        return {**state_to_json(state), "seat": seat, "your_turn": yours}
+        return {**self._view(state), "seat": seat, "your_turn": yours}
+
+    def _view(self, state: State) -> dict[str, Any]:
+        """The state as JSON, its `pending` the very item the prompt carries (a poker hand's
+        throw or bet too), so a reader of both can tell they are of the same moment."""
+        detail = self.waiting(state).detail
+        return {**state_to_json(state), "pending": dict(detail) if detail is not None else None}
 
     def describe_event(self, event: Event) -> str:
         return describe_event(event)

@@ -249,8 +249,10 @@ class OsSixPeople:
                 self.mistakes_caught += 1
         if awaits_dice and isinstance(dice, Mapping):
             count = int(dice["count"])
-            if self.rng.random() < self.settings.mistake_rate:
-                count += 1  # a die too many: the table must raise an alert
+            # A die too many, which the table must raise an alert for; never while the table
+            # still shows an alert, as a person just told off throws with care.
+            if not alerts and self.rng.random() < self.settings.mistake_rate:
+                count += 1
                 self.mistakes_made += 1
                 self.wrong_throw_out = True
             self.settings.pause(1.0)

@@ -24,11 +24,18 @@ def register(subparsers: Any) -> None:
         metavar="NAME",
         help=f"the game to play (default {DEFAULT_GAME}; `tabletop games` lists them)",
     )
-    parser.add_argument("--seats", type=int, default=4, choices=range(2, 7), metavar="2-6")
-    parser.add_argument("--games", type=int, default=1, help="games to play (default 1)")
-    parser.add_argument("--seed", type=int, default=1, help="makes a run repeatable")
     parser.add_argument(
-        "--mistakes", type=float, default=0.03, help="chance of a mistake per throw (0.03)"
+        "--seats",
+        type=int,
+        default=4,
+        choices=range(2, 7),
+        metavar="2-6",
+        help="players at the table (default 4)",
+    )
+    parser.add_argument("--games", type=int, default=1, help="games to play (default 1)")
+    parser.add_argument("--seed", type=int, default=1, help="makes a run repeatable (default 1)")
+    parser.add_argument(
+        "--mistakes", type=float, default=0.03, help="chance of a mistake per throw (default 0.03)"
     )
     parser.add_argument(
         "--no-camera",
