@@ -27,9 +27,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .errors import SettingsError
 from .reader import DiceReader
-from .reading import DieReading, DieStatus, FrameReading
+from .reading import DieReading, DieStatus, Expectation, FrameReading
 from .rest import RestDetector, RestObservation, TrayState
 
 Image = npt.NDArray[np.uint8]
@@ -69,28 +68,6 @@ class DieOrigin(enum.Enum):
     THROWN = "thrown"  # came to rest in this throw
     KEPT = "kept"  # lay in the same place, same face up, before the throw
     MOVED = "moved"  # a kept die that was pushed or turned by the throw
-
-
-@dataclass(frozen=True)
-class Expectation:
-    """What the game waits for: the next throw's dice at rest, and whose throw it is.
-
-    `dice` counts every die in the tray once the throw rests, kept ones included. `rethrown` is
-    how many of them are thrown again in a reroll (the others stay where they lie); None means
-    a fresh throw, for which the tray must hold no die of the last throw.
-    """
-
-    dice: int
-    who: str = ""
-    rethrown: int | None = None
-
-    def __post_init__(self) -> None:
-        if not 1 <= self.dice <= 40:
-            raise SettingsError(f"Expectation.dice: 1 to 40 dice, not {self.dice}")
-        if self.rethrown is not None and not 1 <= self.rethrown <= self.dice:
-            raise SettingsError(
-                f"Expectation.rethrown: 1 to {self.dice} dice (the throw's), not {self.rethrown}"
-            )
 
 
 @dataclass(frozen=True)
@@ -396,7 +373,7 @@ class ThrowWatcher:
                 f"found {dice_word(found)} in the tray"
             )
         stayed = sum(o is not DieOrigin.THROWN for o in origins)
-        if expectation.rethrown is None and stayed:
+        if expectation.rethrown is None and stayed and not expectation.may_keep:
             still = "is" if stayed == 1 else "are"
             return f"{dice_word(stayed)} of the last throw {still} still in the tray"
         if expectation.rethrown is not None:
