@@ -72,7 +72,7 @@ def tray_difference(
     lightness, a, b = cv2.split(cv2.absdiff(lab, lab_tray))
     # Colour (a, b) counts double: shadows change lightness only, dice rarely do.
     diff = cv2.addWeighted(lightness, 0.5, cv2.add(a, b), 1.0, 0)
-    diff = cv2.min(diff, 60)
+    diff = cv2.threshold(diff, 60, 60, cv2.THRESH_TRUNC)[1]  # at most 60
     closed = cv2.morphologyEx(diff, cv2.MORPH_CLOSE, _CLOSE)
     edges = cv2.morphologyEx(lab[..., 0], cv2.MORPH_GRADIENT, _SQUARE3)
     if background_lab is not None or background is not None:
@@ -82,7 +82,7 @@ def tray_difference(
         edges = cv2.subtract(edges, cv2.dilate(tray_edges, _SQUARE3))
     # Closed before scaling: the same (a closing commutes with a rising function), on bytes.
     edges = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, _CLOSE_EDGES)
-    scaled = cv2.min(edges.astype(np.float32) * EDGE_WEIGHT, 60.0)
+    scaled = cv2.threshold(edges.astype(np.float32) * EDGE_WEIGHT, 60.0, 60.0, cv2.THRESH_TRUNC)[1]
     return np.asarray(cv2.max(closed.astype(np.float32), scaled), np.float32)
 
 
