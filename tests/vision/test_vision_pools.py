@@ -170,3 +170,37 @@ def test_an_expectation_refuses_impossible_counts() -> None:
 
 def test_counts_are_in_words() -> None:
     assert [dice_word(n) for n in (0, 1, 2)] == ["0 dice", "1 die", "2 dice"]
+
+
+def test_a_plan_can_name_which_dice_stay_the_sixes_of_a_vigor_reroll() -> None:
+    plans = [
+        ThrowPlan(dice=4, values=(6, 2, 6, 3), hand_first=False),
+        ThrowPlan(dice=2, values=(5, 1), keep_at=(0, 2)),
+    ]
+    camera = SimulatedCamera(plans, seed=5)
+    with camera:
+        for _ in camera:
+            pass
+    first = next(t for t in camera.rendered if t.phase == "rest" and t.throw == 0)
+    values, origins = rest_truth(camera, 1)
+    assert values == (6, 6, 5, 1) and origins == ("kept", "kept", "thrown", "thrown")
+    second = next(t for t in camera.rendered if t.phase == "rest" and t.throw == 1)
+    assert second.dice[:2] == (first.dice[0], first.dice[2])  # the sixes did not move
+    with pytest.raises(ValueError, match="keep_at"):
+        ThrowPlan(dice=2, keep_at=(1, 1))
+
+
+def test_the_sim_tray_plans_a_reroll_by_the_faces_left_lying() -> None:
+    from tabletop.sim.dice import _plan
+
+    camera = SimulatedCamera([ThrowPlan(dice=3, values=(4, 6, 1), hand_first=False)], seed=2)
+    with camera:
+        for _ in camera:
+            pass
+    plan = _plan(camera, (6, 2, 5), (6,), first=False)
+    assert (plan.keep_at, plan.values, plan.dice) == ((1,), (2, 5), 2)
+    fresh = _plan(camera, (3, 3, 3), (), first=False)
+    assert (fresh.keep_at, fresh.dice, fresh.hand_first) == ((), 3, True)
+    # A face no die shows cannot stay: that die is thrown too.
+    odd = _plan(camera, (5, 2, 3), (5,), first=False)
+    assert (odd.keep_at, odd.values) == ((), (5, 2, 3))
