@@ -25,8 +25,8 @@ reading names exactly it moved; in the other rerolls no die may be named moved.
 Vigor (Steamfunkateers): a pool of 3 to 8 dice with 1 to 3 sixes, then its Vigor reroll ("reroll
 all dice not showing sixes"): the sixes stay where they lie, the others are thrown again, the
 watcher told `Expectation(n, rethrown=n - sixes)` as the prompt's `rethrow` says. A reroll is
-accepted when it is read right and the game's check (`rules.steamfunkateers.reading.
-vigor_problem`, fed the kept, moved and thrown dice the watcher saw) finds nothing wrong.
+accepted when it is read right and Steamfunkateers' table reader (through the game interface,
+fed the kept, moved and thrown dice the watcher saw) takes it as the reroll, not an alert.
 """
 
 from __future__ import annotations
@@ -41,8 +41,9 @@ from dataclasses import dataclass
 import cv2
 
 from hardware.camera.sim import EDGES, SimTruth, SimulatedCamera, ThrowPlan
+from rules import games
 from rules.game import Reroll
-from rules.steamfunkateers.reading import vigor_problem
+from rules.reading import Execute
 from vision.progress import progress
 from vision.reader import DiceReader
 from vision.watch import (
@@ -183,14 +184,17 @@ def told_apart(heard: Heard) -> bool:
 def moved_right(heard: Heard) -> bool:
     """Whether the dice named moved are exactly the ones the throw pushed (none if none)."""
     truth = heard.truth
-    pushed = sorted(v for v, o in zip(truth.values, truth.origins, strict=True) if o == "moved")
+    pushed = sorted(
+        v for v, o in zip(truth.values, truth.origins, strict=True) if o == "moved" and v
+    )
     if heard.event is None or outcome(heard) != "right":
         return False
     return list(heard.event.values_of(DieOrigin.MOVED)) == pushed
 
 
 def vigor_accepted(before: Heard, after: Heard) -> bool:
-    """Whether the reroll was read right and the game's Vigor check takes it."""
+    """Whether the reroll was read right and Steamfunkateers' table reader (through the game
+    interface, fed the kept, moved and thrown dice the watcher saw) takes it as the reroll."""
     if after.event is None or outcome(after) != "right":
         return False
     event = after.event
@@ -204,8 +208,21 @@ def vigor_accepted(before: Heard, after: Heard) -> bool:
         if stayed
         else None
     )
-    first = tuple(v for v in before.truth.values if v is not None)
-    return vigor_problem("P", first, event.values, seen) == ""
+    first = [v for v in before.truth.values if v is not None]
+    rules = games.get("steamfunkateers")
+    engine = rules.new_engine()
+    engine.execute({"cmd": "new_game", "players": ["P"], "options": {"starting_vigor": 2}})
+    # Pools of up to 8: a rank of at most 6, a circumstance's die, an extra die for Vigor.
+    pool = {"player": "P", "rank": min(6, len(first))}
+    if len(first) >= 7:
+        pool["bonus"] = 1
+    if len(first) == 8:
+        pool["extra_die"] = True
+    engine.execute({"cmd": "check", "pools": [pool]})
+    engine.execute({"cmd": "roll", "values": first})
+    reader = rules.table_reader(["P"], 1.0)
+    actions = reader.observe_dice(engine.state, list(event.values), 0.0, seen)
+    return any(isinstance(a, Execute) and a.command["cmd"] == "reroll" for a in actions)
 
 
 def _kind_of(reason: str) -> str:
@@ -281,8 +298,8 @@ def main() -> int:
         with progress(films_count, "vigor") as step:
             for film in range(films_count):
                 plans = vigor_plans(film, TRAY_THROWS)
-                heard = play(700 + film, plans, reader, not args.no_expect)
-                for first, second in zip(heard[::2], heard[1::2], strict=True):
+                throws = play(700 + film, plans, reader, not args.no_expect)
+                for first, second in zip(throws[::2], throws[1::2], strict=True):
                     fresh[outcome(first)] += 1
                     again[outcome(second)] += 1
                     apart += told_apart(second)
