@@ -95,6 +95,15 @@ def test_dice_left_from_the_last_throw_are_unclear_for_a_fresh_throw(reader: Dic
     assert ends[1].reason == "2 dice of the last throw are still in the tray"
 
 
+def test_a_draw_may_leave_any_dice_of_the_last_throw_lying(reader: DiceReader) -> None:
+    # The same film, but a poker draw: the player chooses how many stay (`may_keep`).
+    plans = [ThrowPlan(dice=5, hand_first=False), ThrowPlan(dice=3, keep=2)]
+    camera = SimulatedCamera(plans, seed=9)
+    _, ends = settled(camera, reader, [Expectation(5), Expectation(5, may_keep=True)])
+    assert [e.kind for e in ends] == [ThrowEventKind.ROLLED, ThrowEventKind.ROLLED]
+    assert len(ends[1].values_of(DieOrigin.KEPT)) == 2
+
+
 def test_a_reroll_tells_the_kept_dice_from_the_rethrown(reader: DiceReader) -> None:
     plans = [ThrowPlan(dice=5, hand_first=False), ThrowPlan(dice=3, keep=2, edge="bottom")]
     camera = SimulatedCamera(plans, seed=9)
