@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .reader import DiceReader
+from .reader import DiceReader, die_side
 from .reading import DieReading, DieStatus, Expectation, FrameReading
 from .rest import RestDetector, RestObservation, TrayState
 
@@ -225,6 +225,10 @@ class ThrowWatcher:
     _frame: int = 0
     _moving_run: int = 0
     _since_hand: int = 1 << 30
+    # The dice's side learnt from the last throw read in full; while the game says what to
+    # expect, the reader searches only around it (a third of the work uncalibrated), and the
+    # full search checks any reading that does not give the expected count.
+    _die_size: float | None = None
 
     def expect(self, expectation: Expectation | None) -> None:
         """Tells the watcher what the next throw should be (None: anything). It holds for one
@@ -308,12 +312,24 @@ class ThrowWatcher:
         return self.detector.still_frames > self.settle
 
     def _read(self, image: Image, index: int, stamp: float) -> list[ThrowEvent]:
+        quick = self.expectation is not None and self._die_size is not None
+        self.reader.die_size = self._die_size if quick else None
         reading = self.reader.read(image)
         self.last_reading = reading
         self._readings.append(reading)
         recent = self._readings[-self.agree :]
         signature = _signature(reading)
         agreed = len(recent) == self.agree and all(_signature(r) == signature for r in recent)
+        expected = self.expectation.dice if self.expectation is not None else None
+        if agreed and quick and len(reading.dice) != expected:
+            # Not the count the game expects: do dice of another size lie there? The full
+            # search decides; if it finds otherwise, the learnt size is forgotten and the
+            # readings start again.
+            self.reader.die_size = None
+            if len(self.reader.read(image).dice) != len(reading.dice):
+                self._die_size = None
+                self._readings.clear()
+                return []
         if agreed and reading.dice:
             return [self._announce(reading, index, stamp)]
         if agreed and len(self._readings) >= 2 * self.agree:
@@ -356,6 +372,7 @@ class ThrowWatcher:
             reason = "a die could not be read for sure"
         else:
             kind = ThrowEventKind.ROLLED
+            self._die_size = die_side(reading)
         return ThrowEvent(kind, index, stamp, reading.values, reading, reason, who, origins)
 
     @staticmethod

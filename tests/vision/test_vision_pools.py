@@ -213,3 +213,32 @@ def test_the_sim_tray_plans_a_reroll_by_the_faces_left_lying() -> None:
     # A face no die shows cannot stay: that die is thrown too.
     odd = _plan(camera, (5, 2, 3), (5,), first=False)
     assert (odd.keep_at, odd.values) == ((), (5, 2, 3))
+
+
+def test_the_watcher_learns_the_die_size_and_searches_every_size_when_it_misleads(
+    reader: DiceReader,
+) -> None:
+    plans = [ThrowPlan(dice=3, hand_first=False), ThrowPlan(dice=3)]
+    camera = SimulatedCamera(plans, seed=21, die_size=36)
+    watcher = ThrowWatcher(reader)
+    ends: list[ThrowEvent] = []
+    told = -1
+    with camera:
+        for frame in camera:
+            number = frame.truth.throw
+            if number >= 0 and number != told:
+                told = number
+                watcher.expect(Expectation(3))
+                if number == 1:
+                    learnt = watcher._die_size
+                    assert learnt is not None and 30 <= learnt <= 44  # rendered 36 px a side
+                    # As if the dice of the last throw had been twice as big: the quick search
+                    # misses these, the full one finds them, and the size is forgotten.
+                    watcher._die_size = 80.0
+            ends.extend(
+                e for e in watcher.feed(frame.image, frame.timestamp) if e.kind in SETTLED_KINDS
+            )
+    assert [e.kind for e in ends] == [ThrowEventKind.ROLLED, ThrowEventKind.ROLLED]
+    values, _ = rest_truth(camera, 1)
+    assert ends[1].values == tuple(sorted(v for v in values if v is not None))
+    assert watcher._die_size is not None and 30 <= watcher._die_size <= 44  # learnt again
