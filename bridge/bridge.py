@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
+from bridge.dice import PromptError, expectation_from_prompt
 from hardware.leds import LedFrame, SeatLeds
 from hardware.leds.frames import FrameError
 from hardware.mat import CardEvent, EventKind, LinkEvent, MatDriver, MatError, MatEvent
@@ -34,8 +35,6 @@ from vision.reading import Expectation
 from wire.mqtt import BrokerUrl, Connected, Disconnected, Message, MqttLink, Will
 from wire.payload import read_json
 from wire.topics import TableTopics
-
-from .dice import PromptError, expectation_from_prompt
 
 log = logging.getLogger(__name__)
 

@@ -81,6 +81,31 @@ class RenderedDiceTray(DiceTray):
             self._awaited = AwaitedThrow()
         self._awaited.set(expectation)
 
+    @staticmethod
+    def _plan(
+        camera: SimulatedCamera, values: tuple[int, ...], keep: tuple[int, ...], first: bool
+    ) -> ThrowPlan:
+        """The camera's plan for a throw showing `values`: a hand takes the last throw's dice
+        first, but those showing `keep`, which stay where they lie (found by their faces at rest);
+        the others' faces are thrown. Kept faces no die shows are thrown too."""
+        from hardware.camera.sim import ThrowPlan
+
+        if not keep:
+            return ThrowPlan(dice=len(values), values=values, hand_first=not first)
+        last = next((t for t in reversed(camera.rendered) if t.phase == "rest"), None)
+        lying = [v or 0 for v in last.values] if last is not None else []  # 0: a cocked die
+        at: list[int] = []
+        for face in keep:
+            place = next((i for i, v in enumerate(lying) if v == face and i not in at), None)
+            if place is not None:
+                at.append(place)
+        thrown = list(values)
+        for place in at:
+            thrown.remove(lying[place])
+        if not thrown:  # nothing thrown again: no reroll, the hand throws them all
+            return ThrowPlan(dice=len(values), values=values)
+        return ThrowPlan(dice=len(thrown), values=tuple(thrown), keep_at=tuple(at))
+
     def events(self, stop: threading.Event) -> Iterator[dict[str, Any]]:
         from hardware.camera.sim import SimulatedCamera
         from vision.reader import DiceReader
@@ -95,7 +120,7 @@ class RenderedDiceTray(DiceTray):
                     values = self._throws.get(timeout=0.05)
                 except queue.Empty:
                     continue
-                plan = _plan(camera, values, self._keeps.get_nowait(), first)
+                plan = self._plan(camera, values, self._keeps.get_nowait(), first)
                 camera.extend([plan])
                 first = False
                 while (frame := camera.read()) is not None and not stop.is_set():
@@ -106,28 +131,3 @@ class RenderedDiceTray(DiceTray):
                             announced = event.to_json()
                             self.announce()
                             yield announced
-
-
-def _plan(
-    camera: SimulatedCamera, values: tuple[int, ...], keep: tuple[int, ...], first: bool
-) -> ThrowPlan:
-    """The camera's plan for a throw showing `values`: a hand takes the last throw's dice
-    first, but those showing `keep`, which stay where they lie (found by their faces at rest);
-    the others' faces are thrown. Kept faces no die shows are thrown too."""
-    from hardware.camera.sim import ThrowPlan
-
-    if not keep:
-        return ThrowPlan(dice=len(values), values=values, hand_first=not first)
-    last = next((t for t in reversed(camera.rendered) if t.phase == "rest"), None)
-    lying = [v or 0 for v in last.values] if last is not None else []  # 0: a cocked die
-    at: list[int] = []
-    for face in keep:
-        place = next((i for i, v in enumerate(lying) if v == face and i not in at), None)
-        if place is not None:
-            at.append(place)
-    thrown = list(values)
-    for place in at:
-        thrown.remove(lying[place])
-    if not thrown:  # nothing thrown again: no reroll, the hand throws them all
-        return ThrowPlan(dice=len(values), values=values)
-    return ThrowPlan(dice=len(thrown), values=tuple(thrown), keep_at=tuple(at))

@@ -200,7 +200,9 @@ def test_a_plan_can_name_which_dice_stay_the_sixes_of_a_vigor_reroll() -> None:
 
 
 def test_the_sim_tray_plans_a_reroll_by_the_faces_left_lying() -> None:
-    from tabletop.sim.dice import _plan
+    from tabletop.sim.dice import RenderedDiceTray
+
+    _plan = RenderedDiceTray._plan
 
     camera = SimulatedCamera([ThrowPlan(dice=3, values=(4, 6, 1), hand_first=False)], seed=2)
     with camera:
