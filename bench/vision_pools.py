@@ -1,7 +1,7 @@
 """Pools and rerolls on the simulated camera: right, wrong, unclear and silent, per pool size.
 
     .venv/bin/python bench/vision_pools.py [--sizes 1,3,5,7,10,15,20] [--throws 50]
-        [--rerolls 50] [--no-expect]
+        [--rerolls 50] [--vigor 50] [--no-expect]
 
 Pools: for each size, `--throws` throws in trays of 5 throws (one seed per tray; the seeds
 follow from the size, so every run plays the same films). A hand takes the last throw's dice
@@ -19,12 +19,20 @@ Rerolls: OS-SIX poker, 5 dice: a throw of 5, then rerolls in which the hand take
 (K = 1..4 in turn) and throws them again; in every third reroll a thrown die pushes a kept
 one aside. The watcher is told `Expectation(dice=5, rethrown=5 - K)`. A reroll is told apart
 right when it is announced rolled with the right values and its kept (and pushed) dice and its
-thrown dice are exactly the ones that were.
+thrown dice are exactly the ones that were. A pushed die is "reported moved" when the
+reading names exactly it moved; in the other rerolls no die may be named moved.
+
+Vigor (Steamfunkateers): a pool of 3 to 8 dice with 1 to 3 sixes, then its Vigor reroll ("reroll
+all dice not showing sixes"): the sixes stay where they lie, the others are thrown again, the
+watcher told `Expectation(n, rethrown=n - sixes)` as the prompt's `rethrow` says. A reroll is
+accepted when it is read right and Steamfunkateers' table reader (through the game interface,
+fed the kept, moved and thrown dice the watcher saw) takes it as the reroll, not an alert.
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 import time
 from collections import Counter
@@ -33,6 +41,9 @@ from dataclasses import dataclass
 import cv2
 
 from hardware.camera.sim import EDGES, SimTruth, SimulatedCamera, ThrowPlan
+from rules import games
+from rules.game import Reroll
+from rules.reading import Execute
 from vision.progress import progress
 from vision.reader import DiceReader
 from vision.watch import (
@@ -91,6 +102,38 @@ def reroll_plans(count: int) -> list[ThrowPlan]:
     return plans
 
 
+def vigor_plans(film: int, pairs: int) -> list[ThrowPlan]:
+    """Steamfunkateers pools and their Vigor rerolls: a fresh throw with sixes, then the reroll
+    that leaves the sixes lying and throws the others (see the module's docstring)."""
+    rng = random.Random(film)
+    plans = []
+    for k in range(pairs):
+        n = 3 + (film + k) % 6
+        sixes = 1 + (film + k) % min(3, n - 1)
+        values = [6] * sixes + [rng.randint(1, 5) for _ in range(n - sixes)]
+        rng.shuffle(values)
+        edge = EDGES[k % len(EDGES)]
+        plans.append(
+            ThrowPlan(
+                dice=n, values=tuple(values), hand_first=k > 0, edge=edge, still_frames=STILL_FRAMES
+            )
+        )
+        keep_at = tuple(i for i, v in enumerate(values) if v == 6)
+        plans.append(
+            ThrowPlan(
+                dice=n - sixes,
+                keep_at=keep_at,
+                edge=EDGES[(k + 1) % len(EDGES)],
+                still_frames=STILL_FRAMES,
+            )
+        )
+    return plans
+
+
+def _kept(plan: ThrowPlan) -> int:
+    return len(plan.keep_at) if plan.keep_at else plan.keep
+
+
 def play(seed: int, plans: list[ThrowPlan], reader: DiceReader, expect: bool) -> list[Heard]:
     """Each planned throw with its first announcement, from one film."""
     watcher = ThrowWatcher(reader)
@@ -105,8 +148,8 @@ def play(seed: int, plans: list[ThrowPlan], reader: DiceReader, expect: bool) ->
             if expect and truth.throw != expected and truth.throw >= 0:
                 expected = truth.throw
                 plan = plans[expected]
-                rethrown = plan.dice if plan.keep else None
-                watcher.expect(Expectation(plan.dice + plan.keep, rethrown=rethrown))
+                rethrown = plan.dice if _kept(plan) else None
+                watcher.expect(Expectation(plan.dice + _kept(plan), rethrown=rethrown))
             for event in watcher.feed(frame.image, frame.timestamp):
                 if event.kind in SETTLED_KINDS and truth.throw not in heard:
                     heard[truth.throw] = event
@@ -138,6 +181,50 @@ def told_apart(heard: Heard) -> bool:
     return seen_stayed == stayed and list(event.values_of(DieOrigin.THROWN)) == thrown
 
 
+def moved_right(heard: Heard) -> bool:
+    """Whether the dice named moved are exactly the ones the throw pushed (none if none)."""
+    truth = heard.truth
+    pushed = sorted(
+        v for v, o in zip(truth.values, truth.origins, strict=True) if o == "moved" and v
+    )
+    if heard.event is None or outcome(heard) != "right":
+        return False
+    return list(heard.event.values_of(DieOrigin.MOVED)) == pushed
+
+
+def vigor_accepted(before: Heard, after: Heard) -> bool:
+    """Whether the reroll was read right and Steamfunkateers' table reader (through the game
+    interface, fed the kept, moved and thrown dice the watcher saw) takes it as the reroll."""
+    if after.event is None or outcome(after) != "right":
+        return False
+    event = after.event
+    stayed = event.values_of(DieOrigin.KEPT) + event.values_of(DieOrigin.MOVED)
+    seen = (
+        Reroll(
+            event.values_of(DieOrigin.KEPT),
+            event.values_of(DieOrigin.MOVED),
+            event.values_of(DieOrigin.THROWN),
+        )
+        if stayed
+        else None
+    )
+    first = [v for v in before.truth.values if v is not None]
+    rules = games.get("steamfunkateers")
+    engine = rules.new_engine()
+    engine.execute({"cmd": "new_game", "players": ["P"], "options": {"starting_vigor": 2}})
+    # Pools of up to 8: a rank of at most 6, a circumstance's die, an extra die for Vigor.
+    pool = {"player": "P", "rank": min(6, len(first))}
+    if len(first) >= 7:
+        pool["bonus"] = 1
+    if len(first) == 8:
+        pool["extra_die"] = True
+    engine.execute({"cmd": "check", "pools": [pool]})
+    engine.execute({"cmd": "roll", "values": first})
+    reader = rules.table_reader(["P"], 1.0)
+    actions = reader.observe_dice(engine.state, list(event.values), 0.0, seen)
+    return any(isinstance(a, Execute) and a.command["cmd"] == "reroll" for a in actions)
+
+
 def _kind_of(reason: str) -> str:
     """A reason with its numbers left out, so that alike reasons count together."""
     return " ".join("N" if word.isdigit() else word for word in reason.split())
@@ -148,6 +235,7 @@ def main() -> int:
     parser.add_argument("--sizes", default="1,3,5,7,10,15,20", help="pool sizes, comma-separated")
     parser.add_argument("--throws", type=int, default=50, help="throws per pool size")
     parser.add_argument("--rerolls", type=int, default=50, help="poker rerolls (0: none)")
+    parser.add_argument("--vigor", type=int, default=50, help="Vigor rerolls (0: none)")
     parser.add_argument("--no-expect", action="store_true", help="do not tell the watcher")
     args = parser.parse_args()
     cv2.setNumThreads(1)
@@ -180,17 +268,51 @@ def main() -> int:
         hands = -(-args.rerolls // TRAY_THROWS)
         rerolls: Counter[str] = Counter()
         apart = 0
+        pushed = [0, 0]  # rerolls that pushed a kept die: all, the moved die named right
+        calm = [0, 0]  # the others: all, none named moved
         with progress(hands, "rerolls") as step:
             for hand in range(hands):
-                films = play(500 + hand, reroll_plans(TRAY_THROWS + 1), reader, not args.no_expect)
-                for heard in films[1:]:
+                plans = reroll_plans(TRAY_THROWS + 1)
+                films = play(500 + hand, plans, reader, not args.no_expect)
+                for plan, heard in zip(plans[1:], films[1:], strict=True):
                     rerolls[outcome(heard)] += 1
                     apart += told_apart(heard)
+                    tally = pushed if plan.nudged else calm
+                    tally[0] += 1
+                    tally[1] += moved_right(heard)
                 step(f"{apart} told apart")
         count = hands * TRAY_THROWS
         print(
             f"\nrerolls of 5 dice: {count}; kept and thrown told apart right: {apart} "
             f"({100.0 * apart / count:.1f} %); " + ", ".join(f"{o} {rerolls[o]}" for o in OUTCOMES)
+        )
+        print(
+            f"a kept die pushed by the throw: reported moved in {pushed[1]} of {pushed[0]}; "
+            f"rerolls that pushed none: no die reported moved in {calm[1]} of {calm[0]}"
+        )
+    if args.vigor:
+        films_count = -(-args.vigor // TRAY_THROWS)
+        fresh: Counter[str] = Counter()
+        again: Counter[str] = Counter()
+        accepted = apart = 0
+        with progress(films_count, "vigor") as step:
+            for film in range(films_count):
+                plans = vigor_plans(film, TRAY_THROWS)
+                throws = play(700 + film, plans, reader, not args.no_expect)
+                for first, second in zip(throws[::2], throws[1::2], strict=True):
+                    fresh[outcome(first)] += 1
+                    again[outcome(second)] += 1
+                    apart += told_apart(second)
+                    accepted += vigor_accepted(first, second)
+                step(f"{accepted} accepted")
+        count = films_count * TRAY_THROWS
+        print(
+            f"\nVigor rerolls (3-8 dice, the sixes left lying): {count}; read right and taken by "
+            f"the game's check: {accepted} ({100.0 * accepted / count:.1f} %); sixes and "
+            f"rethrown dice told apart: {apart}; rerolls "
+            + ", ".join(f"{o} {again[o]}" for o in OUTCOMES)
+            + "; first throws "
+            + ", ".join(f"{o} {fresh[o]}" for o in OUTCOMES)
         )
     return 0
 

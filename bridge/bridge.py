@@ -6,7 +6,8 @@ What it publishes under `tabletop/v1/<table>/` (docs/mqtt.md):
 - `dice/event`: every throw the vision pipeline announces;
 - `bridge/availability` (retained): `online`, and `offline` as the last will.
 What it reads: `leds/frame` (retained), shown on the seat LEDs; MQTT resends it after every
-reconnect because it is retained and the link resubscribes.
+reconnect because it is retained and the link resubscribes. With a dice camera, `game/prompt`
+(retained) too: the throw it awaits is what the camera's watcher expects (`bridge.dice`).
 
 While the broker is away, events wait in a bounded queue (the oldest are dropped and counted:
 the retained snapshot, republished on reconnect, still tells the truth).
@@ -25,10 +26,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
+from bridge.dice import PromptError, expectation_from_prompt
 from hardware.leds import LedFrame, SeatLeds
 from hardware.leds.frames import FrameError
 from hardware.mat import CardEvent, EventKind, LinkEvent, MatDriver, MatError, MatEvent
 from hardware.mat.protocol import LedSetting
+from vision.reading import Expectation
 from wire.mqtt import BrokerUrl, Connected, Disconnected, Message, MqttLink, Will
 from wire.payload import read_json
 from wire.topics import TableTopics
@@ -57,6 +60,8 @@ class BridgeStats:
     frames_shown: int = 0
     bad_frames: int = 0
     dropped: int = 0
+    prompts: int = 0  # game/prompt messages turned into what the camera expects
+    bad_prompts: int = 0
 
 
 class Bridge:
@@ -69,11 +74,16 @@ class Bridge:
         mat: MatDriver,
         leds: SeatLeds,
         dice: Callable[[threading.Event], Iterator[dict[str, Any]]] | None = None,
+        *,
+        expect: Callable[[Expectation | None], None] | None = None,
     ) -> None:
         self.topics = TableTopics(table)
         self.mat = mat
         self.leds = leds
         self.dice = dice
+        # Told what throw each game/prompt awaits (an AwaitedThrow's `set`): the dice source's
+        # watcher then says when the tray does not hold it.
+        self.expect = expect
         self.boot = os.urandom(4).hex()
         self.stats = BridgeStats()
         self.zones: dict[str, dict[str, Any]] = {}
@@ -82,7 +92,11 @@ class Bridge:
             # Not derived from the boot id, which every message carries: an id others can
             # read is an id others can connect with, taking the bridge's session over.
             client_id=f"tabletop-bridge-{table}-{secrets.token_hex(8)}",
-            subscriptions=[(self.topics.leds_frame, 1), (self.topics.table_alert, 1)],
+            subscriptions=[
+                (self.topics.leds_frame, 1),
+                (self.topics.table_alert, 1),
+                *([(self.topics.prompt, 1)] if expect is not None else []),
+            ],
             will=Will(self.topics.bridge_availability, OFFLINE, clean=OFFLINE),
         )
         self._seq = 0
@@ -140,6 +154,8 @@ class Bridge:
                 self._show(item.payload)
             elif isinstance(item, Message) and item.topic == self.topics.table_alert:
                 self._guide(item.payload)
+            elif isinstance(item, Message) and item.topic == self.topics.prompt:
+                self._expect(item.payload)
             elif isinstance(item, Connected):
                 self._flush()
             elif isinstance(item, Disconnected):
@@ -194,6 +210,28 @@ class Bridge:
                 self._dice_events.put(throw)
         except Exception:  # a camera failure must not take the mat and the LEDs down
             log.exception("bridge: the dice camera stopped")
+
+    def _expect(self, payload: bytes) -> None:
+        """Tells the camera what throw the table's prompt awaits; a prompt it cannot read
+        leaves it expecting nothing (no check is better than a wrong one)."""
+        if self.expect is None:
+            return
+        if not payload:  # the retained prompt was deleted: no game is waiting
+            self.expect(None)
+            return
+        try:
+            expectation = expectation_from_prompt(read_json(payload))
+        except (ValueError, PromptError) as error:
+            self.stats.bad_prompts += 1
+            log.warning(
+                "bridge: ignored a bad game/prompt message (the camera expects no particular "
+                "throw until the next good one): %s",
+                error,
+            )
+            self.expect(None)
+            return
+        self.stats.prompts += 1
+        self.expect(expectation)
 
     # -- the LEDs -------------------------------------------------------------------------
 

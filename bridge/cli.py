@@ -51,11 +51,18 @@ def run(args: argparse.Namespace) -> int:
             cards = CardMap.load(config.mat.cards)
         except (OSError, MatError) as error:
             raise UserError(f"mat.cards: {error}") from error
-    from bridge.dice import camera_throws
+    from bridge.dice import AwaitedThrow, camera_throws
 
-    dice = camera_throws(config.camera.source, config.camera.calibration)
+    # The camera's watcher expects the throw the table's prompt awaits.
+    awaited = AwaitedThrow()
+    dice = camera_throws(config.camera.source, config.camera.calibration, awaited)
     bridge = Bridge(
-        url, config.table, open_mat(config.mat.port, cards), open_leds(config.leds), dice=dice
+        url,
+        config.table,
+        open_mat(config.mat.port, cards),
+        open_leds(config.leds),
+        dice=dice,
+        expect=awaited.set,
     )
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):

@@ -1,13 +1,26 @@
-"""The bridge's dice source: frames from the configured camera through the vision pipeline."""
+"""The bridge's dice source: frames from the configured camera through the vision pipeline.
+
+The watcher is told what throw the table waits for: the bridge follows the retained
+`game/prompt` (`expectation_from_prompt`) and hands it over in an `AwaitedThrow`, which the
+camera's thread reads before every frame. A throw that does not fit (the wrong number of dice,
+dice of the last throw still in the tray) is then announced `unclear` with the reason, which
+the rules daemon turns into an alert.
+"""
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from vision.reading import Expectation
+
+if TYPE_CHECKING:
+    from vision.watch import ThrowWatcher
 
 log = logging.getLogger(__name__)
+MAX_DICE = 40
 
 ANNOUNCED = ("rolled", "cocked", "unreadable", "unclear", "hand", "cleared", "rolling")
 # A settled throw comes with its annotated picture, under this key (the bridge publishes it on
@@ -16,11 +29,86 @@ PICTURED = ("rolled", "cocked", "unreadable", "unclear")
 PICTURE = "picture"
 
 
+class PromptError(ValueError):
+    """A `game/prompt` payload that does not say what throw is awaited (named in the message)."""
+
+
+def expectation_from_prompt(prompt: object) -> Expectation | None:
+    """The throw a `game/prompt` payload awaits (docs/mqtt.md), or None when it awaits none.
+
+    `dice.count` dice in the tray once they rest, thrown by `dice.who`. `dice.rethrow`, when the
+    game says it, is how many of them are thrown: fewer than `count` in a reroll (the others stay
+    where they lie), `count` for a fresh throw. Without it, a `rerollable` throw may leave dice
+    of the last throw lying (a poker draw: the player chooses), any other throw may not."""
+    if not isinstance(prompt, Mapping):
+        raise PromptError(f"expected a JSON object, got {type(prompt).__name__}")
+    version = prompt.get("v", 1)
+    if version != 1 or isinstance(version, bool):
+        raise PromptError(f"v: payload version {version!r} is not supported (1 is)")
+    if prompt.get("waiting") != "dice" or prompt.get("dice") is None:
+        return None
+    dice = prompt["dice"]
+    if not isinstance(dice, Mapping):
+        raise PromptError(f"dice: expected an object or null, got {dice!r}")
+    count = _count(dice.get("count"), "dice.count", MAX_DICE)
+    who = dice.get("who")
+    if who is not None and not isinstance(who, str):
+        raise PromptError(f"dice.who: expected a name or null, got {who!r}")
+    rerollable = dice.get("rerollable", False)
+    if not isinstance(rerollable, bool):
+        raise PromptError(f"dice.rerollable: expected true or false, got {rerollable!r}")
+    if dice.get("rethrow") is None:
+        return Expectation(count, who or "", None, may_keep=rerollable)
+    rethrow = _count(dice["rethrow"], "dice.rethrow", count)
+    return Expectation(count, who or "", rethrow if rethrow < count else None)
+
+
+def _count(value: object, where: str, most: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
+        raise PromptError(f"{where}: expected a whole number from 1 to {most}, got {value!r}")
+    return value
+
+
+class AwaitedThrow:
+    """The throw the table waits for, handed from the bridge's MQTT side (`set`) to the thread
+    that feeds the watcher (`arm`, before every frame)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._expectation: Expectation | None = None
+        self._version = 0
+        self._armed = 0
+
+    @property
+    def expectation(self) -> Expectation | None:
+        with self._lock:
+            return self._expectation
+
+    def set(self, expectation: Expectation | None) -> None:
+        """What the latest prompt awaits (None: no throw)."""
+        with self._lock:
+            self._expectation = expectation
+            self._version += 1
+
+    def arm(self, watcher: ThrowWatcher) -> None:
+        """Tells the watcher what to expect: a new prompt replaces what it expected; once a
+        throw's announcement used the expectation up, the same throw is expected again, since
+        the prompt stands until the game moves on (a throw found unclear is thrown again)."""
+        with self._lock:
+            version, wanted = self._version, self._expectation
+        if version != self._armed:
+            self._armed = version
+            watcher.expect(wanted)
+        elif watcher.expectation is None and wanted is not None:
+            watcher.expect(wanted)
+
+
 def camera_throws(
-    source_url: str, calibration_path: str | None
+    source_url: str, calibration_path: str | None, awaited: AwaitedThrow | None = None
 ) -> Callable[[threading.Event], Iterator[dict[str, Any]]]:
     """A dice source for the bridge: opens `source_url` (usb:0, picamera, a file, sim:...) when
-    the bridge starts, and yields every throw the watcher announces, as JSON objects."""
+    the bridge starts, and yields every throw the watcher announces, as JSON objects. With
+    `awaited`, the watcher expects the throw the table's prompt waits for."""
 
     def throws(stop: threading.Event) -> Iterator[dict[str, Any]]:
         import cv2
@@ -40,6 +128,8 @@ def camera_throws(
             for frame in source:
                 if stop.is_set():
                     return
+                if awaited is not None:
+                    awaited.arm(watcher)
                 for event in watcher.feed(frame.image, frame.timestamp):
                     if event.kind.value in ANNOUNCED:
                         throw = event.to_json()

@@ -106,14 +106,22 @@ class DiceThrow:
     count: int
     scoring: Scoring = Scoring.HIGHEST
     rerollable: bool = False  # some dice may be kept and the others thrown again
+    # How many of the `count` dice are thrown in this throw, when the game knows: `count` for
+    # a fresh throw, fewer for a reroll in which the others stay where they lie (Steamfunkateers'
+    # Vigor: every die not showing a six). None: the game does not say (a poker draw, where the
+    # player chooses). The camera checks the tray against it.
+    rethrow: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "who": self.who,
             "count": self.count,
             "scoring": self.scoring.value,
             "rerollable": self.rerollable,
         }
+        if self.rethrow is not None:  # an added field: readers of version 1 may ignore it
+            data["rethrow"] = self.rethrow
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,6 +301,17 @@ class TableHands(Protocol):
 
     def throw(self, values: Sequence[int]) -> None:
         """Throws dice into the tray that come to rest showing `values`."""
+        ...
+
+
+@runtime_checkable
+class RerollHands(TableHands, Protocol):
+    """Hands that can leave some dice of the last throw lying and throw only the others (the
+    simulated tray renders exactly that; hands without it throw the whole tray again)."""
+
+    def reroll(self, keep: Sequence[int], thrown: Sequence[int]) -> None:
+        """Leaves the last throw's dice showing `keep` where they lie, picks up the others and
+        throws them: they come to rest showing `thrown`."""
         ...
 
 

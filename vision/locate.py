@@ -21,6 +21,8 @@ Image = npt.NDArray[np.uint8]
 
 # Die sides (pixels at full resolution) the search looks for when no calibration says better.
 DEFAULT_SIZES: tuple[int, ...] = (16, 24, 34, 48, 68, 96)
+# Sides from which the search runs at quarter resolution (measured in docs/vision.md).
+QUARTER_FROM = 96
 _CLOSE = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
 _CLOSE_EDGES = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
 _SQUARE3 = np.ones((3, 3), np.uint8)
@@ -58,16 +60,19 @@ def tray_difference(
         lab_tray = background_lab
     elif background is None:
         small = cv2.resize(half, (max(1, w // 8), max(1, h // 8)), interpolation=cv2.INTER_AREA)
-        # 21 cells of 8 px: wider than two dice, so a die never becomes "tray".
-        tray = cv2.medianBlur(small, 21)
-        tray = cv2.resize(tray, (w // 2, h // 2), interpolation=cv2.INTER_LINEAR)
-        lab_tray = np.asarray(cv2.cvtColor(tray, cv2.COLOR_BGR2Lab), np.uint8)
+        # 21 cells of 8 px: wider than two dice, so a die never becomes "tray". Turned into
+        # Lab small, then enlarged: a sixteenth of the colour conversion, and the tray is
+        # smooth either way.
+        tray = cv2.cvtColor(cv2.medianBlur(small, 21), cv2.COLOR_BGR2Lab)
+        lab_tray = np.asarray(
+            cv2.resize(tray, (w // 2, h // 2), interpolation=cv2.INTER_LINEAR), np.uint8
+        )
     else:
         lab_tray = tray_lab(background, w, h)
     lightness, a, b = cv2.split(cv2.absdiff(lab, lab_tray))
     # Colour (a, b) counts double: shadows change lightness only, dice rarely do.
     diff = cv2.addWeighted(lightness, 0.5, cv2.add(a, b), 1.0, 0)
-    diff = np.minimum(diff, 60)
+    diff = cv2.threshold(diff, 60, 60, cv2.THRESH_TRUNC)[1]  # at most 60
     closed = cv2.morphologyEx(diff, cv2.MORPH_CLOSE, _CLOSE)
     edges = cv2.morphologyEx(lab[..., 0], cv2.MORPH_GRADIENT, _SQUARE3)
     if background_lab is not None or background is not None:
@@ -75,9 +80,10 @@ def tray_difference(
         # a camera shaken by a pixel still cancels it.
         tray_edges = cv2.morphologyEx(lab_tray[..., 0], cv2.MORPH_GRADIENT, _SQUARE3)
         edges = cv2.subtract(edges, cv2.dilate(tray_edges, _SQUARE3))
-    edges = np.minimum(edges.astype(np.float32) * EDGE_WEIGHT, 60.0)
+    # Closed before scaling: the same (a closing commutes with a rising function), on bytes.
     edges = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, _CLOSE_EDGES)
-    return np.maximum(closed.astype(np.float32), edges)
+    scaled = cv2.threshold(edges.astype(np.float32) * EDGE_WEIGHT, 60.0, 60.0, cv2.THRESH_TRUNC)[1]
+    return np.asarray(cv2.max(closed.astype(np.float32), scaled), np.float32)
 
 
 def _structure_integrals(diff: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
@@ -120,15 +126,25 @@ def find_candidates(
     along it; a die in a row of dice still has two quiet sides); `max_coherence` drops a peak
     whose edges nearly all run one way (a straight wall; see `_coherence`).
     """
-    diff = tray_difference(image, background, background_lab)
-    h, w = diff.shape
-    tensor = _structure_integrals(diff) if max_coherence < 1.0 else None
+    half = tray_difference(image, background, background_lab)
+    tensor = _structure_integrals(half) if max_coherence < 1.0 else None
+    quarter: npt.NDArray[np.float32] | None = None
     found: list[Candidate] = []
     for size in sizes:
-        s = max(3, size // 2)  # side at half resolution
+        # Big dice are searched at quarter resolution (a quarter of the work, and still 12
+        # pixels or more a side); the others at half resolution.
+        scale = 4 if size >= QUARTER_FROM else 2
+        if scale == 4 and quarter is None:
+            hh, ww = half.shape
+            quarter = np.asarray(
+                cv2.resize(half, (ww // 2, hh // 2), interpolation=cv2.INTER_AREA), np.float32
+            )
+        diff = quarter if scale == 4 and quarter is not None else half
+        h, w = diff.shape
+        s = max(3, size // scale)  # side at the search's resolution
         inner = cv2.boxFilter(diff, -1, (s, s))
         outer = cv2.boxFilter(diff, -1, (2 * s, 2 * s))
-        response = inner - 0.5 * outer
+        response = cv2.addWeighted(inner, 1.0, outer, -0.5, 0.0)
         window = (s // 2) | 1
         # The strong places first (few), then which of them are local peaks: cheaper than
         # comparing every pixel with its neighbourhood's maximum.
@@ -156,11 +172,16 @@ def find_candidates(
             )
             quiet = (sides < 0.6 * centre).sum(axis=0) >= quiet_sides
         if tensor is not None:
-            quiet &= _coherence(tensor, xs, ys, s) <= max_coherence
+            # (The structure tensor is at half resolution: the peak's place and side there.)
+            k = scale // 2
+            quiet &= _coherence(tensor, xs * k + k // 2, ys * k + k // 2, s * k) <= max_coherence
+        half_px = scale / 2.0
         for x, y, strength in zip(
             xs[quiet].tolist(), ys[quiet].tolist(), response[ys, xs][quiet].tolist(), strict=True
         ):
-            found.append(Candidate(2.0 * x + 1.0, 2.0 * y + 1.0, float(size), float(strength)))
+            found.append(
+                Candidate(scale * x + half_px, scale * y + half_px, float(size), float(strength))
+            )
     found.sort(key=lambda c: -c.strength)
     if not best_scale_only:
         return found

@@ -78,6 +78,9 @@ class DiceReader:
         self.calibration = calibration
         self.settings = settings if settings is not None else ReaderSettings()
         self._tray_lab: Image | None = None
+        # A die's side learnt from dice read before (a watcher sets it, see vision.watch):
+        # uncalibrated, only sizes around it are searched, as a calibration's die size does.
+        self.die_size: float | None = None
 
     def load(self) -> None:
         """Reads both models now, so the first picture's time is the reading alone."""
@@ -85,8 +88,10 @@ class DiceReader:
         self.values.load()
 
     def _sizes(self) -> tuple[int, ...]:
+        side = self.die_size
         if self.calibration is not None and self.calibration.die_size is not None:
             side = self.calibration.die_size
+        if side is not None:
             return tuple(sorted({round(side * f) for f in (0.8, 1.0, 1.25)}))
         return DEFAULT_SIZES
 
@@ -223,6 +228,12 @@ class DiceReader:
         dice = without_fragments(dice)
         dice.sort(key=lambda d: (round(d.center[1] / 40), d.center[0]))
         return FrameReading(tuple(dice))
+
+
+def die_side(reading: FrameReading) -> float | None:
+    """The median side of the dice in a reading, in the search's units (None: no die)."""
+    sides = [(d.box[2] - d.box[0] + d.box[3] - d.box[1]) / 2.0 for d in reading.dice]
+    return float(np.median(sides)) / BOX_PER_SIZE if sides else None
 
 
 def pooled_place(seen: list[Candidate], die_prob: npt.NDArray[np.float32]) -> Candidate:

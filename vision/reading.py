@@ -6,6 +6,8 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
+from .errors import SettingsError
+
 
 class DieStatus(enum.Enum):
     """Whether a found die's value can be trusted."""
@@ -54,3 +56,27 @@ class FrameReading:
 
     def to_json(self) -> list[dict[str, Any]]:
         return [d.to_json() for d in self.dice]
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """What the game waits for: the next throw's dice at rest, and whose throw it is.
+
+    `dice` counts every die in the tray once the throw rests, kept ones included. `rethrown` is
+    how many of them are thrown again in a reroll (the others stay where they lie); None means
+    a fresh throw, for which the tray must hold no die of the last throw, unless `may_keep`
+    says the thrower may leave some lying without the game knowing how many (a poker draw).
+    """
+
+    dice: int
+    who: str = ""
+    rethrown: int | None = None
+    may_keep: bool = False
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.dice <= 40:
+            raise SettingsError(f"Expectation.dice: 1 to 40 dice, not {self.dice}")
+        if self.rethrown is not None and not 1 <= self.rethrown <= self.dice:
+            raise SettingsError(
+                f"Expectation.rethrown: 1 to {self.dice} dice (the throw's), not {self.rethrown}"
+            )

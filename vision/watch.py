@@ -27,9 +27,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .errors import SettingsError
-from .reader import DiceReader
-from .reading import DieReading, DieStatus, FrameReading
+from .reader import DiceReader, die_side
+from .reading import DieReading, DieStatus, Expectation, FrameReading
 from .rest import RestDetector, RestObservation, TrayState
 
 Image = npt.NDArray[np.uint8]
@@ -69,28 +68,6 @@ class DieOrigin(enum.Enum):
     THROWN = "thrown"  # came to rest in this throw
     KEPT = "kept"  # lay in the same place, same face up, before the throw
     MOVED = "moved"  # a kept die that was pushed or turned by the throw
-
-
-@dataclass(frozen=True)
-class Expectation:
-    """What the game waits for: the next throw's dice at rest, and whose throw it is.
-
-    `dice` counts every die in the tray once the throw rests, kept ones included. `rethrown` is
-    how many of them are thrown again in a reroll (the others stay where they lie); None means
-    a fresh throw, for which the tray must hold no die of the last throw.
-    """
-
-    dice: int
-    who: str = ""
-    rethrown: int | None = None
-
-    def __post_init__(self) -> None:
-        if not 1 <= self.dice <= 40:
-            raise SettingsError(f"Expectation.dice: 1 to 40 dice, not {self.dice}")
-        if self.rethrown is not None and not 1 <= self.rethrown <= self.dice:
-            raise SettingsError(
-                f"Expectation.rethrown: 1 to {self.dice} dice (the throw's), not {self.rethrown}"
-            )
 
 
 @dataclass(frozen=True)
@@ -248,6 +225,10 @@ class ThrowWatcher:
     _frame: int = 0
     _moving_run: int = 0
     _since_hand: int = 1 << 30
+    # The dice's side learnt from the last throw read in full; while the game says what to
+    # expect, the reader searches only around it (a third of the work uncalibrated), and the
+    # full search checks any reading that does not give the expected count.
+    _die_size: float | None = None
 
     def expect(self, expectation: Expectation | None) -> None:
         """Tells the watcher what the next throw should be (None: anything). It holds for one
@@ -331,12 +312,24 @@ class ThrowWatcher:
         return self.detector.still_frames > self.settle
 
     def _read(self, image: Image, index: int, stamp: float) -> list[ThrowEvent]:
+        quick = self.expectation is not None and self._die_size is not None
+        self.reader.die_size = self._die_size if quick else None
         reading = self.reader.read(image)
         self.last_reading = reading
         self._readings.append(reading)
         recent = self._readings[-self.agree :]
         signature = _signature(reading)
         agreed = len(recent) == self.agree and all(_signature(r) == signature for r in recent)
+        expected = self.expectation.dice if self.expectation is not None else None
+        if agreed and quick and len(reading.dice) != expected:
+            # Not the count the game expects: do dice of another size lie there? The full
+            # search decides; if it finds otherwise, the learnt size is forgotten and the
+            # readings start again.
+            self.reader.die_size = None
+            if len(self.reader.read(image).dice) != len(reading.dice):
+                self._die_size = None
+                self._readings.clear()
+                return []
         if agreed and reading.dice:
             return [self._announce(reading, index, stamp)]
         if agreed and len(self._readings) >= 2 * self.agree:
@@ -379,6 +372,7 @@ class ThrowWatcher:
             reason = "a die could not be read for sure"
         else:
             kind = ThrowEventKind.ROLLED
+            self._die_size = die_side(reading)
         return ThrowEvent(kind, index, stamp, reading.values, reading, reason, who, origins)
 
     @staticmethod
@@ -396,7 +390,7 @@ class ThrowWatcher:
                 f"found {dice_word(found)} in the tray"
             )
         stayed = sum(o is not DieOrigin.THROWN for o in origins)
-        if expectation.rethrown is None and stayed:
+        if expectation.rethrown is None and stayed and not expectation.may_keep:
             still = "is" if stayed == 1 else "are"
             return f"{dice_word(stayed)} of the last throw {still} still in the tray"
         if expectation.rethrown is not None:

@@ -33,6 +33,9 @@ class ThrowPlan:
     rolling_frames: int = 10
     placed: bool = False  # set down by a hand instead of thrown: not a throw at all
     keep: int = 0  # dice of the last throw left lying (a reroll): the hand takes the others
+    # Which of the last throw's dice are left lying, by their place in its SimTruth (the dice
+    # showing sixes, say); when given it says what `keep` says by a count, and overrides it.
+    keep_at: tuple[int, ...] = ()
     nudged: int = 0  # of the kept dice, how many the thrown ones push aside (and turn)
     edge: str = "left"  # where the dice fly in from: left, right, top, bottom
     hand_stays: int = 0  # frames the throwing hand stays at that edge as the dice roll
@@ -41,8 +44,11 @@ class ThrowPlan:
     def __post_init__(self) -> None:
         if self.edge not in EDGES:
             raise ValueError(f"ThrowPlan.edge: one of {', '.join(EDGES)}, not {self.edge!r}")
-        if not 0 <= self.nudged <= self.keep:
-            raise ValueError(f"ThrowPlan.nudged: 0 to keep ({self.keep}), not {self.nudged}")
+        kept = len(self.keep_at) if self.keep_at else self.keep
+        if not 0 <= self.nudged <= kept:
+            raise ValueError(f"ThrowPlan.nudged: 0 to the kept dice ({kept}), not {self.nudged}")
+        if len(set(self.keep_at)) != len(self.keep_at) or any(i < 0 for i in self.keep_at):
+            raise ValueError(f"ThrowPlan.keep_at: distinct places from 0, not {self.keep_at}")
 
 
 EDGES = ("left", "right", "top", "bottom")
@@ -134,9 +140,12 @@ class SimulatedCamera(FrameSource):
                 yield None
                 continue
             plan = self.plans[number]
-            kept = lying[: plan.keep]
+            if plan.keep_at:
+                kept = tuple(lying[i] for i in plan.keep_at if i < len(lying))
+                taken = tuple(d for i, d in enumerate(lying) if i not in plan.keep_at)
+            else:
+                kept, taken = lying[: plan.keep], lying[plan.keep :]
             if plan.hand_first:
-                taken = lying[plan.keep :]
                 yield from self._hand(rng, look, lying, number, keep=kept, target=taken)
                 lying = kept
                 for _ in range(3):

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..game import PeopleSettings, TableHands
+from ..game import PeopleSettings, RerollHands, TableHands
 from .model import GM_COSTS, OrderKind
 
 NAMES = ("Ana", "Bo", "Cy", "Dee", "Eli", "Fay")
@@ -210,9 +210,18 @@ class SimulatedTable:
             self.send(command)
             return
         values: list[int] = command["values"]
+        extra: list[int] = []
         if self.rng.random() < self.settings.mistake_rate:
             # A die too many in the tray: the table must say so before anything counts.
             self.mistakes_made += 1
             self._slipped = True
-            values = [*values, self.rng.randint(1, 6)]
-        self.hands.throw(values)
+            extra = [self.rng.randint(1, 6)]
+        if command["cmd"] == "reroll" and isinstance(self.hands, RerollHands):
+            # "reroll all dice not showing sixes": the sixes thrown before stay where they lie.
+            who = view["pending"]["who"]
+            before = next(p for p in view["round"]["pools"] if p["who"] == who)["values"]
+            kept = [v for v, old in zip(values, before, strict=True) if old == 6]
+            thrown = [v for v, old in zip(values, before, strict=True) if old != 6]
+            self.hands.reroll(kept, [*thrown, *extra])
+            return
+        self.hands.throw([*values, *extra])

@@ -170,7 +170,10 @@ def _pool_waiting(state: GameState, pool: Pool) -> Waiting:
     if not pool.thrown:
         can = state.vigor.get(thrower, 0) >= 1
         words = f"{thrower}: throw {pool.dice} dice{owner} ({pool.label}); every six is a success"
-        throw = DiceThrow(thrower, pool.dice, Scoring.COUNT_SIXES, rerollable=can)
+        # A fresh throw: every die of the pool is thrown (`rethrow`), none left lying.
+        throw = DiceThrow(
+            thrower, pool.dice, Scoring.COUNT_SIXES, rerollable=can, rethrow=pool.dice
+        )
         detail = {"type": "roll", "who": pool.who, "dice": pool.dice, "prompt": words}
         return Waiting(WaitKind.DICE, words, (thrower,), throw, detail)
     others = pool.dice - pool.sixes
@@ -183,7 +186,10 @@ def _pool_waiting(state: GameState, pool: Pool) -> Waiting:
         )
     else:
         words = f"{thrower}{owner}: {sixes}; no Vigor left for a reroll: keep (gm keep)"
-    throw = DiceThrow(thrower, pool.dice, Scoring.COUNT_SIXES, rerollable=can)
+    # "reroll all dice not showing sixes": the sixes stay where they lie, the others are thrown.
+    throw = DiceThrow(
+        thrower, pool.dice, Scoring.COUNT_SIXES, rerollable=can, rethrow=others or None
+    )
     detail = {"type": "reroll", "who": pool.who, "dice": pool.dice, "prompt": words}
     return Waiting(WaitKind.DICE, words, (thrower,), throw, detail)
 

@@ -5,11 +5,27 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bridge.dice import AwaitedThrow
+    from hardware.camera.sim import SimulatedCamera, ThrowPlan
+    from vision.reading import Expectation
 
 
 class DiceTray:
     """Throws wait here until the bridge takes them as dice events."""
+
+    # (First in the class, apart from what the tray counts, so that edits stay apart.)
+    def reroll(self, keep: Sequence[int], thrown: Sequence[int]) -> None:
+        """The dice of the last throw showing `keep` stay where they lie, the others are thrown
+        again and come to rest showing `thrown` (rules.game.RerollHands); this tray reports
+        the whole tray, as it reports every throw."""
+        self.throw((*keep, *thrown))
+
+    def expect(self, expectation: Expectation | None) -> None:
+        """What the table's prompt awaits (the bridge's `expect`); this tray shows no camera,
+        so there is nothing to check."""
 
     def __init__(self) -> None:
         self._throws: queue.Queue[tuple[int, ...]] = queue.Queue()
@@ -58,9 +74,56 @@ class RenderedDiceTray(DiceTray):
     def __init__(self, seed: int = 1) -> None:
         super().__init__()
         self.seed = seed
+        # What stays from the last throw, one entry per throw, put before the throw itself.
+        self._keeps: queue.Queue[tuple[int, ...]] = queue.Queue()
+        self._awaited: AwaitedThrow | None = None
+
+    def throw(self, values: Sequence[int]) -> None:
+        """Dice thrown after a hand took the last throw's: they come to rest showing `values`."""
+        self._keeps.put(())
+        super().throw(values)
+
+    def reroll(self, keep: Sequence[int], thrown: Sequence[int]) -> None:
+        """The dice of the last throw showing `keep` stay where they lie (as the camera saw
+        them at rest); a hand takes the others and throws them, to rest showing `thrown`."""
+        self._keeps.put(tuple(keep))
+        super().throw((*keep, *thrown))
+
+    def expect(self, expectation: Expectation | None) -> None:
+        """What the table's prompt awaits: the watcher checks the next throw against it."""
+        from bridge.dice import AwaitedThrow
+
+        if self._awaited is None:
+            self._awaited = AwaitedThrow()
+        self._awaited.set(expectation)
+
+    @staticmethod
+    def _plan(
+        camera: SimulatedCamera, values: tuple[int, ...], keep: tuple[int, ...], first: bool
+    ) -> ThrowPlan:
+        """The camera's plan for a throw showing `values`: a hand takes the last throw's dice
+        first, but those showing `keep`, which stay where they lie (found by their faces at rest);
+        the others' faces are thrown. Kept faces no die shows are thrown too."""
+        from hardware.camera.sim import ThrowPlan
+
+        if not keep:
+            return ThrowPlan(dice=len(values), values=values, hand_first=not first)
+        last = next((t for t in reversed(camera.rendered) if t.phase == "rest"), None)
+        lying = [v or 0 for v in last.values] if last is not None else []  # 0: a cocked die
+        at: list[int] = []
+        for face in keep:
+            place = next((i for i, v in enumerate(lying) if v == face and i not in at), None)
+            if place is not None:
+                at.append(place)
+        thrown = list(values)
+        for place in at:
+            thrown.remove(lying[place])
+        if not thrown:  # nothing thrown again: no reroll, the hand throws them all
+            return ThrowPlan(dice=len(values), values=values)
+        return ThrowPlan(dice=len(thrown), values=tuple(thrown), keep_at=tuple(at))
 
     def events(self, stop: threading.Event) -> Iterator[dict[str, Any]]:
-        from hardware.camera.sim import SimulatedCamera, ThrowPlan
+        from hardware.camera.sim import SimulatedCamera
         from vision.reader import DiceReader
         from vision.watch import ThrowWatcher
 
@@ -73,11 +136,13 @@ class RenderedDiceTray(DiceTray):
                     values = self._throws.get(timeout=0.05)
                 except queue.Empty:
                     continue
-                plan = ThrowPlan(dice=len(values), values=values, hand_first=not first)
+                plan = self._plan(camera, values, self._keeps.get_nowait(), first)
                 camera.extend([plan])
                 first = False
                 answered = False
                 while (frame := camera.read()) is not None and not stop.is_set():
+                    if self._awaited is not None:
+                        self._awaited.arm(watcher)
                     for event in watcher.feed(frame.image, frame.timestamp):
                         if event.kind.value in ("rolled", "cocked", "unreadable", "unclear"):
                             announced = event.to_json()

@@ -88,8 +88,11 @@ def test_the_referee_plays_steamfunkateers_and_rebuilds_it_from_its_log(
         "count": 2,
         "scoring": "count_sixes",
         "rerollable": True,
+        "rethrow": 2,  # a fresh throw: both dice thrown
     }
     assert send(referee, {"cmd": "roll", "values": [1, 2]})["ok"]
+    # The Vigor reroll: "reroll all dice not showing sixes", both of them here.
+    assert referee.prompt_json()["dice"]["rethrow"] == 2
     taken = send(referee, {"cmd": "reroll", "values": [1, 2, 3]})
     assert taken["kind"] == "illegal" and taken["rule"] == "reroll"
     assert send(referee, {"cmd": "reroll", "values": [6, 2]})["ok"]

@@ -95,6 +95,15 @@ def test_dice_left_from_the_last_throw_are_unclear_for_a_fresh_throw(reader: Dic
     assert ends[1].reason == "2 dice of the last throw are still in the tray"
 
 
+def test_a_draw_may_leave_any_dice_of_the_last_throw_lying(reader: DiceReader) -> None:
+    # The same film, but a poker draw: the player chooses how many stay (`may_keep`).
+    plans = [ThrowPlan(dice=5, hand_first=False), ThrowPlan(dice=3, keep=2)]
+    camera = SimulatedCamera(plans, seed=9)
+    _, ends = settled(camera, reader, [Expectation(5), Expectation(5, may_keep=True)])
+    assert [e.kind for e in ends] == [ThrowEventKind.ROLLED, ThrowEventKind.ROLLED]
+    assert len(ends[1].values_of(DieOrigin.KEPT)) == 2
+
+
 def test_a_reroll_tells_the_kept_dice_from_the_rethrown(reader: DiceReader) -> None:
     plans = [ThrowPlan(dice=5, hand_first=False), ThrowPlan(dice=3, keep=2, edge="bottom")]
     camera = SimulatedCamera(plans, seed=9)
@@ -170,3 +179,68 @@ def test_an_expectation_refuses_impossible_counts() -> None:
 
 def test_counts_are_in_words() -> None:
     assert [dice_word(n) for n in (0, 1, 2)] == ["0 dice", "1 die", "2 dice"]
+
+
+def test_a_plan_can_name_which_dice_stay_the_sixes_of_a_vigor_reroll() -> None:
+    plans = [
+        ThrowPlan(dice=4, values=(6, 2, 6, 3), hand_first=False),
+        ThrowPlan(dice=2, values=(5, 1), keep_at=(0, 2)),
+    ]
+    camera = SimulatedCamera(plans, seed=5)
+    with camera:
+        for _ in camera:
+            pass
+    first = next(t for t in camera.rendered if t.phase == "rest" and t.throw == 0)
+    values, origins = rest_truth(camera, 1)
+    assert values == (6, 6, 5, 1) and origins == ("kept", "kept", "thrown", "thrown")
+    second = next(t for t in camera.rendered if t.phase == "rest" and t.throw == 1)
+    assert second.dice[:2] == (first.dice[0], first.dice[2])  # the sixes did not move
+    with pytest.raises(ValueError, match="keep_at"):
+        ThrowPlan(dice=2, keep_at=(1, 1))
+
+
+def test_the_sim_tray_plans_a_reroll_by_the_faces_left_lying() -> None:
+    from tabletop.sim.dice import RenderedDiceTray
+
+    _plan = RenderedDiceTray._plan
+
+    camera = SimulatedCamera([ThrowPlan(dice=3, values=(4, 6, 1), hand_first=False)], seed=2)
+    with camera:
+        for _ in camera:
+            pass
+    plan = _plan(camera, (6, 2, 5), (6,), first=False)
+    assert (plan.keep_at, plan.values, plan.dice) == ((1,), (2, 5), 2)
+    fresh = _plan(camera, (3, 3, 3), (), first=False)
+    assert (fresh.keep_at, fresh.dice, fresh.hand_first) == ((), 3, True)
+    # A face no die shows cannot stay: that die is thrown too.
+    odd = _plan(camera, (5, 2, 3), (5,), first=False)
+    assert (odd.keep_at, odd.values) == ((), (5, 2, 3))
+
+
+def test_the_watcher_learns_the_die_size_and_searches_every_size_when_it_misleads(
+    reader: DiceReader,
+) -> None:
+    plans = [ThrowPlan(dice=3, hand_first=False), ThrowPlan(dice=3)]
+    camera = SimulatedCamera(plans, seed=21, die_size=36)
+    watcher = ThrowWatcher(reader)
+    ends: list[ThrowEvent] = []
+    told = -1
+    with camera:
+        for frame in camera:
+            number = frame.truth.throw
+            if number >= 0 and number != told:
+                told = number
+                watcher.expect(Expectation(3))
+                if number == 1:
+                    learnt = watcher._die_size
+                    assert learnt is not None and 30 <= learnt <= 44  # rendered 36 px a side
+                    # As if the dice of the last throw had been twice as big: the quick search
+                    # misses these, the full one finds them, and the size is forgotten.
+                    watcher._die_size = 80.0
+            ends.extend(
+                e for e in watcher.feed(frame.image, frame.timestamp) if e.kind in SETTLED_KINDS
+            )
+    assert [e.kind for e in ends] == [ThrowEventKind.ROLLED, ThrowEventKind.ROLLED]
+    values, _ = rest_truth(camera, 1)
+    assert ends[1].values == tuple(sorted(v for v in values if v is not None))
+    assert watcher._die_size is not None and 30 <= watcher._die_size <= 44  # learnt again
