@@ -82,6 +82,9 @@ class MatHands:
     def throw(self, values: Sequence[int]) -> None:
         self.dice.throw(values)  # the tray calls back when the dice are at rest and read
 
+    def reroll(self, keep: Sequence[int], thrown: Sequence[int]) -> None:
+        self.dice.reroll(keep, thrown)  # the kept dice stay where they lie (rules.game.RerollHands)
+
 
 @dataclass(slots=True)
 class Summary:
@@ -254,7 +257,7 @@ class SimulatedTable:
         slots = max(layout.slots_per_seat, 1)  # a game without cards still has a mat to read
         mat = open_mat(f"sim:?seats={len(self.names)}&slots={slots}&pad={int(layout.pad)}")
         dice = RenderedDiceTray(self.seed) if self.camera else DiceTray()
-        bridge = Bridge(url, self.table, mat, leds, dice=dice.events)
+        bridge = Bridge(url, self.table, mat, leds, dice=dice.events, expect=dice.expect)
         bridge.reported = self._reported
         bridge.start(timeout=10)
         bridge_thread = threading.Thread(target=bridge.run, args=(stop,), name="sim-bridge")

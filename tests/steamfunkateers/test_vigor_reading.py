@@ -125,10 +125,10 @@ def test_simulated_people_leave_the_sixes_lying_when_their_hands_can() -> None:
     )
     game, _ = _thrown_once(6, 2, 6, 1)
     view = state_to_json(game.state)
-    prompt = {"waiting": "dice", "prompt": "reroll"}
+    # The prompt of the same moment as the state (people act on nothing else).
+    prompt = {"waiting": "dice", "prompt": "reroll", "pending": view["pending"]}
     for seed in range(40):  # they reroll half the time, keep the other half
         people.rng = random.Random(seed)  # type: ignore[attr-defined]
-        people._acted_on = None  # type: ignore[attr-defined]
         people.step(view, prompt, {})
         if hands.rerolls:
             break
