@@ -108,14 +108,15 @@ def register(subparsers: Any) -> None:
     decode.add_argument("file", help="capture file, or - for standard input")
     decode.set_defaults(handler=run_decode)
 
-    cards = subparsers.add_parser("cards", help="card tags: enrol a deck")
+    cards = subparsers.add_parser("cards", help="card tags: enrol a deck, check a map")
     card_commands = cards.add_subparsers(dest="cards_command", metavar="COMMAND", required=True)
     enrol = card_commands.add_parser(
         "enrol",
         help="tag a deck: lay each card on the draw pad",
         description="Walks you through laying each card of a deck on the mat's draw pad and "
         "writes the UID -> card map (and the deck's face-sensor calibration) to --out. An "
-        "existing file is added to: cards already in it are skipped, their tags refused.",
+        "existing file is added to: cards already in it are skipped, their tags refused. "
+        "The deck is the 52 playing cards (54 with --jokers) or a game deck file (--deck).",
     )
     enrol.add_argument("--port", required=True, help="the mat: device path, URL or sim:")
     enrol.add_argument("--out", default="cards.json", help="map file (default cards.json)")
@@ -124,7 +125,21 @@ def register(subparsers: Any) -> None:
         "--ask", action="store_true", help="lay cards in any order and type each one's code"
     )
     enrol.add_argument("--limit", type=int, help="enrol only this many cards")
+    enrol.add_argument(
+        "--deck",
+        metavar="FILE",
+        help="a game's deck file (Six-Gun Showdown's TOML) instead of the playing cards: its "
+        "cards are enrolled in the file's order as deck/id (cowboy/draw-1)",
+    )
     enrol.set_defaults(handler=run_enrol)
+    check = card_commands.add_parser(
+        "check",
+        help="check a card map against its deck files",
+        description="Reads a card map and every deck file it names; prints each deck card "
+        "whose deck file does not list it (naming the UID) and exits 1 if there is one.",
+    )
+    check.add_argument("map", help="the card map file (cards.json)")
+    check.set_defaults(handler=run_check)
 
 
 def _user_error(message: str) -> Exception:
@@ -345,8 +360,43 @@ def run_decode(args: argparse.Namespace) -> int:
 # ---- tabletop cards enrol ---------------------------------------------------------------
 
 
+def _deck_ids(base: Path) -> Any:
+    """Reads a deck file named in a map (relative to the map's folder) for its card ids."""
+    from rules.showdown.decks import DeckError, load_deck
+
+    def ids(path: str) -> set[str]:
+        try:
+            return {card.id for card in load_deck(base / path).cards}
+        except DeckError as error:
+            raise CardMapError(str(error)) from None
+
+    return ids
+
+
+def _map_path(deck: Path, out: Path) -> str:
+    """How the map names a deck file: relative to the map's folder, so the two move together."""
+    try:
+        return str(deck.resolve().relative_to(out.resolve().parent))
+    except ValueError:
+        return str(deck.resolve())
+
+
+def run_check(args: argparse.Namespace) -> int:
+    path = Path(args.map)
+    try:
+        cards = CardMap.load(path)
+        problems = cards.check_decks(_deck_ids(path.parent))
+    except CardMapError as error:
+        raise _user_error(str(error)) from None
+    for line in problems:
+        print(line)
+    decks = sum(1 for _ in cards.decks)
+    print(f"{path}: {len(cards.cards)} card(s), {decks} deck file(s), {len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
 def run_enrol(args: argparse.Namespace) -> int:
-    from rules.cards import standard_deck
+    from rules.cards import TaggedCard, parse_tagged, standard_deck
 
     from .driver import MatDriver
     from .enrol import Enrolment
@@ -358,7 +408,25 @@ def run_enrol(args: argparse.Namespace) -> int:
             cards = CardMap.load(out)
         except CardMapError as error:
             raise _user_error(str(error)) from None
-    deck = list(standard_deck(jokers=args.jokers))
+    deck: list[TaggedCard] = list(standard_deck(jokers=args.jokers))
+    if args.deck is not None:
+        from rules.showdown.decks import DeckError, enrolment_codes, load_deck
+
+        try:
+            game_deck = load_deck(args.deck)
+        except DeckError as error:
+            raise _user_error(str(error)) from None
+        known = cards.decks.get(game_deck.name)
+        named = _map_path(Path(args.deck), out)
+        if known is not None and known != named:
+            raise _user_error(
+                f"{out} already has a {game_deck.name} deck, from {known}; a deck's name must "
+                f"be unique in a map (rename the deck in {args.deck})"
+            )
+        deck = [parse_tagged(code, f"{args.deck}") for code in enrolment_codes(game_deck)]
+        cards.decks[game_deck.name] = named
+        if not out.exists():
+            cards.deck = game_deck.name
     enrolment = Enrolment(deck, cards, ask=args.ask)
     if args.limit is not None:
         enrolment.todo = enrolment.todo[: max(0, args.limit)]
