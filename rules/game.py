@@ -167,12 +167,36 @@ class SeatLights:
     blinking: bool = False
 
 
+class SlotShow(Enum):
+    """What a slot's guidance LED on the mat says (any game's vocabulary; the bridge picks the
+    colour, docs/mqtt.md): alerts, in blinking red, go over all of these."""
+
+    TURN = "turn"  # these slots may be played now: whose turn it is
+    RACE = "race"  # both hands race for these slots
+    WON = "won"  # this slot won the race (or the contest)
+    LOST = "lost"  # these slots lost it
+
+
+@dataclass(frozen=True, slots=True)
+class SlotLight:
+    """One slot's guidance LED: 0-based seat, 1-based slot, and what it shows."""
+
+    seat: int
+    slot: int
+    show: SlotShow
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seat": self.seat, "slot": self.slot, "show": self.show.value}
+
+
 @dataclass(frozen=True, slots=True)
 class Indicators:
-    """What the seats' LEDs show in this game, and what they mean (for the docs and the UI)."""
+    """What the seats' LEDs show in this game, and what they mean (for the docs and the UI);
+    `slots`: the mat's slot LEDs a game lights (whose turn, a race and its result)."""
 
     meaning: str
     seats: tuple[SeatLights, ...]
+    slots: tuple[SlotLight, ...] = ()
 
 
 ArgumentAdder = Callable[[argparse.ArgumentParser], None]

@@ -16,6 +16,8 @@ from ..game import (
     PeopleSettings,
     SeatLights,
     SimulatedPeople,
+    SlotLight,
+    SlotShow,
     TableHands,
     TableReader,
     Waiting,
@@ -105,7 +107,9 @@ class Showdown(GameRules):
         for name in seats:
             points = state.points.get(name, 0)
             lights.append(SeatLights(min(points, 3), blinking=points > 3))
-        return Indicators("points (blinking: more than three)", tuple(lights))
+        return Indicators(
+            "points (blinking: more than three)", tuple(lights), _slot_lights(state, seats)
+        )
 
     # -- people -----------------------------------------------------------------------------
 
@@ -126,6 +130,29 @@ class Showdown(GameRules):
         settings: PeopleSettings,
     ) -> SimulatedPeople:
         return Gunslingers(seats, hands, rng, send, settings)
+
+
+# The prompt's light hints (`pending.lights`) as the mat's slot LEDs show them.
+_SHOWS = {
+    "turn": SlotShow.TURN,
+    "race": SlotShow.RACE,
+    "defender_first": SlotShow.WON,
+    "won": SlotShow.WON,
+    "lost": SlotShow.LOST,
+}
+
+
+def _slot_lights(state: GameState, seats: Sequence[str]) -> tuple[SlotLight, ...]:
+    """Whose turn it is, the race and its result, on the slots of the players' seats."""
+    detail = waiting(state).detail or {}
+    out = []
+    for hint in detail.get("lights", ()):
+        player, show = hint["player"], _SHOWS.get(hint["show"])
+        if player not in seats or show is None:
+            continue
+        seat = list(seats).index(player)
+        out += [SlotLight(seat, slot, show) for slot in hint["slots"]]
+    return tuple(out)
 
 
 SHOWDOWN = Showdown()

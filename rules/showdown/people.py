@@ -60,6 +60,45 @@ def random_deck(rng: random.Random, name: str, kind: DeckKind = DeckKind.FULL) -
     return Deck(name, name.title(), kind, tuple(cards), example=True)
 
 
+# The example decks' card ids (examples/decks/cowboy.toml and desperado.toml): the simulated mat's
+# bundled card map tags exactly these, so the gunslingers' decks use them (tests check the files).
+MAT_DECK_IDS: tuple[tuple[CardType, int], ...] = (
+    (CardType.DRAW, 4),
+    (CardType.FOCUS, 3),
+    (CardType.REACH, 3),
+    (CardType.DISTRACT, 2),
+    (CardType.FLINCH, 2),
+    (CardType.REROLL, 2),
+)
+
+
+def mat_deck(rng: random.Random, name: str) -> Deck:
+    """A deck of the example decks' cards (their ids, so the simulated mat has tags for them)
+    with random modifiers: what the gunslingers play at the simulated table."""
+    cards = []
+    for kind, count in MAT_DECK_IDS:
+        for number in range(1, count + 1):
+            cards.append(
+                DeckCard(
+                    id=f"{kind.value.replace('-', '')}-{number}",
+                    title=kind.value.title(),
+                    type=kind,
+                    speed=rng.randint(-1, 2),
+                    # steadier hands than random_deck's: shots hit often enough to score
+                    accuracy=rng.randint(0, 2),
+                    opponent_speed=rng.randint(-1, 0),
+                    opponent_accuracy=rng.randint(-1, 0),
+                    condition=(
+                        Condition.OPPONENT_NEXT_IS_DRAW
+                        if kind is CardType.FLINCH
+                        else Condition.ALWAYS
+                    ),
+                    rerolls=rng.choice(list(RerollTarget)) if kind is CardType.REROLL else None,
+                )
+            )
+    return Deck(name, name.title(), DeckKind.FULL, tuple(cards), example=True)
+
+
 def new_game_command(rng: random.Random) -> dict[str, Any]:
     kinds = [DeckKind.FULL, DeckKind.SINGLE_SHOT]
     decks = [random_deck(rng, n, rng.choice(kinds)) for n in ("cowboy", "desperado")]
@@ -165,13 +204,14 @@ class Gunslingers:
         self.seen_round = 0
         self.acted: set[str] = set()
         self.undo: tuple[int, int] | None = None  # a bullet turned by mistake, to turn back
+        self.before: dict[int, dict[int, str]] = {}  # what lay in each slot last round
 
     # -- SimulatedPeople --------------------------------------------------------------------
 
     def start_game(self, seed: int) -> None:
         rng = random.Random(seed)
         self._clear()
-        decks = [random_deck(rng, n) for n in ("cowboy", "desperado")]
+        decks = [mat_deck(rng, n) for n in ("cowboy", "desperado")]
         names = self.seats[:2]
         self.decks = dict(zip(names, decks, strict=True))
         self.loaded_round = self.seen_round = 0
@@ -241,6 +281,7 @@ class Gunslingers:
         for seat, slots in self.laid.items():
             for slot in list(slots):
                 self.hands.lift(seat, slot)
+        self.before = self.laid
         self.laid = {}
 
     def _new_round(self, state: dict[str, Any], round_: int) -> None:
@@ -263,7 +304,15 @@ class Gunslingers:
             left = [c.id for c in deck.cards if c.id not in spent]
             count = min(BULLETS, len(left))
             seat = self._seat(name)
-            for slot, card in enumerate(self.rng.sample(left, count), start=1):
+            chosen = self.rng.sample(left, count)
+            before = self.before.get(seat, {})
+            for _ in range(20):
+                # Nobody lays last round's card back on its own slot at once: the mat, which
+                # never saw that slot empty, could not tell the new bullet from the old.
+                if all(before.get(s) != deck.code(c) for s, c in enumerate(chosen, start=1)):
+                    break
+                self.rng.shuffle(chosen)
+            for slot, card in enumerate(chosen, start=1):
                 code = deck.code(card)
                 self.hands.lay(seat, slot, code, False)
                 self.laid.setdefault(seat, {})[slot] = code

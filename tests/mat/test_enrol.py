@@ -393,13 +393,21 @@ def test_enrol_command_walks_through_a_deck_file_on_the_simulated_mat(tmp_path: 
     assert written.decks == {"cowboy": "cowboy.toml"}
     assert all(written.deck_of(uid) == "cowboy" for uid in written.cards)
     checked = subprocess.run(
-        [*tabletop, "cards", "check", str(out)], capture_output=True, text=True, timeout=30
+        [*tabletop, "cards", "check", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
     # A deck file that lost a card: the check names the tag.
     deck_file.write_text((EXAMPLES / "cowboy.toml").read_text().replace('"draw-2"', '"draw-9"'))
     checked = subprocess.run(
-        [*tabletop, "cards", "check", str(out)], capture_output=True, text=True, timeout=30
+        [*tabletop, "cards", "check", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
     )
     assert checked.returncode == 1
     uid = written.uid_for(parse_tagged("cowboy/draw-2"))
