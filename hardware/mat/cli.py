@@ -1,4 +1,4 @@
-"""`tabletop mat sim`, `tabletop mat monitor`, `tabletop mat decode` and `tabletop cards enrol`."""
+"""`tabletop mat sim`, `monitor`, `decode`; `tabletop cards enrol` and `tabletop cards check`."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from .framing import Frame, FrameDecoder
 from .zones import MatLayout
 
 SIM_COMMANDS = """\
-  place ZONE CARD [up|down]   lay a card (QS, 10H, JK1, or #UID for any tag); face up by default
+  place ZONE CARD [up|down]   lay a card (QS, 10H, JK1, cowboy/draw-1, or #UID); face up by default
   remove ZONE                 take the card away
   flip ZONE                   turn the card over
   noise RATE                  corrupt this fraction of the bytes on the line (0 to 1)
