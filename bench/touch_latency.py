@@ -192,14 +192,22 @@ def daemon_decisions(driver: MatDriver) -> Iterator[queue.Queue[Arrival]]:
             broker.wait(10)
 
 
+def example_deck(name: str) -> dict[str, Any]:
+    """An example Showdown deck file as parsed TOML: what a `new_game` carries as the deck."""
+    import tomllib
+
+    path = Path(__file__).resolve().parents[1] / "examples" / "decks" / f"{name}.toml"
+    deck: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
+    return deck
+
+
 def showdown_bullets() -> list[str]:
     """Six bullets for each seat: Ana's of the example Cowboy deck, Bo's of the Desperado."""
-    from rules.showdown.decks import enrolment_codes, load_deck
-
-    decks = Path(__file__).resolve().parents[1] / "examples" / "decks"
-    ana = enrolment_codes(load_deck(decks / "cowboy.toml"))[:6]
-    bo = enrolment_codes(load_deck(decks / "desperado.toml"))[:6]
-    return ana + bo
+    out = []
+    for name in ("cowboy", "desperado"):
+        deck = example_deck(name)
+        out += [f"{deck['name']}/{card['id']}" for card in deck["cards"][:6]]
+    return out
 
 
 _GAME: dict[str, Any] = {}
@@ -208,13 +216,11 @@ _GAME: dict[str, Any] = {}
 def new_showdown() -> None:
     """The game master starts a showdown with the example decks (before the bullets are laid)."""
     from rules.daemon.client import TableClient
-    from rules.showdown.decks import deck_to_json, load_deck
 
-    decks = Path(__file__).resolve().parents[1] / "examples" / "decks"
     client = TableClient(_GAME["url"], "bench")
     client.start(timeout=10)
     players = [
-        {"name": name, "deck": deck_to_json(load_deck(decks / f"{deck}.toml"))}
+        {"name": name, "deck": example_deck(deck)}
         for name, deck in zip(SHOWDOWN_SEATS, ("cowboy", "desperado"), strict=True)
     ]
     reply = client.send({"cmd": "new_game", "game": "showdown", "players": players})

@@ -473,6 +473,15 @@ class GameRules(ABC):
     def indicators(self, state: Any, seats: Sequence[str]) -> Indicators:
         """What each seat's LEDs show now."""
 
+    # A game with decks of its own (not playing cards) names its deck files' "format" here.
+    deck_format: str | None = None
+
+    def deck_codes(self, raw: object, source: str) -> tuple[str, tuple[str, ...]]:
+        """A parsed deck file of this game's own cards: (the deck's name, its cards' codes
+        `deck/id` in the file's order), what enrolment tags (`tabletop cards enrol --deck`).
+        Raises InvalidCommand naming `source` and the key."""
+        raise InvalidCommand(f"{source}: {self.info.title} has no decks of its own", "deck")
+
     # -- people -----------------------------------------------------------------------------
 
     @abstractmethod

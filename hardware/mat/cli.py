@@ -360,15 +360,44 @@ def run_decode(args: argparse.Namespace) -> int:
 # ---- tabletop cards enrol ---------------------------------------------------------------
 
 
+def _read_deck(path: Path) -> tuple[str, tuple[str, ...]]:
+    """A game's deck file: (its deck's name, its cards' codes in order), read by the game whose
+    deck format it is (`GameRules.deck_format`); errors name the file and the key."""
+    import tomllib
+
+    from rules import games
+    from rules.errors import RulesError
+
+    try:
+        text = path.read_text(encoding="utf-8")
+        raw = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+    except OSError as error:
+        raise CardMapError(f"cannot read deck {path}: {error.strerror}") from None
+    except (ValueError, UnicodeDecodeError) as error:  # TOMLDecodeError is a ValueError
+        raise CardMapError(f"{path.name}: not a valid deck file: {error}") from None
+    kind = raw.get("format") if isinstance(raw, dict) else None
+    known = {}
+    for name in games.names():
+        rules = games.get(name)
+        if rules.deck_format is not None:
+            known[rules.deck_format] = rules
+    if kind not in known:
+        formats = ", ".join(f'"{f}" ({r.name})' for f, r in sorted(known.items()))
+        raise CardMapError(
+            f"{path.name}: format {kind!r} is no game's deck file; games read {formats or 'none'}"
+        )
+    try:
+        return known[kind].deck_codes(raw, path.name)
+    except RulesError as error:
+        raise CardMapError(str(error)) from None
+
+
 def _deck_ids(base: Path) -> Any:
     """Reads a deck file named in a map (relative to the map's folder) for its card ids."""
-    from rules.showdown.decks import DeckError, load_deck
 
     def ids(path: str) -> set[str]:
-        try:
-            return {card.id for card in load_deck(base / path).cards}
-        except DeckError as error:
-            raise CardMapError(str(error)) from None
+        _name, codes = _read_deck(base / path)
+        return {code.partition("/")[2] for code in codes}
 
     return ids
 
@@ -410,23 +439,21 @@ def run_enrol(args: argparse.Namespace) -> int:
             raise _user_error(str(error)) from None
     deck: list[TaggedCard] = list(standard_deck(jokers=args.jokers))
     if args.deck is not None:
-        from rules.showdown.decks import DeckError, enrolment_codes, load_deck
-
         try:
-            game_deck = load_deck(args.deck)
-        except DeckError as error:
+            deck_name, codes = _read_deck(Path(args.deck))
+        except CardMapError as error:
             raise _user_error(str(error)) from None
-        known = cards.decks.get(game_deck.name)
+        known = cards.decks.get(deck_name)
         named = _map_path(Path(args.deck), out)
         if known is not None and known != named:
             raise _user_error(
-                f"{out} already has a {game_deck.name} deck, from {known}; a deck's name must "
+                f"{out} already has a {deck_name} deck, from {known}; a deck's name must "
                 f"be unique in a map (rename the deck in {args.deck})"
             )
-        deck = [parse_tagged(code, f"{args.deck}") for code in enrolment_codes(game_deck)]
-        cards.decks[game_deck.name] = named
+        deck = [parse_tagged(code, f"{args.deck}") for code in codes]
+        cards.decks[deck_name] = named
         if not out.exists():
-            cards.deck = game_deck.name
+            cards.deck = deck_name
     enrolment = Enrolment(deck, cards, ask=args.ask)
     if args.limit is not None:
         enrolment.todo = enrolment.todo[: max(0, args.limit)]

@@ -23,6 +23,7 @@ from ..game import (
     Waiting,
 )
 from .actions import GM_ACTIONS
+from .decks import DECK_FORMAT, enrolment_codes, read_deck
 from .engine import Game
 from .events import Event, GameStarted, event_from_json, event_to_json
 from .model import OPTIONS
@@ -110,6 +111,12 @@ class Showdown(GameRules):
         return Indicators(
             "points (blinking: more than three)", tuple(lights), _slot_lights(state, seats)
         )
+
+    deck_format = DECK_FORMAT
+
+    def deck_codes(self, raw: object, source: str) -> tuple[str, tuple[str, ...]]:
+        deck = read_deck(raw, source)
+        return deck.name, tuple(enrolment_codes(deck))
 
     # -- people -----------------------------------------------------------------------------
 

@@ -412,3 +412,18 @@ def test_enrol_command_walks_through_a_deck_file_on_the_simulated_mat(tmp_path: 
     assert checked.returncode == 1
     uid = written.uid_for(parse_tagged("cowboy/draw-2"))
     assert f"cards[{uid}]: cowboy/draw-2: cowboy.toml has no card 'draw-2'" in checked.stdout
+
+
+def test_a_deck_file_is_read_by_the_game_whose_format_it_is(tmp_path: Path) -> None:
+    from hardware.mat.cli import _read_deck
+
+    name, codes = _read_deck(EXAMPLES / "desperado.toml")
+    assert name == "desperado" and codes[0] == "desperado/draw-1" and len(codes) == 16
+    other = tmp_path / "other.toml"
+    other.write_text('format = "poker-chips"\n')
+    with pytest.raises(CardMapError, match=r"other.toml: format 'poker-chips' is no game's deck"):
+        _read_deck(other)
+    bad = tmp_path / "bad.toml"
+    bad.write_text((EXAMPLES / "cowboy.toml").read_text().replace("speed = 1", 'speed = "fast"'))
+    with pytest.raises(CardMapError, match=r"bad.toml: cards\[\d+\]\.speed"):
+        _read_deck(bad)
