@@ -12,6 +12,7 @@ all the table sees.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -30,6 +31,7 @@ from .engine import discard_bounds, reroll_offer
 from .state import GameState, Phase
 
 NAMES = ("Ana", "Bo")
+_SLOT_ALERT = re.compile(r"^slot\.s(\d+)\.(\d+)$")  # the reader's alert on a slot
 REACTION_MS = (250.0, 40.0)  # mean and sd of a simple visual reaction
 REACH_MS = (150.0, 30.0)  # moving the hand to a card on the table
 
@@ -205,6 +207,7 @@ class Gunslingers:
         self.acted: set[str] = set()
         self.undo: tuple[int, int] | None = None  # a bullet turned by mistake, to turn back
         self.before: dict[int, dict[int, str]] = {}  # what lay in each slot last round
+        self.putting_right: set[str] = set()  # the alerts they have acted on
 
     # -- SimulatedPeople --------------------------------------------------------------------
 
@@ -240,6 +243,8 @@ class Gunslingers:
             self.hands.flip(*self.undo)
             self.undo = None
             return True
+        if self._put_right(alerts):
+            return True
         phase = state.get("phase")
         round_ = int(state.get("round", 0))
         players = {p["name"]: p for p in state.get("players", [])}
@@ -273,6 +278,25 @@ class Gunslingers:
         return False
 
     # -- what they do -----------------------------------------------------------------------
+
+    def _put_right(self, alerts: Mapping[str, str]) -> bool:
+        """Does what the table asks of a slot that does not match the game (a revealed bullet
+        lying face down, a bullet taken away), once per alert, as a person reading it would."""
+        self.putting_right &= set(alerts)
+        for key, message in sorted(alerts.items()):
+            match = _SLOT_ALERT.match(key)
+            if match is None or key in self.putting_right:
+                continue
+            seat, slot = int(match.group(1)) - 1, int(match.group(2))
+            if message.endswith("it was revealed; turn it face up"):
+                self.hands.flip(seat, slot)
+            elif message.endswith("put the bullet back") and slot in self.laid.get(seat, {}):
+                self.hands.lay(seat, slot, self.laid[seat][slot], False)
+            else:
+                continue
+            self.putting_right.add(key)
+            return True
+        return False
 
     def _seat(self, name: str) -> int:
         return self.seats.index(name)

@@ -84,3 +84,18 @@ def test_an_unknown_tag_on_a_slot_is_not_an_empty_slot() -> None:
     held = {"card": None, "uid": "04AABBCCDDEE01", "face": "down"}
     assert _slot_view(held, "zones.s1.1.card") == SlotView(None, False, "?04AABBCCDDEE01")
     assert _slot_view({}, "zones.s1.1.card") == EMPTY
+
+
+def test_a_game_that_ends_clears_the_readers_alerts() -> None:
+    from rules.cards import parse_card
+    from rules.reading import AlertCleared
+    from rules.showdown.reading import ShowdownReader
+
+    game = loaded(ANA_DRAWS_2, BO_DRAWS_3)
+    reader = ShowdownReader(list(SEATS))
+    raised = reader.observe_slot(game.state, 0, 1, SlotView(parse_card("QS"), True), 1.0)
+    assert any(getattr(a, "key", "") == "card.s1.1" for a in raised)
+    game.execute({"cmd": "end_game"})
+    assert game.state.over
+    assert AlertCleared("card.s1.1") in reader.evaluate(game.state, 2.0)
+    assert reader.alerts == {}

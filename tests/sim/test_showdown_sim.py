@@ -18,6 +18,8 @@ def test_a_showdown_is_played_whole_on_the_simulated_table() -> None:
     summary = table.run()
     assert summary.games_finished == 1, summary.to_json()
     assert table.final_state is not None and table.final_state["phase"] == "finished"
+    # Every alert the table raised was resolved (a finished game clears what was left).
+    assert summary.alerts_resolved == summary.alerts_raised
     # The log rebuilds the game: the final state is the replay of what was applied.
     replay = replay_lines([json.dumps(command) for command in table.applied])
     assert replay.rejected == []
