@@ -13,8 +13,15 @@ every slot, then again and again touches two random slots `gap` ms apart (a rand
 With `--mqtt` the bridge carries the driver's events to a private Mosquitto and the arrival is
 that of the `mat/event` message at a subscriber instead (the daemon's door).
 
+With `--daemon` the rules daemon reads that table too, playing Six-Gun Showdown with the example
+decks laid on seats 1 and 2 (the simulated mat's bundled tags), in the stare down; the touches
+land on seat 1's bullets and the arrival is the daemon's decision on the `touch` command the
+Showdown reader made of the touch (applied, or refused once a bullet is chosen): touch ->
+decision, the path a race's touches take before the defender's turn settles it.
+
     .venv/bin/python bench/touch_latency.py                 # 200 pairs, to the host driver
     .venv/bin/python bench/touch_latency.py --mqtt          # ... to MQTT mat/event
+    .venv/bin/python bench/touch_latency.py --daemon        # ... to the daemon's decision
 """
 
 # The firmware is untyped MicroPython code (pyproject.toml); the modelled loop calls into it.
@@ -118,6 +125,122 @@ def mqtt_arrivals(driver: MatDriver) -> Iterator[queue.Queue[Arrival]]:
             broker.wait(10)
 
 
+SHOWDOWN_SEATS = ["Ana", "Bo"]
+
+
+@contextlib.contextmanager
+def daemon_decisions(driver: MatDriver) -> Iterator[queue.Queue[Arrival]]:
+    """The rules daemon's decisions on the touch commands its Showdown reader makes of the
+    mat's touches: the bridge carries them over a private Mosquitto to a RulesDaemon in this
+    process; each decision is timed when the referee has decided it (applied or refused)."""
+    from bench.table_latency import start_mosquitto
+    from bridge.bridge import Bridge
+    from hardware.leds import LedConfig, SimulatedLeds
+    from rules.daemon.service import RulesDaemon
+    from tabletop.sim.runner import free_port
+    from wire.mqtt import BrokerUrl
+
+    arrivals: queue.Queue[Arrival] = queue.Queue()
+    port = free_port()
+    url = BrokerUrl("mqtt", "127.0.0.1", port)
+    _GAME["url"] = url
+    with tempfile.TemporaryDirectory() as folder:
+        broker = start_mosquitto(port, Path(folder))
+        daemon = RulesDaemon(
+            url,
+            "bench",
+            Path(folder) / "games.sqlite3",
+            seats=SHOWDOWN_SEATS,
+            grace=0.3,
+            game="showdown",
+        )
+        handle = daemon.referee.handle
+
+        def timed(payload: bytes) -> Any:
+            outcome = handle(payload)
+            at = time.monotonic()
+            command = json.loads(payload)
+            if command.get("cmd") == "touch" and isinstance(command.get("at_ms"), int):
+                seat = SHOWDOWN_SEATS.index(command["player"]) + 1
+                zone = f"s{seat}.{command['slot']}"
+                arrivals.put(("touch", zone, command["at_ms"], at))
+            return outcome
+
+        daemon.referee.handle = timed  # type: ignore[method-assign]
+        daemon.start(timeout=10)
+        leds = SimulatedLeds(LedConfig(seats=len(SHOWDOWN_SEATS), test_pattern_seconds=0))
+        bridge = Bridge(url, "bench", driver, leds)
+        stop = threading.Event()
+        threads = [
+            threading.Thread(target=daemon.run, args=(stop,), daemon=True),
+            threading.Thread(target=bridge.run, args=(stop,), daemon=True),
+        ]
+        bridge.start()
+        for thread in threads:
+            thread.start()
+        try:
+            yield arrivals
+        finally:
+            if "client" in _GAME:
+                _GAME.pop("client").close()
+            stop.set()
+            for thread in threads:
+                thread.join(5)
+            bridge.close()
+            daemon.close()
+            broker.terminate()
+            broker.wait(10)
+
+
+def example_deck(name: str) -> dict[str, Any]:
+    """An example Showdown deck file as parsed TOML: what a `new_game` carries as the deck."""
+    import tomllib
+
+    path = Path(__file__).resolve().parents[1] / "examples" / "decks" / f"{name}.toml"
+    deck: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
+    return deck
+
+
+def showdown_bullets() -> list[str]:
+    """Six bullets for each seat: Ana's of the example Cowboy deck, Bo's of the Desperado."""
+    out = []
+    for name in ("cowboy", "desperado"):
+        deck = example_deck(name)
+        out += [f"{deck['name']}/{card['id']}" for card in deck["cards"][:6]]
+    return out
+
+
+_GAME: dict[str, Any] = {}
+
+
+def new_showdown() -> None:
+    """The game master starts a showdown with the example decks (before the bullets are laid)."""
+    from rules.daemon.client import TableClient
+
+    client = TableClient(_GAME["url"], "bench")
+    client.start(timeout=10)
+    players = [
+        {"name": name, "deck": example_deck(deck)}
+        for name, deck in zip(SHOWDOWN_SEATS, ("cowboy", "desperado"), strict=True)
+    ]
+    reply = client.send({"cmd": "new_game", "game": "showdown", "players": players})
+    if not reply.get("ok"):
+        raise SystemExit(f"the daemon refused the new game: {reply}")
+    _GAME["client"] = client
+
+
+def wait_stare_down() -> None:
+    """Waits for both players' bullets to be read as loaded (the stare down begins)."""
+    client = _GAME["client"]
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        client.pump(0.05)
+        state = client.retained.get(client.state_topic)
+        if isinstance(state, dict) and state.get("phase") == "stare_down":
+            return
+    raise SystemExit("the daemon did not read the bullets as loaded within 30 s")
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
@@ -128,6 +251,9 @@ def main() -> int:
     parser.add_argument("--samples", type=int, default=200, help="pairs of touches")
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--mqtt", action="store_true", help="time to MQTT mat/event instead")
+    parser.add_argument(
+        "--daemon", action="store_true", help="time to the rules daemon's decision instead"
+    )
     args = parser.parse_args()
     rng = random.Random(args.seed)
     sim = subprocess.Popen(
@@ -174,13 +300,21 @@ def main() -> int:
         cards = [c.code for c in standard_deck(jokers=False)]
         zones = [f"s{seat}.{slot}" for seat in range(1, 7) for slot in range(1, 7)]
         source = mqtt_arrivals(driver) if args.mqtt else driver_arrivals(driver)
+        if args.daemon:
+            source = daemon_decisions(driver)
+            cards = showdown_bullets()
         with source as arrivals:
+            if args.daemon:
+                new_showdown()
             for zone, card in zip(zones, cards, strict=False):
                 command(f"place {zone} {card} down")
             deadline = time.monotonic() + 30
-            while cards_seen(driver) < len(zones) and time.monotonic() < deadline:
+            while cards_seen(driver) < len(cards) and time.monotonic() < deadline:
                 time.sleep(0.1)
-            print("full mat of 36 face-down cards seen; sampling", file=sys.stderr)
+            if args.daemon:
+                zones = zones[:6]  # seat 1's bullets: each touch is Ana's in the stare down
+                wait_stare_down()
+            print(f"{len(cards)} face-down cards seen; sampling", file=sys.stderr)
             for sample in range(args.samples):
                 first, second = rng.sample(zones, 2)
                 time.sleep(rng.uniform(0.0, 0.05))  # land at a random point of the scan loop
@@ -197,7 +331,10 @@ def main() -> int:
                     swapped.append(true_gap)
                 command(f"release {first}")
                 command(f"release {second}")
-                wait_touches(arrivals, "release", {first, second})
+                if args.daemon:
+                    time.sleep(0.05)  # a release is no command: let the mat see it
+                else:
+                    wait_touches(arrivals, "release", {first, second})
                 if (sample + 1) % 50 == 0:
                     print(f"  {sample + 1}/{args.samples}", file=sys.stderr)
         stats = driver.stats
@@ -206,8 +343,10 @@ def main() -> int:
         stdin.write("quit\n")
         stdin.close()
         sim.wait(timeout=10)
+    where = "MQTT mat/event" if args.mqtt else "host driver event"
+    where = "the daemon's decision" if args.daemon else where
     print(
-        f"touch -> {'MQTT mat/event' if args.mqtt else 'host driver event'}  "
+        f"touch -> {where}  "
         f"n={len(latency):4} p50={percentile(latency, 0.5):6.1f} ms "
         f"p99={percentile(latency, 0.99):6.1f} ms max={max(latency):6.1f} ms"
     )

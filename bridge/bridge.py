@@ -5,9 +5,11 @@ What it publishes under `tabletop/v1/<table>/` (docs/mqtt.md):
 - `mat/snapshot` (retained): what every zone holds now, the truth that events only hint at;
 - `dice/event`: every throw the vision pipeline announces;
 - `bridge/availability` (retained): `online`, and `offline` as the last will.
-What it reads: `leds/frame` (retained), shown on the seat LEDs; MQTT resends it after every
-reconnect because it is retained and the link resubscribes. With a dice camera, `game/prompt`
-(retained) too: the throw it awaits is what the camera's watcher expects (`bridge.dice`).
+What it reads: `leds/frame` (retained), shown on the seat LEDs, its `slots` on the mat's slot
+LEDs; `table/alert` (retained), whose alerts blink red on the slots they name. MQTT resends both
+after every reconnect because they are retained and the link resubscribes.
+With a dice camera, `game/prompt` (retained) too: the throw it awaits is what the camera's
+watcher expects (`bridge.dice`).
 
 While the broker is away, events wait in a bounded queue (the oldest are dropped and counted:
 the retained snapshot, republished on reconnect, still tells the truth).
@@ -42,6 +44,15 @@ log = logging.getLogger(__name__)
 
 FORMAT_VERSION: Final = 1
 QUEUE_LIMIT: Final = 1000
+# The colour (red, green, blue) and blinking of a slot LED for each thing a game shows on a slot
+# (`rules.game.SlotShow`, docs/mqtt.md); an alert's slot blinks red over any of them.
+SLOT_COLOURS: Final[dict[str, tuple[int, int, int, bool]]] = {
+    "turn": (0, 160, 0, False),
+    "race": (255, 140, 0, True),
+    "won": (0, 255, 0, True),
+    "lost": (90, 0, 0, False),
+}
+ALERT_COLOUR: Final = (255, 0, 0, True)
 ONLINE: Final = b"online"
 OFFLINE: Final = b"offline"
 
@@ -87,6 +98,8 @@ class Bridge:
         self.boot = os.urandom(4).hex()
         self.stats = BridgeStats()
         self.zones: dict[str, dict[str, Any]] = {}
+        self.alerted: set[str] = set()  # zones an alert names
+        self.lit: dict[str, str] = {}  # zone -> what the game shows there (leds/frame "slots")
         self.link = MqttLink(
             url,
             # Not derived from the boot id, which every message carries: an id others can
@@ -185,6 +198,8 @@ class Bridge:
         self._send(self.topics.mat_event, {**self._header(), **event.to_json()})
         if isinstance(event, CardEvent | LinkEvent):
             self._publish_snapshot()
+        if isinstance(event, LinkEvent) and event.kind is EventKind.LINK_UP:
+            self._paint()  # a mat that (re)booted has its guidance LEDs dark
         if isinstance(event, CardEvent):
             self.reported("card")
 
@@ -237,16 +252,25 @@ class Bridge:
 
     def _show(self, payload: bytes) -> None:
         try:
-            frame = LedFrame.from_json(read_json(payload))
-            self.leds.show(frame)
+            raw = read_json(payload)
+            frame = LedFrame.from_json(raw)
         except (ValueError, FrameError) as error:
             self.stats.bad_frames += 1
             log.warning("bridge: ignored a bad LED frame: %s", error)
             return
+        self.leds.show(frame)
         self.stats.frames_shown += 1
+        try:
+            lit = _slot_lights(raw.get("slots", []))
+        except (ValueError, KeyError, TypeError) as error:
+            log.warning("bridge: ignored the slot lights of an LED frame: %s", error)
+            return
+        if lit != self.lit:
+            self.lit = lit
+            self._paint()
 
     def _guide(self, payload: bytes) -> None:
-        """Lights the mat's guidance LED (red, blinking) on every slot an alert names."""
+        """Keeps the slots an alert names: their guidance LEDs blink red."""
         try:
             alerts = read_json(payload)["alerts"]
             zones = {
@@ -257,15 +281,22 @@ class Bridge:
         except (ValueError, KeyError, TypeError, AttributeError) as error:
             log.warning("bridge: ignored a bad table/alert message: %s", error)
             return
+        self.alerted = zones
+        self._paint()
+
+    def _paint(self) -> None:
+        """Sets the mat's guidance LEDs: what the game shows on its slots, alerts over it."""
         layout = self.mat.layout
         if layout is None or not self.mat.connected:
             return
-        settings = [LedSetting(255, 0, 0, 0)]  # every guidance LED off, then the alerted ones
-        for zone in sorted(zones):
+        colours = {zone: SLOT_COLOURS[show] for zone, show in self.lit.items()}
+        colours.update({zone: ALERT_COLOUR for zone in self.alerted})
+        settings = [LedSetting(255, 0, 0, 0)]  # every guidance LED off, then the lit ones
+        for zone, (red, green, blue, blink) in sorted(colours.items()):
             try:
-                settings.append(LedSetting(layout.index(zone), 255, 0, 0, blink=True))
+                settings.append(LedSetting(layout.index(zone), red, green, blue, blink=blink))
             except MatError:
-                continue
+                continue  # a slot this mat does not have
         try:
             self.mat.set_leds(settings)
         except MatError as error:
@@ -285,3 +316,19 @@ class Bridge:
         while self._outbox and self.link.is_connected:
             topic, data = self._outbox.popleft()
             self.link.publish(topic, data)
+
+
+def _slot_lights(raw: object) -> dict[str, str]:
+    """`leds/frame`'s "slots" as zone -> show; an unknown show is left dark (a newer game's)."""
+    if not isinstance(raw, list):
+        raise ValueError("slots: expected a list of {seat, slot, show}")
+    lit: dict[str, str] = {}
+    for light in raw:
+        if not isinstance(light, dict):
+            raise ValueError(f"slots: {light!r}: expected an object")
+        seat, slot, show = light["seat"], light["slot"], light["show"]
+        if not isinstance(seat, int) or not isinstance(slot, int) or seat < 0 or slot < 1:
+            raise ValueError(f"slots: {light!r}: seat from 0 and slot from 1 expected")
+        if show in SLOT_COLOURS:
+            lit[f"s{seat + 1}.{slot}"] = show
+    return lit

@@ -6,6 +6,7 @@ Nothing here belongs to one game, so other card games on the table can share it.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 from enum import Enum
 
@@ -112,3 +113,49 @@ def shuffled(cards: tuple[Card, ...] | list[Card], seed: str) -> tuple[Card, ...
 _CARDS_BY_CODE: dict[str, Card] = {card.code: card for card in standard_deck(jokers=True)}
 # "T" for ten is common in card software; accept it on input, always write "10".
 _CARDS_BY_CODE.update({f"T{suit.value}": Card(Rank.TEN, suit) for suit in Suit})
+
+
+# A card of a game's own deck (Six-Gun Showdown's bullets): `deck/id`, both lower-case letters,
+# digits and '-', as a deck file names them (rules/showdown/decks.py).
+_DECK_PART = r"[a-z0-9][a-z0-9-]{0,23}"
+DECK_CODE = re.compile(rf"^{_DECK_PART}/{_DECK_PART}$")
+
+
+@dataclass(frozen=True, slots=True)
+class DeckCard:
+    """One card of a game's own deck as the mat and the card map name it: `cowboy/draw-1`.
+
+    The deck file says what the card does; here it is only a name a tag can carry."""
+
+    deck: str
+    id: str
+
+    @property
+    def code(self) -> str:
+        """The card's code, `deck/id`."""
+        return f"{self.deck}/{self.id}"
+
+    def __str__(self) -> str:
+        return self.code
+
+    def __repr__(self) -> str:
+        return f"DeckCard({self.code!r})"
+
+
+# What a tag can be stuck on: a playing card or a game deck's card.
+TaggedCard = Card | DeckCard
+
+
+def parse_tagged(text: str, where: str = "card") -> TaggedCard:
+    """A playing card's code (`QS`) or a game deck's card (`cowboy/draw-1`); raises
+    InvalidCommand naming `where` for anything else."""
+    if isinstance(text, str) and DECK_CODE.match(text):
+        deck, _, card_id = text.partition("/")
+        return DeckCard(deck, card_id)
+    if isinstance(text, str) and "/" in text:
+        raise InvalidCommand(
+            f"{where}: {quote(text)} is not a deck card code; use deck/id in lower-case "
+            "letters, digits and '-' (as in 'cowboy/draw-1')",
+            field=where,
+        )
+    return parse_card(text, where)

@@ -175,12 +175,36 @@ class SeatLights:
     blinking: bool = False
 
 
+class SlotShow(Enum):
+    """What a slot's guidance LED on the mat says (any game's vocabulary; the bridge picks the
+    colour, docs/mqtt.md): alerts, in blinking red, go over all of these."""
+
+    TURN = "turn"  # these slots may be played now: whose turn it is
+    RACE = "race"  # both hands race for these slots
+    WON = "won"  # this slot won the race (or the contest)
+    LOST = "lost"  # these slots lost it
+
+
+@dataclass(frozen=True, slots=True)
+class SlotLight:
+    """One slot's guidance LED: 0-based seat, 1-based slot, and what it shows."""
+
+    seat: int
+    slot: int
+    show: SlotShow
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seat": self.seat, "slot": self.slot, "show": self.show.value}
+
+
 @dataclass(frozen=True, slots=True)
 class Indicators:
-    """What the seats' LEDs show in this game, and what they mean (for the docs and the UI)."""
+    """What the seats' LEDs show in this game, and what they mean (for the docs and the UI);
+    `slots`: the mat's slot LEDs a game lights (whose turn, a race and its result)."""
 
     meaning: str
     seats: tuple[SeatLights, ...]
+    slots: tuple[SlotLight, ...] = ()
 
 
 ArgumentAdder = Callable[[argparse.ArgumentParser], None]
@@ -467,6 +491,15 @@ class GameRules(ABC):
     @abstractmethod
     def indicators(self, state: Any, seats: Sequence[str]) -> Indicators:
         """What each seat's LEDs show now."""
+
+    # A game with decks of its own (not playing cards) names its deck files' "format" here.
+    deck_format: str | None = None
+
+    def deck_codes(self, raw: object, source: str) -> tuple[str, tuple[str, ...]]:
+        """A parsed deck file of this game's own cards: (the deck's name, its cards' codes
+        `deck/id` in the file's order), what enrolment tags (`tabletop cards enrol --deck`).
+        Raises InvalidCommand naming `source` and the key."""
+        raise InvalidCommand(f"{source}: {self.info.title} has no decks of its own", "deck")
 
     # -- people -----------------------------------------------------------------------------
 

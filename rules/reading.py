@@ -18,7 +18,8 @@ class SlotView:
     """What one slot of the mat holds: a card (None when empty) and whether it lies face-up.
 
     `code` names a card that is not a standard playing card: a game's own deck card as the
-    card map calls it (`cowboy/draw-1`, Six-Gun Showdown's decks); `card` is then None."""
+    card map calls it (`cowboy/draw-1`, Six-Gun Showdown's decks), or `?UID` for a tag the card
+    map does not know; `card` is then None."""
 
     card: Card | None = None
     face_up: bool = False

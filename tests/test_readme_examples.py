@@ -150,10 +150,30 @@ EXAMPLES: dict[str, Example] = {
     "tabletop mat decode FILE": Example(
         run=("mat", "decode", "{tmp}/capture.bin"), usage=True, expect=r"^HELLO v1"
     ),
-    "tabletop cards enrol --port PORT": Example(
-        run=("cards", "enrol", "--port", SIM_MAT, "--out", "{tmp}/cards.json"),
+    "tabletop cards enrol --port PORT [--deck FILE]": Example(
+        run=(
+            "cards",
+            "enrol",
+            "--port",
+            SIM_MAT,
+            "--out",
+            "{tmp}/cards.json",
+            "--deck",
+            str(ROOT / "examples" / "decks" / "cowboy.toml"),
+        ),
         up="on the draw pad",
         usage=True,
+    ),
+    "tabletop cards check MAP": Example(
+        run=("cards", "check", str(ROOT / "hardware" / "mat" / "data" / "sim-deck.json")),
+        usage=True,
+        expect="0 problem",
+    ),
+    "tabletop sim --game showdown --seats 2": Example(
+        run=("sim", "--game", "showdown", "--seats", "2", "--headless", "--no-camera"),
+        expect='"games_finished": 1',
+        why="--headless --no-camera: the JSON summary instead of the live view, the die handed "
+        "to the bridge",
     ),
     "tabletop dice read IMAGE... [--json]": Example(
         run=("dice", "read", str(PHOTO), "--json"), usage=True

@@ -2,32 +2,40 @@
 
 The file is JSON (docs/mat.md, "The card map file"):
 
-    {"format": "tabletop-card-map", "version": 1, "deck": "standard+jokers",
+    {"format": "tabletop-card-map", "version": 2, "deck": "standard+jokers",
      "calibration": {"back_level": 11000, "face_level_min": 36000, "face_level_max": 50000,
                      "threshold": 23500, "hysteresis": 3000, "face_brighter": true},
-     "cards": {"04A1B2C3D4E5F6": "QS", ...}}
+     "decks": {"cowboy": "examples/decks/cowboy.toml"},
+     "cards": {"04A1B2C3D4E5F6": "QS", "04B2C3D4E5F607": "cowboy/draw-1", ...}}
 
-UIDs are upper-case hex. A bundled map for the simulated deck is the default, so the simulated
-mat's cards read as themselves out of the box; $TABLETOP_CARDS or --cards choose another.
+UIDs are upper-case hex. A card is a playing card's code or a game deck's `deck/id`; `decks`
+names the deck file each `deck/id` prefix was enrolled from. Version 2 added the deck cards:
+a map of playing cards only is still written as version 1, so older programs read it.
+
+A bundled map of the simulated decks (the playing cards and the example Showdown decks) is the
+default, so the simulated mat's cards read as themselves out of the box; $TABLETOP_CARDS or
+--cards choose another.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from rules.cards import Card, parse_card
+from rules.cards import Card, DeckCard, TaggedCard, parse_tagged
 from rules.errors import InvalidCommand
 
 from .errors import CardMapError, DuplicateUidError
 from .protocol import ScanSetting
 
 FORMAT = "tabletop-card-map"
-VERSION = 1
+VERSION = 2  # deck cards (`deck/id`) and "decks"
+PLAIN_VERSION = 1  # playing cards only: what a map without deck cards is written as
 ENVIRONMENT = "TABLETOP_CARDS"
 SIM_DECK = "sim-deck.json"
 
@@ -84,27 +92,60 @@ class CardMap:
 
     def __init__(
         self,
-        cards: dict[str, Card] | None = None,
+        cards: dict[str, TaggedCard] | None = None,
         deck: str = "standard+jokers",
         calibration: Calibration | None = None,
         source: str = "(new)",
+        decks: dict[str, str] | None = None,
     ) -> None:
-        self.cards: dict[str, Card] = dict(cards or {})
+        self.cards: dict[str, TaggedCard] = dict(cards or {})
         self.deck = deck
         self.calibration = calibration
         self.source = source
+        # deck name -> the deck file its cards were enrolled from
+        self.decks: dict[str, str] = dict(decks or {})
 
-    def card_for(self, uid: bytes) -> Card | None:
+    def card_for(self, uid: bytes) -> TaggedCard | None:
         """Returns the card carrying tag `uid`, or None for an unknown tag."""
         return self.cards.get(uid.hex().upper())
 
-    def uid_for(self, card: Card) -> str | None:
+    def uid_for(self, card: TaggedCard) -> str | None:
         for uid, known in self.cards.items():
             if known == card:
                 return uid
         return None
 
-    def add(self, uid: str, card: Card) -> None:
+    def deck_of(self, uid: str) -> str | None:
+        """The game deck the tag `uid` belongs to (`cowboy`), or None for a playing card or an
+        unknown tag."""
+        card = self.cards.get(normalise_uid(uid))
+        return card.deck if isinstance(card, DeckCard) else None
+
+    def check_decks(self, ids: Callable[[str], set[str]]) -> list[str]:
+        """Checks every deck card against its deck file: `ids(path)` gives the card ids the
+        file lists (it raises CardMapError when the file cannot be read). Returns one line
+        per problem, naming the UID; empty when the map and its files agree."""
+        problems: list[str] = []
+        listed: dict[str, set[str]] = {}
+        for uid, card in sorted(self.cards.items()):
+            if not isinstance(card, DeckCard):
+                continue
+            path = self.decks.get(card.deck)
+            if path is None:
+                problems.append(
+                    f"{self.source}: cards[{uid}]: {card.code}: no deck file for "
+                    f'"{card.deck}" in "decks"'
+                )
+                continue
+            if card.deck not in listed:
+                listed[card.deck] = ids(path)
+            if card.id not in listed[card.deck]:
+                problems.append(
+                    f"{self.source}: cards[{uid}]: {card.code}: {path} has no card {card.id!r}"
+                )
+        return problems
+
+    def add(self, uid: str, card: TaggedCard) -> None:
         """Enrols a tag; refuses a UID already enrolled (as any card)."""
         key = normalise_uid(uid)
         existing = self.cards.get(key)
@@ -124,13 +165,17 @@ class CardMap:
                 "hysteresis": c.hysteresis,
                 "face_brighter": c.face_brighter,
             }
-        return {
+        plain = not self.decks and all(isinstance(c, Card) for c in self.cards.values())
+        out: dict[str, Any] = {
             "format": FORMAT,
-            "version": VERSION,
+            "version": PLAIN_VERSION if plain else VERSION,
             "deck": self.deck,
             "calibration": calibration,
-            "cards": {uid: card.code for uid, card in sorted(self.cards.items())},
         }
+        if not plain:
+            out["decks"] = dict(sorted(self.decks.items()))
+        out["cards"] = {uid: card.code for uid, card in sorted(self.cards.items())}
+        return out
 
     def save(self, path: Path) -> None:
         """Writes the map atomically (a half-written file never replaces a good one)."""
@@ -144,22 +189,35 @@ class CardMap:
         """Reads a parsed map file; errors name the file and the key."""
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise CardMapError(f'{source}: not a card map (no "format": "{FORMAT}")')
-        if data.get("version") != VERSION:
+        version = data.get("version")
+        if version not in (PLAIN_VERSION, VERSION):
             raise CardMapError(
-                f"{source}: card map version {data.get('version')!r}; this program reads {VERSION}"
+                f"{source}: card map version {version!r}; this program reads "
+                f"{PLAIN_VERSION} and {VERSION}"
             )
         raw_cards = data.get("cards")
         if not isinstance(raw_cards, dict):
             raise CardMapError(f'{source}: "cards" must be an object of UID: card code')
-        cards: dict[str, Card] = {}
+        raw_decks = data.get("decks", {})
+        if not isinstance(raw_decks, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in raw_decks.items()
+        ):
+            raise CardMapError(f'{source}: "decks" must be an object of deck name: deck file')
+        cards: dict[str, TaggedCard] = {}
         for uid, code in raw_cards.items():
             key = normalise_uid(uid)
             if key in cards:
                 raise CardMapError(f"{source}: cards: UID {key} appears twice")
             try:
-                cards[key] = parse_card(code, f"{source}: cards[{uid}]")
+                card = parse_tagged(code, f"{source}: cards[{uid}]")
             except InvalidCommand as error:
                 raise CardMapError(str(error)) from None
+            if isinstance(card, DeckCard) and version == PLAIN_VERSION:
+                raise CardMapError(
+                    f"{source}: cards[{uid}]: {card.code} is a deck card; a version "
+                    f"{PLAIN_VERSION} map holds playing cards only (write version {VERSION})"
+                )
+            cards[key] = card
         calibration = None
         raw_calibration = data.get("calibration")
         if raw_calibration is not None:
@@ -174,7 +232,7 @@ class CardMap:
                 )
             except (KeyError, TypeError, ValueError) as error:
                 raise CardMapError(f"{source}: calibration: missing or bad {error}") from None
-        return cls(cards, str(data.get("deck", "")), calibration, source)
+        return cls(cards, str(data.get("deck", "")), calibration, source, dict(raw_decks))
 
     @classmethod
     def load(cls, path: Path | str) -> CardMap:

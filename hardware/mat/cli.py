@@ -1,4 +1,4 @@
-"""`tabletop mat sim`, `tabletop mat monitor`, `tabletop mat decode` and `tabletop cards enrol`."""
+"""`tabletop mat sim`, `monitor`, `decode`; `tabletop cards enrol` and `tabletop cards check`."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from .framing import Frame, FrameDecoder
 from .zones import MatLayout
 
 SIM_COMMANDS = """\
-  place ZONE CARD [up|down]   lay a card (QS, 10H, JK1, or #UID for any tag); face up by default
+  place ZONE CARD [up|down]   lay a card (QS, 10H, JK1, cowboy/draw-1, or #UID); face up by default
   remove ZONE                 take the card away
   flip ZONE                   turn the card over
   noise RATE                  corrupt this fraction of the bytes on the line (0 to 1)
@@ -108,14 +108,15 @@ def register(subparsers: Any) -> None:
     decode.add_argument("file", help="capture file, or - for standard input")
     decode.set_defaults(handler=run_decode)
 
-    cards = subparsers.add_parser("cards", help="card tags: enrol a deck")
+    cards = subparsers.add_parser("cards", help="card tags: enrol a deck, check a map")
     card_commands = cards.add_subparsers(dest="cards_command", metavar="COMMAND", required=True)
     enrol = card_commands.add_parser(
         "enrol",
         help="tag a deck: lay each card on the draw pad",
         description="Walks you through laying each card of a deck on the mat's draw pad and "
         "writes the UID -> card map (and the deck's face-sensor calibration) to --out. An "
-        "existing file is added to: cards already in it are skipped, their tags refused.",
+        "existing file is added to: cards already in it are skipped, their tags refused. "
+        "The deck is the 52 playing cards (54 with --jokers) or a game deck file (--deck).",
     )
     enrol.add_argument("--port", required=True, help="the mat: device path, URL or sim:")
     enrol.add_argument("--out", default="cards.json", help="map file (default cards.json)")
@@ -124,7 +125,21 @@ def register(subparsers: Any) -> None:
         "--ask", action="store_true", help="lay cards in any order and type each one's code"
     )
     enrol.add_argument("--limit", type=int, help="enrol only this many cards")
+    enrol.add_argument(
+        "--deck",
+        metavar="FILE",
+        help="a game's deck file (Six-Gun Showdown's TOML) instead of the playing cards: its "
+        "cards are enrolled in the file's order as deck/id (cowboy/draw-1)",
+    )
     enrol.set_defaults(handler=run_enrol)
+    check = card_commands.add_parser(
+        "check",
+        help="check a card map against its deck files",
+        description="Reads a card map and every deck file it names; prints each deck card "
+        "whose deck file does not list it (naming the UID) and exits 1 if there is one.",
+    )
+    check.add_argument("map", help="the card map file (cards.json)")
+    check.set_defaults(handler=run_check)
 
 
 def _user_error(message: str) -> Exception:
@@ -345,8 +360,72 @@ def run_decode(args: argparse.Namespace) -> int:
 # ---- tabletop cards enrol ---------------------------------------------------------------
 
 
+def _read_deck(path: Path) -> tuple[str, tuple[str, ...]]:
+    """A game's deck file: (its deck's name, its cards' codes in order), read by the game whose
+    deck format it is (`GameRules.deck_format`); errors name the file and the key."""
+    import tomllib
+
+    from rules import games
+    from rules.errors import RulesError
+
+    try:
+        text = path.read_text(encoding="utf-8")
+        raw = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+    except OSError as error:
+        raise CardMapError(f"cannot read deck {path}: {error.strerror}") from None
+    except (ValueError, UnicodeDecodeError) as error:  # TOMLDecodeError is a ValueError
+        raise CardMapError(f"{path.name}: not a valid deck file: {error}") from None
+    kind = raw.get("format") if isinstance(raw, dict) else None
+    known = {}
+    for name in games.names():
+        rules = games.get(name)
+        if rules.deck_format is not None:
+            known[rules.deck_format] = rules
+    if kind not in known:
+        formats = ", ".join(f'"{f}" ({r.name})' for f, r in sorted(known.items()))
+        raise CardMapError(
+            f"{path.name}: format {kind!r} is no game's deck file; games read {formats or 'none'}"
+        )
+    try:
+        return known[kind].deck_codes(raw, path.name)
+    except RulesError as error:
+        raise CardMapError(str(error)) from None
+
+
+def _deck_ids(base: Path) -> Any:
+    """Reads a deck file named in a map (relative to the map's folder) for its card ids."""
+
+    def ids(path: str) -> set[str]:
+        _name, codes = _read_deck(base / path)
+        return {code.partition("/")[2] for code in codes}
+
+    return ids
+
+
+def _map_path(deck: Path, out: Path) -> str:
+    """How the map names a deck file: relative to the map's folder, so the two move together."""
+    try:
+        return str(deck.resolve().relative_to(out.resolve().parent))
+    except ValueError:
+        return str(deck.resolve())
+
+
+def run_check(args: argparse.Namespace) -> int:
+    path = Path(args.map)
+    try:
+        cards = CardMap.load(path)
+        problems = cards.check_decks(_deck_ids(path.parent))
+    except CardMapError as error:
+        raise _user_error(str(error)) from None
+    for line in problems:
+        print(line)
+    decks = sum(1 for _ in cards.decks)
+    print(f"{path}: {len(cards.cards)} card(s), {decks} deck file(s), {len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
 def run_enrol(args: argparse.Namespace) -> int:
-    from rules.cards import standard_deck
+    from rules.cards import TaggedCard, parse_tagged, standard_deck
 
     from .driver import MatDriver
     from .enrol import Enrolment
@@ -358,7 +437,23 @@ def run_enrol(args: argparse.Namespace) -> int:
             cards = CardMap.load(out)
         except CardMapError as error:
             raise _user_error(str(error)) from None
-    deck = list(standard_deck(jokers=args.jokers))
+    deck: list[TaggedCard] = list(standard_deck(jokers=args.jokers))
+    if args.deck is not None:
+        try:
+            deck_name, codes = _read_deck(Path(args.deck))
+        except CardMapError as error:
+            raise _user_error(str(error)) from None
+        known = cards.decks.get(deck_name)
+        named = _map_path(Path(args.deck), out)
+        if known is not None and known != named:
+            raise _user_error(
+                f"{out} already has a {deck_name} deck, from {known}; a deck's name must "
+                f"be unique in a map (rename the deck in {args.deck})"
+            )
+        deck = [parse_tagged(code, f"{args.deck}") for code in codes]
+        cards.decks[deck_name] = named
+        if not out.exists():
+            cards.deck = deck_name
     enrolment = Enrolment(deck, cards, ask=args.ask)
     if args.limit is not None:
         enrolment.todo = enrolment.todo[: max(0, args.limit)]

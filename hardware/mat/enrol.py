@@ -2,14 +2,15 @@
 
 A pure state machine: the CLI feeds it mat events (and, in --ask mode, the card codes a person
 types) and prints what it says. First one card face up measures the backs for the face sensor;
-then each card, face down, gives its UID and its face's reflectance.
+then each card, face down, gives its UID and its face's reflectance. The deck is the 52 (54)
+playing cards, or a game's own deck (`deck/id` codes: `tabletop cards enrol --deck FILE`).
 """
 
 from __future__ import annotations
 
 from enum import Enum
 
-from rules.cards import Card, parse_card
+from rules.cards import DeckCard, TaggedCard, parse_tagged
 from rules.errors import InvalidCommand
 
 from .cardmap import Calibration, CardMap
@@ -34,14 +35,18 @@ class Step(Enum):
 class Enrolment:
     """Builds a CardMap from cards laid on the pad, in deck order or as the person names them."""
 
-    def __init__(self, deck: list[Card], cards: CardMap, ask: bool = False) -> None:
+    def __init__(self, deck: list[TaggedCard], cards: CardMap, ask: bool = False) -> None:
         self.cards = cards
         self.ask = ask
+        self.deck = list(deck)
+        # A game deck's name: --ask then takes a card's bare id (`draw-1`) too.
+        names = {card.deck for card in deck if isinstance(card, DeckCard)}
+        self.deck_name = names.pop() if len(names) == 1 else None
         self.todo = [card for card in deck if cards.uid_for(card) is None]
         self.step = Step.MEASURE_BACK
         self.back_level: int | None = None
         self.face_levels: list[int] = []
-        self.enrolled: list[Card] = []
+        self.enrolled: list[TaggedCard] = []
         self._waiting_uid: str | None = None
         self._waiting_level = 0
         if not self.todo:
@@ -57,7 +62,7 @@ class Enrolment:
         return self.step is Step.NAME_CARD
 
     @property
-    def next_card(self) -> Card | None:
+    def next_card(self) -> TaggedCard | None:
         return self.todo[0] if self.todo else None
 
     def prompt(self) -> str:
@@ -67,6 +72,8 @@ class Enrolment:
         if self.step is Step.CLEAR_PAD:
             return "Take the card off the draw pad."
         if self.step is Step.NAME_CARD:
+            if self.deck_name is not None:
+                return f"Which card is it? Type its id in the {self.deck_name} deck file (draw-1):"
             return "Which card is it? Type its code (QS, 10H, JK1):"
         if self.step is Step.DONE:
             return f"Done: {len(self.enrolled)} card(s) enrolled."
@@ -116,16 +123,21 @@ class Enrolment:
         """Takes the card code a person typed for the tag on the pad (--ask mode)."""
         if self.step is not Step.NAME_CARD or self._waiting_uid is None:
             return []
+        text = text.strip()
+        if self.deck_name is not None and "/" not in text:
+            text = f"{self.deck_name}/{text}"
         try:
-            card = parse_card(text.strip(), "card")
+            card = parse_tagged(text, "card")
         except InvalidCommand as error:
             return [str(error), self.prompt()]
+        if isinstance(card, DeckCard) and card not in self.deck:
+            return [f"{card.code} is not a card of the deck being enrolled.", self.prompt()]
         existing = self.cards.uid_for(card)
         if existing is not None:
             return [f"{card.code} is already enrolled (tag {existing}).", self.prompt()]
         return self._enrol(self._waiting_uid, card, self._waiting_level)
 
-    def _enrol(self, uid: str, card: Card, level: int) -> list[str]:
+    def _enrol(self, uid: str, card: TaggedCard, level: int) -> list[str]:
         try:
             self.cards.add(uid, card)
         except DuplicateUidError as error:

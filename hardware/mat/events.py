@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from rules.cards import Card
+from rules.cards import TaggedCard
 
 from .protocol import Face
 
@@ -39,7 +39,7 @@ class CardEvent:
     zone: str
     uid: str
     face: Face
-    card: Card | None
+    card: TaggedCard | None
     level: int = 0  # the face sensor's reading, for calibration (not in the JSON)
 
     def to_json(self) -> dict[str, Any]:

@@ -37,7 +37,7 @@ from firmware.simhw import (
 )
 from firmware.touch import TouchPads, zones_per_chip
 from firmware.zones import Layout
-from rules.cards import Card, Rank, parse_card
+from rules.cards import Card, Rank, TaggedCard, parse_tagged
 from rules.errors import InvalidCommand
 
 from .cardmap import CardMap, normalise_uid, simulated_deck
@@ -47,10 +47,10 @@ from .zones import MatLayout
 BACK_LEVEL = 11000
 
 
-def sim_card_levels(card: Card | None, uid: str) -> tuple[int, int]:
+def sim_card_levels(card: TaggedCard | None, uid: str) -> tuple[int, int]:
     """The simulated deck's reflectance: (back, face). Court cards carry more ink than pips."""
     spread = hashlib.sha256(uid.encode()).digest()[0] * 12
-    if card is None:
+    if not isinstance(card, Card):  # an unknown tag, or a game deck's card: a printed picture
         return BACK_LEVEL, 40000 + spread
     if card.rank in (Rank.JACK, Rank.QUEEN, Rank.KING, Rank.JOKER):
         return BACK_LEVEL, 36000 + spread
@@ -331,7 +331,7 @@ class SimulatedMat:
             card = self.deck.cards.get(uid)
         else:
             try:
-                card = parse_card(text, "card")
+                card = parse_tagged(text, "card")
             except InvalidCommand as error:
                 raise MatError(str(error)) from None
             found = self.deck.uid_for(card)

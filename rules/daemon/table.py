@@ -2,7 +2,8 @@
 
 `PhysicalTable` decodes what the bridge publishes (`mat/snapshot`, `mat/event`, `dice/event`),
 hands it to the pure `TableReader`, and keeps what the table must be told: the alerts and
-instructions (retained on `table/alert`) and the seat LED frame (retained on `leds/frame`).
+instructions (retained on `table/alert`) and the seat LED frame with the slots a game lights
+(retained on `leds/frame`).
 Malformed payloads are logged and dropped; they never reach the game. Only the bridge the
 daemon expects is heard: each of its messages carries its boot id and a rising `seq`
 (`BridgeGate`); anything else on those topics is dropped with an alert.
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from hardware.leds import frame_for_counts
-from rules.cards import parse_card
+from rules.cards import DECK_CODE, parse_card
 from rules.errors import RulesError
 from rules.game import GameRules, Reroll, TableReader, touch_observer
 from rules.reading import EMPTY, Action, Alert, AlertCleared, SlotView
@@ -250,19 +251,28 @@ class PhysicalTable:
         """The retained `leds/frame` message: what the game's indicators show now."""
         indicators = self.rules.indicators(state, self.seats)
         frame = frame_for_counts([(seat.lit, seat.blinking) for seat in indicators.seats])
-        return {**frame.to_json(), "meaning": indicators.meaning}
+        # The slots' guidance LEDs ride along: one retained picture of everything lit.
+        slots = [light.to_json() for light in indicators.slots if light.seat < len(self.seats)]
+        return {**frame.to_json(), "meaning": indicators.meaning, "slots": slots}
 
 
 # A card of a game's own deck, as the card map names it: `deck/id` (`cowboy/draw-1`).
-_DECK_CODE = re.compile(r"^[a-z0-9][a-z0-9-]{0,23}/[a-z0-9][a-z0-9-]{0,23}$")
+_DECK_CODE = DECK_CODE
+
+
+_UID = re.compile(r"^[0-9A-F]{8,20}$")
 
 
 def _slot_view(held: dict[str, Any], where: str) -> SlotView:
-    """One zone of a snapshot: a playing card, a game deck's card (`deck/id`), or empty."""
+    """One zone of a snapshot: a playing card, a game deck's card (`deck/id`), a tag the card
+    map does not know (`?UID`: never taken for an empty slot), or empty."""
     code = held.get("card")
-    if not code:
-        return EMPTY
     face_up = held.get("face") == "up"
+    if not code:
+        uid = held.get("uid")
+        if isinstance(uid, str) and _UID.match(uid):
+            return SlotView(None, face_up, f"?{uid}")
+        return EMPTY
     if isinstance(code, str) and _DECK_CODE.match(code):
         return SlotView(None, face_up, code)
     return SlotView(parse_card(code, where), face_up)

@@ -16,11 +16,14 @@ from ..game import (
     PeopleSettings,
     SeatLights,
     SimulatedPeople,
+    SlotLight,
+    SlotShow,
     TableHands,
     TableReader,
     Waiting,
 )
 from .actions import GM_ACTIONS
+from .decks import DECK_FORMAT, enrolment_codes, read_deck
 from .engine import Game
 from .events import Event, GameStarted, event_from_json, event_to_json
 from .model import OPTIONS
@@ -105,7 +108,15 @@ class Showdown(GameRules):
         for name in seats:
             points = state.points.get(name, 0)
             lights.append(SeatLights(min(points, 3), blinking=points > 3))
-        return Indicators("points (blinking: more than three)", tuple(lights))
+        return Indicators(
+            "points (blinking: more than three)", tuple(lights), _slot_lights(state, seats)
+        )
+
+    deck_format = DECK_FORMAT
+
+    def deck_codes(self, raw: object, source: str) -> tuple[str, tuple[str, ...]]:
+        deck = read_deck(raw, source)
+        return deck.name, tuple(enrolment_codes(deck))
 
     # -- people -----------------------------------------------------------------------------
 
@@ -126,6 +137,29 @@ class Showdown(GameRules):
         settings: PeopleSettings,
     ) -> SimulatedPeople:
         return Gunslingers(seats, hands, rng, send, settings)
+
+
+# The prompt's light hints (`pending.lights`) as the mat's slot LEDs show them.
+_SHOWS = {
+    "turn": SlotShow.TURN,
+    "race": SlotShow.RACE,
+    "defender_first": SlotShow.WON,
+    "won": SlotShow.WON,
+    "lost": SlotShow.LOST,
+}
+
+
+def _slot_lights(state: GameState, seats: Sequence[str]) -> tuple[SlotLight, ...]:
+    """Whose turn it is, the race and its result, on the slots of the players' seats."""
+    detail = waiting(state).detail or {}
+    out = []
+    for hint in detail.get("lights", ()):
+        player, show = hint["player"], _SHOWS.get(hint["show"])
+        if player not in seats or show is None:
+            continue
+        seat = list(seats).index(player)
+        out += [SlotLight(seat, slot, show) for slot in hint["slots"]]
+    return tuple(out)
 
 
 SHOWDOWN = Showdown()

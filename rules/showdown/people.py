@@ -12,6 +12,7 @@ all the table sees.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -30,6 +31,7 @@ from .engine import discard_bounds, reroll_offer
 from .state import GameState, Phase
 
 NAMES = ("Ana", "Bo")
+_SLOT_ALERT = re.compile(r"^slot\.s(\d+)\.(\d+)$")  # the reader's alert on a slot
 REACTION_MS = (250.0, 40.0)  # mean and sd of a simple visual reaction
 REACH_MS = (150.0, 30.0)  # moving the hand to a card on the table
 
@@ -58,6 +60,45 @@ def random_deck(rng: random.Random, name: str, kind: DeckKind = DeckKind.FULL) -
             )
         )
     return Deck(name, name.title(), kind, tuple(cards), example=True)
+
+
+# The example decks' card ids (examples/decks/cowboy.toml and desperado.toml): the simulated mat's
+# bundled card map tags exactly these, so the gunslingers' decks use them (tests check the files).
+MAT_DECK_IDS: tuple[tuple[CardType, int], ...] = (
+    (CardType.DRAW, 4),
+    (CardType.FOCUS, 3),
+    (CardType.REACH, 3),
+    (CardType.DISTRACT, 2),
+    (CardType.FLINCH, 2),
+    (CardType.REROLL, 2),
+)
+
+
+def mat_deck(rng: random.Random, name: str) -> Deck:
+    """A deck of the example decks' cards (their ids, so the simulated mat has tags for them)
+    with random modifiers: what the gunslingers play at the simulated table."""
+    cards = []
+    for kind, count in MAT_DECK_IDS:
+        for number in range(1, count + 1):
+            cards.append(
+                DeckCard(
+                    id=f"{kind.value.replace('-', '')}-{number}",
+                    title=kind.value.title(),
+                    type=kind,
+                    speed=rng.randint(-1, 2),
+                    # steadier hands than random_deck's: shots hit often enough to score
+                    accuracy=rng.randint(0, 2),
+                    opponent_speed=rng.randint(-1, 0),
+                    opponent_accuracy=rng.randint(-1, 0),
+                    condition=(
+                        Condition.OPPONENT_NEXT_IS_DRAW
+                        if kind is CardType.FLINCH
+                        else Condition.ALWAYS
+                    ),
+                    rerolls=rng.choice(list(RerollTarget)) if kind is CardType.REROLL else None,
+                )
+            )
+    return Deck(name, name.title(), DeckKind.FULL, tuple(cards), example=True)
 
 
 def new_game_command(rng: random.Random) -> dict[str, Any]:
@@ -165,13 +206,15 @@ class Gunslingers:
         self.seen_round = 0
         self.acted: set[str] = set()
         self.undo: tuple[int, int] | None = None  # a bullet turned by mistake, to turn back
+        self.before: dict[int, dict[int, str]] = {}  # what lay in each slot last round
+        self.putting_right: set[str] = set()  # the alerts they have acted on
 
     # -- SimulatedPeople --------------------------------------------------------------------
 
     def start_game(self, seed: int) -> None:
         rng = random.Random(seed)
         self._clear()
-        decks = [random_deck(rng, n) for n in ("cowboy", "desperado")]
+        decks = [mat_deck(rng, n) for n in ("cowboy", "desperado")]
         names = self.seats[:2]
         self.decks = dict(zip(names, decks, strict=True))
         self.loaded_round = self.seen_round = 0
@@ -199,6 +242,8 @@ class Gunslingers:
                 self.mistakes_caught += 1
             self.hands.flip(*self.undo)
             self.undo = None
+            return True
+        if self._put_right(alerts):
             return True
         phase = state.get("phase")
         round_ = int(state.get("round", 0))
@@ -234,6 +279,25 @@ class Gunslingers:
 
     # -- what they do -----------------------------------------------------------------------
 
+    def _put_right(self, alerts: Mapping[str, str]) -> bool:
+        """Does what the table asks of a slot that does not match the game (a revealed bullet
+        lying face down, a bullet taken away), once per alert, as a person reading it would."""
+        self.putting_right &= set(alerts)
+        for key, message in sorted(alerts.items()):
+            match = _SLOT_ALERT.match(key)
+            if match is None or key in self.putting_right:
+                continue
+            seat, slot = int(match.group(1)) - 1, int(match.group(2))
+            if message.endswith("it was revealed; turn it face up"):
+                self.hands.flip(seat, slot)
+            elif message.endswith("put the bullet back") and slot in self.laid.get(seat, {}):
+                self.hands.lay(seat, slot, self.laid[seat][slot], False)
+            else:
+                continue
+            self.putting_right.add(key)
+            return True
+        return False
+
     def _seat(self, name: str) -> int:
         return self.seats.index(name)
 
@@ -241,6 +305,7 @@ class Gunslingers:
         for seat, slots in self.laid.items():
             for slot in list(slots):
                 self.hands.lift(seat, slot)
+        self.before = self.laid
         self.laid = {}
 
     def _new_round(self, state: dict[str, Any], round_: int) -> None:
@@ -263,7 +328,15 @@ class Gunslingers:
             left = [c.id for c in deck.cards if c.id not in spent]
             count = min(BULLETS, len(left))
             seat = self._seat(name)
-            for slot, card in enumerate(self.rng.sample(left, count), start=1):
+            chosen = self.rng.sample(left, count)
+            before = self.before.get(seat, {})
+            for _ in range(20):
+                # Nobody lays last round's card back on its own slot at once: the mat, which
+                # never saw that slot empty, could not tell the new bullet from the old.
+                if all(before.get(s) != deck.code(c) for s, c in enumerate(chosen, start=1)):
+                    break
+                self.rng.shuffle(chosen)
+            for slot, card in enumerate(chosen, start=1):
                 code = deck.code(card)
                 self.hands.lay(seat, slot, code, False)
                 self.laid.setdefault(seat, {})[slot] = code

@@ -292,8 +292,12 @@ class ShowdownReader:
     def evaluate(self, state: GameState, now: float) -> list[Action]:
         """Compares the mat with the rules: loads, reveals, instructions and alerts."""
         if not state.in_play:
+            # The game is over (or not begun): what was wrong on the mat no longer matters.
             self.instructions = []
-            return []
+            self._wrong_since.clear()
+            cleared: list[Action] = [AlertCleared(key) for key in self.alerts]
+            self.alerts.clear()
+            return cleared
         if state.round != self._round:
             # A new round: cards still lying from the last one count once they have been lifted.
             first = self._round == 0 and state.round == 1

@@ -179,6 +179,7 @@ def waiting(state: GameState) -> Waiting:
                 "shooter": shooter,
                 "card": card,
                 "prompt": words,
+                "lights": _race_lights(state),
             }
             return Waiting(WaitKind.DICE, words, (owner,), DiceThrow(owner, 1), detail)
         together = len(state.shots[0]) > 1 if state.shots else False
@@ -192,6 +193,7 @@ def waiting(state: GameState) -> Waiting:
             "who": [shooter],
             "prompt": words,
             "race_winner": state.race_winner,  # the race's result, for the slots' lights
+            "lights": _race_lights(state),
         }
         return Waiting(WaitKind.DICE, words, (shooter,), DiceThrow(shooter, 1), detail)
     if phase is Phase.DISCARD:
@@ -207,7 +209,8 @@ def waiting(state: GameState) -> Waiting:
 def _lights(state: GameState, players: tuple[str, ...], show: str) -> list[dict[str, Any]]:
     """Which slots the mat's guidance LEDs may light now and why: `turn` (whose bullets may be
     chosen), `race` (the defender's bullets both hands race for), `defender_first` (the bullet
-    the defender chose in time). Players by name: the bridge knows their seats."""
+    the defender chose in time); `_race_lights` adds `won` and `lost` for the shots. Players by
+    name: `Showdown.indicators` turns them into seats for the mat (`leds/frame` "slots")."""
     out = []
     for player in players:
         hand = state.hands[player]
@@ -216,6 +219,25 @@ def _lights(state: GameState, players: tuple[str, ...], show: str) -> list[dict[
         else:
             slots = [b.slot for b in hand.face_down]
         out.append({"player": player, "slots": slots, "show": show})
+    return out
+
+
+def _race_lights(state: GameState) -> list[dict[str, Any]]:
+    """The race's result while its shots are taken: the winner's bullet (the Draw, or the one
+    the defender chose in time) `won`, the loser's face-down bullets `lost`; none without a
+    race."""
+    winner = state.race_winner
+    if winner is None or winner not in state.hands:
+        return []
+    out = []
+    card = next((c for p, c in reversed(state.reveals) if p == winner), None)
+    slot = next((b.slot for b in state.hands[winner].bullets if b.card == card), None)
+    if slot is not None:
+        out.append({"player": winner, "slots": [slot], "show": "won"})
+    loser = state.opponent(winner)
+    lost = [b.slot for b in state.hands[loser].face_down]
+    if lost:
+        out.append({"player": loser, "slots": lost, "show": "lost"})
     return out
 
 

@@ -8,6 +8,7 @@ retained game state, the alerts and the LEDs.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import socket
@@ -25,7 +26,7 @@ from rich.console import Console
 
 from bridge.bridge import Bridge
 from hardware.leds import LedConfig, LedFrame, SimulatedLeds
-from hardware.mat import open_mat
+from hardware.mat import MatError, open_mat
 from hardware.mat.sim import SimulatedMat
 from rules import games as registry
 from rules.daemon.client import TableClient
@@ -53,6 +54,9 @@ def free_port() -> int:
         return port
 
 
+TOUCH_S = 0.15  # how long a finger rests on a touch pad before it goes on to turn the card
+
+
 class MatHands:
     """People's hands on the simulated mat (seats from 0, slots from 1) and the dice tray."""
 
@@ -60,6 +64,7 @@ class MatHands:
         self.mat = mat
         self.dice = dice
         self.moved = moved
+        self.touches: list[tuple[str, float]] = []  # (zone, when), for tests and figures
 
     def lay(self, seat: int, slot: int, card: str, face_up: bool) -> None:
         self.mat.place(f"s{seat + 1}.{slot}", card, "up" if face_up else "down")
@@ -72,6 +77,19 @@ class MatHands:
     def flip(self, seat: int, slot: int) -> None:
         self.mat.flip(f"s{seat + 1}.{slot}")
         self.moved("card")
+
+    def touch(self, seat: int, slot: int) -> None:
+        """A finger on the slot's touch pad (the mat dates it), lifted a moment later."""
+        zone = f"s{seat + 1}.{slot}"
+        self.mat.touch(zone)
+        self.touches.append((zone, time.monotonic()))
+        lift = threading.Timer(TOUCH_S, self._release, args=(zone,))
+        lift.daemon = True
+        lift.start()
+
+    def _release(self, zone: str) -> None:
+        with contextlib.suppress(MatError):  # the mat was put away with the finger on it
+            self.mat.release(zone)
 
     def lay_on_pad(self, card: str) -> None:
         self.mat.place("pad", card, "up")

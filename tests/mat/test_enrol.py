@@ -17,7 +17,10 @@ from hardware.mat.errors import CardMapError, DuplicateUidError
 from hardware.mat.events import CardEvent, EventKind
 from hardware.mat.protocol import Face
 from hardware.mat.sim import SimulatedMat, sim_card_levels
-from rules.cards import parse_card, standard_deck
+from rules.cards import Card, DeckCard, parse_card, parse_tagged, standard_deck
+from rules.showdown.decks import enrolment_codes, load_deck
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "decks"
 
 UID_1 = "04000000000001"
 UID_2 = "04000000000002"
@@ -120,8 +123,14 @@ def test_a_bad_card_map_file_is_refused_naming_file_and_key(
 def test_the_bundled_simulated_deck_is_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TABLETOP_CARDS", raising=False)
     deck = default_card_map()
-    assert len(deck.cards) == 54
-    assert {c.code for c in deck.cards.values()} == {c.code for c in standard_deck(jokers=True)}
+    playing = {c.code for c in deck.cards.values() if isinstance(c, Card)}
+    assert playing == {c.code for c in standard_deck(jokers=True)}
+    # ... and the example Showdown decks, card for card, each tag knowing its deck
+    for name in ("cowboy", "desperado"):
+        codes = enrolment_codes(load_deck(EXAMPLES / f"{name}.toml"))
+        assert all(deck.uid_for(parse_tagged(code)) is not None for code in codes)
+        assert {deck.deck_of(uid) for uid, c in deck.cards.items() if c.code in codes} == {name}
+    assert len(deck.cards) == 54 + 32
     # Its calibration is what enrolling the simulated deck would measure.
     levels = [sim_card_levels(card, uid) for uid, card in deck.cards.items()]
     assert deck.calibration == Calibration.from_levels(levels[0][0], [f for _, f in levels])
@@ -230,3 +239,191 @@ def test_enrol_command_walks_a_person_through_on_the_simulated_mat(tmp_path: Pat
     written = CardMap.load(out)
     assert sorted(c.code for c in written.cards.values()) == ["2C", "AC"]
     assert written.calibration is not None
+
+
+# ---- game decks: `deck/id` cards in a version 2 map --------------------------------------
+
+
+def test_a_map_with_deck_cards_is_version_2_and_keeps_each_tags_deck(tmp_path: Path) -> None:
+    cards = CardMap(deck="six-gun-showdown", decks={"cowboy": "cowboy.toml"})
+    cards.add(UID_1, parse_tagged("cowboy/draw-1"))
+    cards.add(UID_2, parse_card("QS"))
+    cards.save(tmp_path / "cards.json")
+    raw = json.loads((tmp_path / "cards.json").read_text())
+    assert raw["version"] == 2
+    assert raw["decks"] == {"cowboy": "cowboy.toml"}
+    assert raw["cards"] == {UID_1: "cowboy/draw-1", UID_2: "QS"}
+    again = CardMap.load(tmp_path / "cards.json")
+    assert again.cards[UID_1] == DeckCard("cowboy", "draw-1")
+    assert again.deck_of(UID_1) == "cowboy" and again.deck_of(UID_2) is None
+    assert again.decks == {"cowboy": "cowboy.toml"}
+
+
+def test_a_map_of_playing_cards_only_is_still_written_as_version_1(tmp_path: Path) -> None:
+    cards = CardMap()
+    cards.add(UID_1, parse_card("QS"))
+    cards.save(tmp_path / "cards.json")
+    raw = json.loads((tmp_path / "cards.json").read_text())
+    assert raw["version"] == 1 and "decks" not in raw
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            '{"format": "tabletop-card-map", "version": 1, "cards": '
+            '{"04000000000001": "cowboy/draw-1"}}',
+            r"cards\[04000000000001\]: cowboy/draw-1 is a deck card; a version 1 map",
+        ),
+        (
+            '{"format": "tabletop-card-map", "version": 2, "cards": '
+            '{"04000000000001": "Cowboy/Draw 1"}}',
+            r"cards\[04000000000001\]: 'Cowboy/Draw 1' is not a deck card code",
+        ),
+        (
+            '{"format": "tabletop-card-map", "version": 2, "decks": ["cowboy"], "cards": {}}',
+            '"decks" must be an object',
+        ),
+        ('{"format": "tabletop-card-map", "version": 3, "cards": {}}', "version 3; this program"),
+    ],
+)
+def test_a_bad_version_2_map_is_refused_naming_the_key(
+    tmp_path: Path, content: str, message: str
+) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    with pytest.raises(CardMapError, match=message):
+        CardMap.load(path)
+
+
+def test_a_map_is_checked_against_its_deck_files_naming_the_uid() -> None:
+    cards = CardMap(decks={"cowboy": "cowboy.toml"}, source="cards.json")
+    cards.add(UID_1, parse_tagged("cowboy/draw-1"))
+    cards.add(UID_2, parse_tagged("cowboy/draw-99"))
+    cards.add("04000000000003", parse_tagged("desperado/draw-1"))
+    files = {"cowboy.toml": {"draw-1", "draw-2"}}
+    problems = cards.check_decks(lambda path: files[path])
+    assert problems == [
+        f"cards.json: cards[{UID_2}]: cowboy/draw-99: cowboy.toml has no card 'draw-99'",
+        'cards.json: cards[04000000000003]: desperado/draw-1: no deck file for "desperado" '
+        'in "decks"',
+    ]
+
+
+def test_the_bundled_map_agrees_with_the_example_deck_files() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "tabletop", "cards", "check", str(_bundled_map())],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip().endswith("86 card(s), 2 deck file(s), 0 problem(s)")
+
+
+def _bundled_map() -> Path:
+    return Path(__file__).resolve().parents[2] / "hardware" / "mat" / "data" / "sim-deck.json"
+
+
+def test_asking_for_a_game_decks_card_takes_its_id_and_refuses_another_deck() -> None:
+    deck = [parse_tagged("cowboy/draw-1"), parse_tagged("cowboy/focus-1")]
+    enrolment = Enrolment(deck, CardMap(), ask=True)
+    enrolment.handle(on_pad(EventKind.UNKNOWN_CARD, UID_1, 11000))
+    enrolment.handle(on_pad(EventKind.REMOVED, UID_1, 0))
+    enrolment.handle(on_pad(EventKind.UNKNOWN_CARD, UID_1, 40000))
+    assert "id in the cowboy deck file" in enrolment.prompt()
+    assert enrolment.answer("desperado/draw-1")[0] == (
+        "desperado/draw-1 is not a card of the deck being enrolled."
+    )
+    assert enrolment.answer("focus-1")[0] == f"cowboy/focus-1 = tag {UID_1}."
+    assert enrolment.cards.cards[UID_1] == DeckCard("cowboy", "focus-1")
+
+
+def test_enrol_command_walks_through_a_deck_file_on_the_simulated_mat(tmp_path: Path) -> None:
+    """`tabletop cards enrol --deck cowboy.toml`: the cards in the file's order, as deck/id;
+    the map names the deck file, and `tabletop cards check` finds it whole."""
+    tabletop = [sys.executable, "-m", "tabletop"]
+    deck_file = tmp_path / "cowboy.toml"
+    deck_file.write_text((EXAMPLES / "cowboy.toml").read_text())
+    out = tmp_path / "cards.json"
+    with subprocess.Popen(
+        [*tabletop, "mat", "sim", "--seats", "1", "--dir", str(tmp_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as sim:
+        assert sim.stdin is not None and sim.stdout is not None
+        path = sim.stdout.readline().strip()
+
+        def person(command: str) -> None:
+            assert sim.stdin is not None and sim.stdout is not None
+            sim.stdin.write(command + "\n")
+            sim.stdin.flush()
+            assert sim.stdout.readline().startswith("ok"), command
+
+        command = [*tabletop, "cards", "enrol", "--port", path, "--out", str(out)]
+        with subprocess.Popen(
+            [*command, "--deck", str(deck_file), "--limit", "3"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        ) as enrol:
+            assert enrol.stdout is not None
+            said = []
+            for line in enrol.stdout:
+                said.append(line.rstrip())
+                if "FACE UP" in line:
+                    person("place pad desperado/draw-1 up")
+                elif line.startswith("Take"):
+                    person("remove pad")
+                elif line.startswith("Lay "):
+                    person(f"place pad {line.split()[1]} down")
+            enrol.wait(timeout=10)
+        assert enrol.returncode == 0, said
+        sim.stdin.write("quit\n")
+        sim.stdin.flush()
+    assert "Lay cowboy/draw-1 FACE DOWN on the draw pad (3 to go)." in said, said
+    written = CardMap.load(out)
+    assert sorted(c.code for c in written.cards.values()) == [
+        "cowboy/draw-1",
+        "cowboy/draw-2",
+        "cowboy/draw-3",
+    ]
+    assert written.decks == {"cowboy": "cowboy.toml"}
+    assert all(written.deck_of(uid) == "cowboy" for uid in written.cards)
+    checked = subprocess.run(
+        [*tabletop, "cards", "check", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    # A deck file that lost a card: the check names the tag.
+    deck_file.write_text((EXAMPLES / "cowboy.toml").read_text().replace('"draw-2"', '"draw-9"'))
+    checked = subprocess.run(
+        [*tabletop, "cards", "check", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert checked.returncode == 1
+    uid = written.uid_for(parse_tagged("cowboy/draw-2"))
+    assert f"cards[{uid}]: cowboy/draw-2: cowboy.toml has no card 'draw-2'" in checked.stdout
+
+
+def test_a_deck_file_is_read_by_the_game_whose_format_it_is(tmp_path: Path) -> None:
+    from hardware.mat.cli import _read_deck
+
+    name, codes = _read_deck(EXAMPLES / "desperado.toml")
+    assert name == "desperado" and codes[0] == "desperado/draw-1" and len(codes) == 16
+    other = tmp_path / "other.toml"
+    other.write_text('format = "poker-chips"\n')
+    with pytest.raises(CardMapError, match=r"other.toml: format 'poker-chips' is no game's deck"):
+        _read_deck(other)
+    bad = tmp_path / "bad.toml"
+    bad.write_text((EXAMPLES / "cowboy.toml").read_text().replace("speed = 1", 'speed = "fast"'))
+    with pytest.raises(CardMapError, match=r"bad.toml: cards\[\d+\]\.speed"):
+        _read_deck(bad)

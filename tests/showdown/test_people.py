@@ -45,3 +45,21 @@ def test_gunslingers_play_whole_games_through_the_table(pads: bool, seed: int) -
     else:
         assert "touch pads" not in how
     assert people.mistakes_made >= people.mistakes_caught
+
+
+def test_the_gunslingers_decks_are_cards_the_simulated_mat_has_tags_for() -> None:
+    """`tabletop sim` lays their decks on the simulated mat: every card must carry a tag of the
+    bundled card map (the example decks' ids)."""
+    from hardware.mat.cardmap import simulated_deck
+    from rules.cards import parse_tagged
+    from rules.showdown.decks import enrolment_codes, load_deck
+    from rules.showdown.people import mat_deck
+
+    from .helpers import EXAMPLES
+
+    tags = simulated_deck()
+    for name in ("cowboy", "desperado"):
+        deck = mat_deck(random.Random(7), name)
+        example = load_deck(EXAMPLES / f"{name}.toml")
+        assert enrolment_codes(deck) == enrolment_codes(example)
+        assert all(tags.uid_for(parse_tagged(code)) for code in enrolment_codes(deck))

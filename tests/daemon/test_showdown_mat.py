@@ -1,0 +1,170 @@
+"""Six-Gun Showdown through the whole chain: the simulated mat (real firmware behind a pty, its
+touch pads) -> bridge -> MQTT -> rules daemon -> alerts, and the mat's slot LEDs back.
+
+A card of the other player's deck and a tag no map knows are alerts on their slot (blinking
+red); the slots light up for whose turn it is and for the race, and the race is judged from
+the mat's touch timestamps."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from daemon_helpers import Broker, DaemonThread, client, pump_until
+
+from bridge.bridge import ALERT_COLOUR, SLOT_COLOURS, Bridge
+from hardware.leds import LedConfig, SimulatedLeds
+from hardware.mat import open_mat
+from hardware.mat.sim import SimulatedMat
+from rules.showdown.decks import deck_to_json, load_deck
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "decks"
+SEATS = ["Ana", "Bo"]
+ANA = ["draw-1", "focus-1", "focus-2", "reach-1", "reach-2", "distract-1"]
+BO = ["focus-1", "focus-2", "reach-1", "reach-2", "distract-1", "flinch-1"]
+
+
+class ShowdownTable:
+    def __init__(self, broker: Broker, table: str, db: Path) -> None:
+        self.daemon = DaemonThread(
+            broker.url, table, db, seats=SEATS, grace=0.3, game="showdown"
+        )
+        self.leds = SimulatedLeds(LedConfig(seats=2, test_pattern_seconds=0))
+        self.mat = open_mat("sim:?seats=2&slots=6&pad=0")
+        self.bridge = Bridge(broker.url, table, self.mat, self.leds)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.bridge.run, args=(self.stop,))
+
+    @property
+    def sim(self) -> SimulatedMat:
+        sim = self.mat.simulator
+        assert sim is not None
+        return sim
+
+    def colour(self, zone: str) -> tuple[int, int, int, bool]:
+        red, green, blue, mode = self.sim.leds.colours[self.sim.layout.index(zone)]
+        return red, green, blue, bool(mode)
+
+    def applied(self) -> list[dict[str, Any]]:
+        """The commands the daemon applied, from its log."""
+        records = self.daemon.daemon.referee.log.records()
+        return [json.loads(record.payload) for record in records if record.ok]
+
+    def start(self) -> None:
+        self.daemon.start()
+        self.bridge.start()
+        self.thread.start()
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(5)
+        self.bridge.close()
+        self.daemon.stop()
+
+
+@pytest.fixture
+def running(broker: Broker, table: str, db: Path) -> Iterator[ShowdownTable]:
+    table_ = ShowdownTable(broker, table, db)
+    table_.start()
+    try:
+        yield table_
+    finally:
+        table_.close()
+
+
+def _body(raw: Any) -> Any:
+    return json.loads(raw) if isinstance(raw, str) else raw
+
+
+def test_wrong_and_unknown_cards_alert_slots_light_and_the_race_is_judged_from_touches(
+    running: ShowdownTable, broker: Broker, table: str
+) -> None:
+    with client(broker.url, table) as gm:
+        alert_topic = f"{gm.topics.root}/table/alert"
+        gm.link.subscribe(alert_topic)
+        decks = [load_deck(EXAMPLES / f"{name}.toml") for name in ("cowboy", "desperado")]
+        reply = gm.send(
+            {
+                "cmd": "new_game",
+                "game": "showdown",
+                "players": [
+                    {"name": n, "deck": deck_to_json(d)} for n, d in zip(SEATS, decks, strict=True)
+                ],
+            }
+        )
+        assert reply["ok"], reply
+
+        def alerts() -> dict[str, str]:
+            body = _body(gm.retained.get(alert_topic)) or {"alerts": []}
+            return {f"s{a['seat'] + 1}.{a['slot']}": a["message"] for a in body["alerts"]}
+
+        sim = running.sim
+        for slot, card in enumerate(ANA[:5], start=1):
+            sim.place(f"s1.{slot}", f"cowboy/{card}", "down")
+        # Bo's card in Ana's slot: an alert on that slot, its LED blinking red.
+        sim.place("s1.6", "desperado/draw-1", "down")
+        pump_until(gm, lambda: "s1.6" in alerts(), 10, "the wrong-deck alert")
+        assert alerts()["s1.6"] == (
+            "Ana's slot 6: this card is from Bo's deck; use Ana's Cowboy deck"
+        )
+        pump_until(gm, lambda: running.colour("s1.6") == ALERT_COLOUR, 10, "a red slot LED")
+        # A tag nobody enrolled: an alert too (not an empty slot).
+        sim.remove("s1.6")
+        sim.place("s1.6", "#04AABBCCDDEE01", "down")
+        pump_until(gm, lambda: "tag 04AABBCCDDEE01" in alerts().get("s1.6", ""), 10, "unknown")
+        assert "enrol it with its deck file" in alerts()["s1.6"]
+        sim.remove("s1.6")
+        sim.place("s1.6", f"cowboy/{ANA[5]}", "down")
+        pump_until(gm, lambda: "s1.6" not in alerts(), 10, "the alert cleared")
+        for slot, card in enumerate(BO, start=1):
+            sim.place(f"s2.{slot}", f"desperado/{card}", "down")
+
+        def phase() -> Any:
+            state = gm.retained.get(gm.state_topic)
+            return state.get("phase") if isinstance(state, dict) else None
+
+        pump_until(gm, lambda: phase() == "stare_down", 15, "both players loaded")
+        # The stare down: every face-down bullet may be chosen, on both seats.
+        turn = SLOT_COLOURS["turn"]
+        pump_until(
+            gm,
+            lambda: running.colour("s1.3") == turn and running.colour("s2.5") == turn,
+            10,
+            "the slots of whose turn it is lit",
+        )
+        # Ana touches her Draw first and turns it: BANG, the race for Bo's bullets.
+        sim.touch("s1.1")
+        time.sleep(0.2)
+        sim.release("s1.1")
+        pump_until(gm, lambda: (gm.state().get("turn") == "Ana"), 10, "Ana's touch")
+        sim.flip("s1.1")
+        pump_until(gm, lambda: phase() == "race", 10, "the race")
+        race = SLOT_COLOURS["race"]
+        pump_until(gm, lambda: running.colour("s2.2") == race, 10, "Bo's slots racing")
+        assert running.colour("s1.2") == (0, 0, 0, False)  # Ana's own: dark
+        # Ana's hand lands on Bo's slot 3; Bo's on his slot 1 half a second later.
+        sim.touch("s2.3")
+        attacker_ms = sim.touch_ms()
+        time.sleep(0.5)
+        sim.touch("s2.1")
+        sim.flip("s2.1")
+        pump_until(gm, lambda: phase() == "shoot", 10, "the race judged")
+        sim.release("s2.3")
+        sim.release("s2.1")
+        judged = [c for c in running.applied() if c["cmd"] == "race"]
+        assert [c["how"] for c in judged] == ["touch pads"], judged
+        # The result on the slots: Ana's Draw won (blinking green), Bo's bullets lost.
+        won = SLOT_COLOURS["won"]
+        pump_until(gm, lambda: running.colour("s1.1") == won, 10, "the winner's slot")
+        assert running.colour("s2.4") == SLOT_COLOURS["lost"]
+        state = gm.state()
+        assert state["race_winner"] == "Ana"
+        # The judgement used the mat's own clock: about 500 ms apart, Ana first.
+        assert abs(attacker_ms - judged[-1]["attacker_ms"]) <= 50
+        assert 400 <= judged[-1]["defender_ms"] - judged[-1]["attacker_ms"] <= 2000
+        assert judged[-1]["winner"] == "attacker"

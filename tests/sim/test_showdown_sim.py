@@ -1,0 +1,45 @@
+"""`tabletop sim --game showdown`: two simulated gunslingers play a whole game over the real
+pty (the simulated mat's firmware and touch pads), the bridge, MQTT and the rules daemon."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rules.replay import replay_lines
+from rules.showdown.events import RoundEnded
+from tabletop.sim.runner import SimulatedTable
+
+
+@pytest.mark.slow
+def test_a_showdown_is_played_whole_on_the_simulated_table() -> None:
+    table = SimulatedTable(game="showdown", seats=2, games=1, seed=2, camera=False, speed=20)
+    summary = table.run()
+    assert summary.games_finished == 1, summary.to_json()
+    assert table.final_state is not None and table.final_state["phase"] == "finished"
+    # Every alert the table raised was resolved (a finished game clears what was left).
+    assert summary.alerts_resolved == summary.alerts_raised
+    # The log rebuilds the game: the final state is the replay of what was applied.
+    replay = replay_lines([json.dumps(command) for command in table.applied])
+    assert replay.rejected == []
+    final = {key: value for key, value in table.final_state.items() if key != "rejected"}
+    assert replay.rules.referee_view(replay.game.state) == final
+    # Points only from hits: every round's points went to players who hit in it.
+    ended = [e for step in replay.steps for e in step.events if isinstance(e, RoundEnded)]
+    assert len(ended) >= 3
+    totals: dict[str, int] = {}
+    for round_ in ended:
+        for player, points in round_.scored:
+            assert points == 0 or player in round_.hits, round_
+            totals[player] = totals.get(player, 0) + points
+    assert totals == dict(replay.game.state.points)
+    # The people's hands touched the pads and the daemon judged races from the mat's times.
+    touches = [c for c in table.applied if c["cmd"] == "touch"]
+    assert touches and all(isinstance(c["at_ms"], int) for c in touches)
+    races = [c for c in table.applied if c["cmd"] == "race"]
+    assert any(c.get("how") == "touch pads" for c in races), races
+    for race in races:
+        if race.get("how") == "touch pads" and "defender_ms" in race and "attacker_ms" in race:
+            gap = race["defender_ms"] - race["attacker_ms"]
+            assert race["winner"] == ("attacker" if gap > 50 else "defender"), race
