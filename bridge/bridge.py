@@ -4,6 +4,7 @@ What it publishes under `tabletop/v1/<table>/` (docs/mqtt.md):
 - `mat/event`: every mat event, with the bridge's boot id and a sequence number (QoS 1);
 - `mat/snapshot` (retained): what every zone holds now, the truth that events only hint at;
 - `dice/event`: every throw the vision pipeline announces;
+- `dice/picture` (retained): the last settled throw as the camera saw it, annotated (a JPEG);
 - `bridge/availability` (retained): `online`, and `offline` as the last will.
 What it reads: `leds/frame` (retained), shown on the seat LEDs, its `slots` on the mat's slot
 LEDs; `table/alert` (retained), whose alerts blink red on the slots they name. MQTT resends both
