@@ -170,10 +170,10 @@ EXAMPLES: dict[str, Example] = {
         expect="0 problem",
     ),
     "tabletop sim --game showdown --seats 2": Example(
-        run=("sim", "--game", "showdown", "--seats", "2", "--headless", "--no-camera"),
+        run=("sim", "--game", "showdown", "--seats", "2", "--headless", "--json", "--no-camera"),
         expect='"games_finished": 1',
-        why="--headless --no-camera: the JSON summary instead of the live view, the die handed "
-        "to the bridge",
+        why="--headless --json --no-camera: the JSON summary instead of the live view, the die "
+        "handed to the bridge",
     ),
     "tabletop dice read IMAGE... [--json]": Example(
         run=("dice", "read", str(PHOTO), "--json"), usage=True

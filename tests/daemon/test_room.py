@@ -300,9 +300,16 @@ def test_a_flooded_inbox_refuses_more_as_busy_and_keeps_the_order(
     daemon.start(timeout=10)
     try:
         with client(broker.url, table) as gm:
+            # Both ends up before the flood: the daemon's link has subscribed and announced the
+            # table (its network work runs in get(), as run() does), and the client heard it.
+            deadline = time.monotonic() + 30
+            while topics.rules_availability not in gm.retained and time.monotonic() < deadline:
+                daemon.link.get(timeout=0.01)
+                gm.pump(0.01)
+            assert gm.retained.get(topics.rules_availability) == "online"
             for n in range(MAX_INBOX + 2):
                 daemon._route(Message(topics.command, b'{"cmd": "teleport", "id": "f%d"}' % n))
-            deadline = time.monotonic() + 10
+            deadline = time.monotonic() + 30
             while len(gm.replies) < 2 and time.monotonic() < deadline:
                 daemon.link.get(timeout=0.01)
                 gm.pump(0.01)
