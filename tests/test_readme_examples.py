@@ -89,8 +89,9 @@ EXAMPLES: dict[str, Example] = {
         run=("sim",),
         up=r"web console: http://",
         stop=signal.SIGTERM,
-        why="stopped with SIGTERM: on Ctrl-C the live view plays on to the end of its game "
-        "(about two minutes), a bug left to the branch that reworks tabletop/sim",
+        why="stopped with SIGTERM: a program started in the background by a shell that is not "
+        "interactive ignores Ctrl-C's SIGINT (as POSIX shells set it), so SIGINT could not "
+        "stop it here; from a terminal Ctrl-C stops the live view at once (exit 130)",
     ),
     "scripts/main.sh sim --headless --games 3 --seed 7": Example(
         run=("sim", "--headless", "--games", "1", "--seed", "7", "--speed", "50", "--no-camera"),
