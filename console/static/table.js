@@ -173,7 +173,29 @@ const TableView = (() => {
     container.append(scene);
   }
 
-  const RENDERERS = { sixshooter: slotSeats, ossix: ossixSeats, steamfunkateers: steamSeats };
+  // Six-Gun Showdown: each gunslinger's six bullets (backs until revealed), points, modifiers.
+  function showdownSeats(snapshot, container) {
+    const state = snapshot.state || {};
+    (state.players || []).forEach((player, seat) => {
+      const slots = el("ol", { class: "slots", "aria-label": `${player.name}'s bullets` });
+      for (const bullet of player.bullets || []) {
+        const shown = bullet.state === "face_up" && bullet.card
+          ? el("div", { class: "card face bullet", role: "img", "data-card": bullet.card,
+                        "aria-label": `${bullet.title || bullet.card} (${bullet.card})` },
+               el("span", { class: "bullet-title", text: bullet.title || bullet.card }))
+          : card(bullet);
+        slots.append(el("li", { class: "slot", "data-slot": bullet.slot,
+                                "aria-label": `slot ${bullet.slot}` }, shown));
+      }
+      const facts = [`Points ${player.points}`, `speed ${player.speed}`, `accuracy ${player.accuracy}`];
+      container.append(seatBox(seat, player.name, player.deck && player.deck.title,
+                               leds(snapshot.leds, seat),
+                               el("p", { class: "facts", text: facts.join(" · ") }), slots));
+    });
+  }
+
+  const RENDERERS = { sixshooter: slotSeats, ossix: ossixSeats, steamfunkateers: steamSeats,
+                      showdown: showdownSeats };
 
   function status(snapshot, streamUp) {
     const node = document.getElementById("connection");

@@ -53,3 +53,30 @@ def test_ossix_shows_luck_strain_and_the_last_roll(table: Table, page: Page) -> 
     expect(jack.locator(".roll")).to_contain_text("success")
     # no JSON dump in place of the drawing
     expect(page.locator("pre.generic")).to_have_count(0)
+
+
+def test_showdown_shows_each_gunslingers_bullets_as_backs_until_revealed(
+    table: Table, page: Page
+) -> None:
+    from pathlib import Path
+
+    from rules.showdown.decks import deck_to_json, load_deck
+
+    decks = Path(__file__).resolve().parents[2] / "examples" / "decks"
+    page.goto(table.console.url)
+    expect(page.locator("#connection")).to_have_text("Table online")
+    players = [
+        {"name": "Ana", "deck": deck_to_json(load_deck(decks / "cowboy.toml"))},
+        {"name": "Bo", "deck": deck_to_json(load_deck(decks / "desperado.toml"))},
+    ]
+    assert table.send({"cmd": "new_game", "game": "showdown", "players": players})["ok"]
+    for player, deck in zip(players, ("cowboy", "desperado"), strict=True):
+        ids = [card["id"] for card in player["deck"]["cards"]][:6]
+        load = {"cmd": "load", "player": player["name"], "bullets": ids}
+        assert table.send(load)["ok"], deck
+    expect(page.locator(".card.back")).to_have_count(12)
+    assert table.send({"cmd": "reveal", "player": "Ana", "slot": 1})["ok"]
+    expect(page.locator(".card.back")).to_have_count(11)
+    revealed = page.locator('.seat[data-seat="0"] .slot[data-slot="1"] .card.bullet')
+    expect(revealed).to_have_attribute("data-card", "cowboy/draw-1")
+    expect(page.locator('.seat[data-seat="0"] .facts')).to_contain_text("Points 0")
