@@ -17,11 +17,11 @@ import argparse
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
-from .errors import InvalidCommand
+from .errors import InvalidCommand, quote
 from .reading import Action, SlotView
 
 
@@ -62,6 +62,65 @@ class EventLog(Generic[StateT, EventT]):
         self._state = state
         self._events.extend(events)
         return events
+
+
+class EventCodec(Generic[EventT]):
+    """The versioned JSON of a game's events, each a dataclass: `{"v", "type", field: ...}`,
+    tuples as lists. `write` turns a field's value that is not plain JSON into JSON; `read`
+    has, for such a field, the reader of its JSON (raising InvalidCommand naming it)."""
+
+    def __init__(
+        self,
+        game: str,
+        version: int,
+        types: Mapping[str, type[EventT]],
+        write: Callable[[Any], Any] | None = None,
+        read: Mapping[str, Callable[[Any], Any]] | None = None,
+    ) -> None:
+        self.game = game
+        self.version = version
+        self.types = dict(types)
+        self.names = {cls: name for name, cls in self.types.items()}
+        self.write = write
+        self.read = dict(read or {})
+
+    def type_name(self, event: EventT) -> str:
+        """The event's type name, as its JSON has it."""
+        return self.names[type(event)]
+
+    def to_json(self, event: EventT) -> dict[str, Any]:
+        """The event as the log keeps it."""
+        out: dict[str, Any] = {"v": self.version, "type": self.type_name(event)}
+        for f in fields(event):  # type: ignore[arg-type]
+            out[f.name] = self._out(getattr(event, f.name))
+        return out
+
+    def from_json(self, raw: dict[str, Any]) -> EventT:
+        """An event from its JSON; InvalidCommand naming what is wrong if it is not one."""
+        if raw.get("v") != self.version:
+            raise InvalidCommand(f"v: expected event version {self.version}", "v")
+        cls = self.types.get(str(raw.get("type")))
+        if cls is None:
+            raise InvalidCommand(f"type: not a {self.game} event: {quote(raw.get('type'))}", "type")
+        values: dict[str, Any] = {}
+        for f in fields(cls):  # type: ignore[arg-type]
+            if f.name in raw:
+                reader = self.read.get(f.name)
+                values[f.name] = reader(raw[f.name]) if reader else _tuples(raw[f.name])
+        try:
+            return cls(**values)
+        except TypeError as error:
+            raise InvalidCommand(f"{raw['type']}: {error}", "type") from None
+
+    def _out(self, value: Any) -> Any:
+        if isinstance(value, tuple):
+            return [self._out(v) for v in value]
+        return self.write(value) if self.write is not None else value
+
+
+def _tuples(value: Any) -> Any:
+    """JSON lists back into the tuples events hold."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
 
 
 class Engine(Protocol):

@@ -7,10 +7,11 @@ rebuilds a game: no deck file is read again.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, Final
 
-from ..errors import InvalidCommand, quote
+from ..errors import InvalidCommand
+from ..game import EventCodec
 from .decks import Deck, DeckError, deck_to_json, read_deck
 
 EVENT_VERSION: Final = 1
@@ -216,57 +217,29 @@ _TYPES: Final[dict[str, type[Any]]] = {
     "game_won": GameWon,
     "game_ended": GameEnded,
 }
-_NAMES: Final = {cls: name for name, cls in _TYPES.items()}
 
 
-def _out(value: Any) -> Any:
-    if isinstance(value, Deck):
-        return deck_to_json(value)
-    return [_out(v) for v in value] if isinstance(value, tuple) else value
+def _write(value: Any) -> Any:
+    return deck_to_json(value) if isinstance(value, Deck) else value
 
 
-def _in(value: Any) -> Any:
-    return tuple(_in(v) for v in value) if isinstance(value, list) else value
+def _read_decks(decks: Any) -> tuple[Deck, ...]:
+    if not isinstance(decks, list):
+        raise InvalidCommand("decks: expected a list of decks", "decks")
+    try:
+        return tuple(read_deck(d, f"decks[{i}]") for i, d in enumerate(decks))
+    except DeckError as error:
+        raise InvalidCommand(str(error), "decks") from None
 
 
-def event_type(event: Event) -> str:
-    """The event's type name, as its JSON has it."""
-    return _NAMES[type(event)]
-
-
-def event_to_json(event: Event) -> dict[str, Any]:
-    """The event as the log keeps it."""
-    out: dict[str, Any] = {"v": EVENT_VERSION, "type": event_type(event)}
-    for f in fields(event):
-        out[f.name] = _out(getattr(event, f.name))
-    return out
+CODEC: Final = EventCodec(
+    "Six-Gun Showdown", EVENT_VERSION, _TYPES, write=_write, read={"decks": _read_decks}
+)
+event_type = CODEC.type_name
+event_to_json = CODEC.to_json
 
 
 def event_from_json(raw: dict[str, Any]) -> Event:
     """An event from its JSON; InvalidCommand naming what is wrong if it is not one."""
-    if raw.get("v") != EVENT_VERSION:
-        raise InvalidCommand(f"v: expected event version {EVENT_VERSION}", "v")
-    cls = _TYPES.get(str(raw.get("type")))
-    if cls is None:
-        raise InvalidCommand(
-            f"type: not a Six-Gun Showdown event: {quote(raw.get('type'))}", "type"
-        )
-    values: dict[str, Any] = {}
-    for f in fields(cls):
-        if f.name not in raw:
-            continue
-        if f.name == "decks":
-            decks = raw["decks"]
-            if not isinstance(decks, list):
-                raise InvalidCommand("decks: expected a list of decks", "decks")
-            try:
-                values["decks"] = tuple(read_deck(d, f"decks[{i}]") for i, d in enumerate(decks))
-            except DeckError as error:
-                raise InvalidCommand(str(error), "decks") from None
-        else:
-            values[f.name] = _in(raw[f.name])
-    try:
-        event: Event = cls(**values)
-    except TypeError as error:
-        raise InvalidCommand(f"{raw['type']}: {error}", "type") from None
+    event: Event = CODEC.from_json(raw)
     return event

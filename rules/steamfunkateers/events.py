@@ -6,10 +6,10 @@ two), so one codec serves every event: tuples go out as lists and come back as t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, Final
 
-from ..errors import InvalidCommand, quote
+from ..game import EventCodec
 
 EVENT_VERSION: Final = 1
 
@@ -230,39 +230,13 @@ _TYPES: Final[dict[str, type[Any]]] = {
     "gm_bought": GmBought,
     "game_ended": GameEnded,
 }
-_NAMES: Final = {cls: name for name, cls in _TYPES.items()}
 
-
-def _out(value: Any) -> Any:
-    return [_out(v) for v in value] if isinstance(value, tuple) else value
-
-
-def _in(value: Any) -> Any:
-    return tuple(_in(v) for v in value) if isinstance(value, list) else value
-
-
-def event_type(event: Event) -> str:
-    """The event's type name, as its JSON has it."""
-    return _NAMES[type(event)]
-
-
-def event_to_json(event: Event) -> dict[str, Any]:
-    """The event as the log keeps it."""
-    out: dict[str, Any] = {"v": EVENT_VERSION, "type": event_type(event)}
-    for f in fields(event):
-        out[f.name] = _out(getattr(event, f.name))
-    return out
+CODEC: Final = EventCodec("Steamfunkateers", EVENT_VERSION, _TYPES)
+event_type = CODEC.type_name
+event_to_json = CODEC.to_json
 
 
 def event_from_json(raw: dict[str, Any]) -> Event:
     """An event from its JSON; InvalidCommand naming what is wrong if it is not one."""
-    if raw.get("v") != EVENT_VERSION:
-        raise InvalidCommand(f"v: expected event version {EVENT_VERSION}", "v")
-    cls = _TYPES.get(str(raw.get("type")))
-    if cls is None:
-        raise InvalidCommand(f"type: not a Steamfunkateers event: {quote(raw.get('type'))}", "type")
-    try:
-        event: Event = cls(**{f.name: _in(raw[f.name]) for f in fields(cls) if f.name in raw})
-    except TypeError as error:
-        raise InvalidCommand(f"{raw['type']}: {error}", "type") from None
+    event: Event = CODEC.from_json(raw)
     return event
