@@ -44,6 +44,18 @@ DIE_STYLES: tuple[tuple[BGR, BGR], ...] = (
     ((150, 90, 40), (60, 60, 200)),  # marbled blue, red pips
     ((40, 40, 170), (220, 220, 220)),  # translucent red, white pips
 )
+# More looks the real photos' hardest dice have, for training only (the simulated table keeps
+# DIE_STYLES, so its seeded films stay as they were): dark bodies with red or dark pips,
+# where pips hardly differ from the body in brightness, and white on a white tray.
+HARD_DIE_STYLES: tuple[tuple[BGR, BGR], ...] = (
+    ((45, 30, 70), (60, 60, 210)),  # dark wine marbled, red pips
+    ((50, 70, 40), (50, 50, 190)),  # dark green marbled, red pips
+    ((90, 50, 35), (40, 40, 180)),  # dark blue marbled, red pips
+    ((40, 40, 40), (40, 40, 150)),  # black, dark red pips
+    ((70, 30, 60), (220, 220, 220)),  # dark purple, white pips
+    ((225, 225, 225), (150, 150, 150)),  # white, pale grey pips
+)
+TRAINING_DIE_STYLES = DIE_STYLES + HARD_DIE_STYLES
 
 
 @dataclass(frozen=True)
@@ -346,9 +358,10 @@ def random_die(
     *,
     value: int | None = None,
     cocked: bool = False,
+    styles: tuple[tuple[BGR, BGR], ...] = DIE_STYLES,
 ) -> RenderedDie:
     """A die with a random look (colours, translucency, marbling) at a given place."""
-    body, pips = DIE_STYLES[int(rng.integers(len(DIE_STYLES)))]
+    body, pips = styles[int(rng.integers(len(styles)))]
     jitter = rng.integers(-25, 26, 3)
     body = _bgr(int(np.clip(c + j, 0, 255)) for c, j in zip(body, jitter, strict=True))
     return RenderedDie(
@@ -379,8 +392,13 @@ def random_scene(
     height: int = 480,
     die_size: float | None = None,
     cocked: int = 0,
+    styles: tuple[tuple[BGR, BGR], ...] = DIE_STYLES,
+    spacing: float = 1.265,
+    clustered: bool = False,
 ) -> Scene:
-    """A tray with random colours and light holding n_dice dice that do not overlap."""
+    """A tray with random colours and light holding n_dice dice, centres at least `spacing`
+    sides apart (the default: they do not overlap). `clustered` lays each die beside one
+    already lying, about `spacing` from it: with about 1.1 they touch, as in a heap."""
     size = die_size if die_size is not None else float(rng.uniform(24, 48))
     wall = int(rng.integers(0, 40))
     tray_grey = int(rng.integers(110, 215))
@@ -396,10 +414,16 @@ def random_scene(
         s = size * float(rng.uniform(0.9, 1.1))
         x = float(rng.uniform(margin, width - margin))
         y = float(rng.uniform(margin, height - margin))
-        # Dice may touch but not overlap: centres at least 1.1 sides apart.
-        if any(math.hypot(x - d.x, y - d.y) < 1.1 * max(s, d.size) * 1.15 for d in dice):
+        if clustered and dice:
+            near = dice[int(rng.integers(len(dice)))]
+            turn = float(rng.uniform(0, 2 * math.pi))
+            reach = spacing * max(s, near.size) * float(rng.uniform(1.0, 1.15))
+            x, y = near.x + reach * math.cos(turn), near.y + reach * math.sin(turn)
+            if not (margin <= x <= width - margin and margin <= y <= height - margin):
+                continue
+        if any(math.hypot(x - d.x, y - d.y) < spacing * max(s, d.size) for d in dice):
             continue
-        dice.append(random_die(rng, x, y, s, cocked=len(dice) < cocked))
+        dice.append(random_die(rng, x, y, s, cocked=len(dice) < cocked, styles=styles))
     return Scene(
         width=width,
         height=height,

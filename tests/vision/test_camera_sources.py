@@ -20,7 +20,14 @@ from hardware.camera import (
 )
 from hardware.camera.folder import FolderSource
 from hardware.camera.picamera import PiCameraSource
-from hardware.camera.render import Scene, random_die, render
+from hardware.camera.render import (
+    DIE_STYLES,
+    HARD_DIE_STYLES,
+    Scene,
+    random_die,
+    random_scene,
+    render,
+)
 
 
 def test_the_simulated_camera_is_repeatable_and_carries_truth() -> None:
@@ -215,3 +222,25 @@ def test_sim_url_pools_and_rerolls() -> None:
         open_source("sim:?dice=2&keep=2")
     with pytest.raises(BadSourceURL, match="edge"):
         open_source("sim:?edge=9")
+
+
+def test_training_trays_pack_dice_touching_and_take_the_harder_looks() -> None:
+    """The value reader's training trays (vision/training): dice packed as in a heap, so a
+    neighbour's pips show in a die's crop, and the darker looks only training asks for."""
+    rng = np.random.default_rng(5)
+    scene = random_scene(rng, 8, die_size=36, spacing=1.1, clustered=True, styles=HARD_DIE_STYLES)
+    assert len(scene.dice) == 8
+    for die in scene.dice:
+        nearest = min(math.dist((die.x, die.y), (o.x, o.y)) for o in scene.dice if o is not die)
+        assert 1.1 * die.size * 0.9 <= nearest <= 1.15 * 1.1 * die.size * 1.1
+    looks = {(d.pips) for d in scene.dice}
+    assert looks <= {pips for _, pips in HARD_DIE_STYLES}
+    # The simulated table's own trays keep their spacing and looks.
+    plain = random_scene(np.random.default_rng(5), 8, die_size=36)
+    assert all(d.pips in {pips for _, pips in DIE_STYLES} for d in plain.dice)
+    assert all(
+        math.dist((a.x, a.y), (b.x, b.y)) >= 1.265 * max(a.size, b.size)
+        for a in plain.dice
+        for b in plain.dice
+        if a is not b
+    )

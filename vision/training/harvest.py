@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from hardware.camera.render import random_scene, render
+from hardware.camera.render import BGR, DIE_STYLES, random_scene, render
 from vision.classify import COCKED, NO_DIE, crop
 from vision.evaluate import LabelledDie
 from vision.locate import DEFAULT_SIZES, find_candidates
@@ -107,10 +107,18 @@ def harvest(
     return crops, classes
 
 
-def rendered_examples(count: int, seed: int) -> Iterator[tuple[Image, list[TruthDie]]]:
-    """Rendered trays with 1-12 dice (some cocked) and their truth."""
+def rendered_examples(
+    count: int,
+    seed: int,
+    *,
+    styles: tuple[tuple[BGR, BGR], ...] = DIE_STYLES,
+    packed: float = 0.0,
+) -> Iterator[tuple[Image, list[TruthDie]]]:
+    """Rendered trays with 1-12 dice (some cocked) and their truth; a share `packed` of them
+    with the dice touching, as in a heap (a neighbour's pips in view of a die's crop)."""
     rng = np.random.default_rng(seed)
     for index in range(count):
+        dense = packed > 0 and rng.random() < packed
         scene = random_scene(
             rng,
             int(rng.integers(1, 13)),
@@ -118,6 +126,9 @@ def rendered_examples(count: int, seed: int) -> Iterator[tuple[Image, list[Truth
             height=480,
             die_size=float(rng.uniform(18, 64)),
             cocked=int(rng.choice([0, 0, 1, 2])),
+            styles=styles,
+            spacing=float(rng.uniform(1.05, 1.2)) if dense else 1.265,
+            clustered=dense,
         )
         truth = [
             TruthDie(d.x, d.y, d.size, COCKED if d.cocked else d.value, d.angle) for d in scene.dice

@@ -21,6 +21,7 @@ import numpy.typing as npt
 import torch
 from torch import nn
 
+from hardware.camera.render import BGR, DIE_STYLES, TRAINING_DIE_STYLES
 from vision.classify import CLASS_COUNT, CROP, DieClassifier
 from vision.evaluate import Score, fold_of, load_labels, score_photos
 from vision.progress import progress
@@ -99,6 +100,25 @@ def vary_light(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(out, 0, 255)
 
 
+def neighbour_strips(batch: np.ndarray, rng: np.random.Generator, share: float) -> np.ndarray:
+    """A share of the crops get a strip along one edge from the inside of another crop of the
+    batch: a neighbour's body and pips in view, as a die touching others in a heap shows them
+    (the real photos' wrong values were mostly such dice)."""
+    n, side = len(batch), batch.shape[1]
+    chosen = np.nonzero(rng.random(n) < share)[0]
+    if not len(chosen):
+        return batch
+    out = batch.copy()
+    for i in chosen:
+        width = int(rng.integers(2, max(3, side // 8) + 1))  # the margin, not the pips
+        start = int(rng.integers(side // 10, side // 2 - width + 1))
+        other = batch[int(rng.integers(n))]
+        turns = int(rng.integers(4))
+        turned = np.rot90(out[i], turns)  # a view: the strip lands on a random edge
+        turned[:, :width] = other[:, start : start + width]
+    return out
+
+
 def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int, log: str) -> nn.Sequential:
     torch.manual_seed(seed)
     return train_model(network(), x, y, epochs=epochs, seed=seed, log=log, per_crop_light=True)
@@ -114,9 +134,11 @@ def train_model(
     log: str,
     per_crop_light: bool = False,
     grey: float = 0.2,
+    neighbours: float = 0.0,
 ) -> nn.Sequential:
     """Adam with a one-cycle schedule, batches of 128, augmented as `augment` says; light
-    varies per batch, or per crop (`vary_light`) when `per_crop_light`."""
+    varies per batch, or per crop (`vary_light`) when `per_crop_light`; a share `neighbours`
+    of the crops shows a piece of another die at an edge (`neighbour_strips`)."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     steps = epochs * ((len(x) + 127) // 128)
@@ -129,10 +151,11 @@ def train_model(
             total = 0.0
             for start in range(0, len(x), 128):
                 pick = order[start : start + 128]
+                raw = neighbour_strips(x[pick], rng, neighbours) if neighbours else x[pick]
                 if per_crop_light:
-                    batch = to_tensor(vary_light(augment(x[pick], rng, grey), rng))
+                    batch = to_tensor(vary_light(augment(raw, rng, grey), rng))
                 else:
-                    batch = to_tensor(augment(x[pick], rng, grey))
+                    batch = to_tensor(augment(raw, rng, grey))
                     gain = float(rng.uniform(0.7, 1.3))
                     batch = batch * gain + float(rng.uniform(-0.15, 0.15))
                 loss = nn.functional.cross_entropy(model(batch), torch.from_numpy(y[pick]).long())
@@ -160,7 +183,13 @@ def export(model: nn.Sequential, path: Path, side: int = CROP) -> None:
     )
 
 
-def harvest_all(rendered: int, seed: int) -> tuple[dict[str, Any], np.ndarray, np.ndarray]:
+def harvest_all(
+    rendered: int,
+    seed: int,
+    *,
+    styles: tuple[tuple[BGR, BGR], ...] = DIE_STYLES,
+    packed: float = 0.0,
+) -> tuple[dict[str, Any], np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     labels = load_labels(PHOTOS / "labels.csv")
     real: dict[str, Any] = {}
@@ -168,7 +197,7 @@ def harvest_all(rendered: int, seed: int) -> tuple[dict[str, Any], np.ndarray, n
         real[name] = harvest(read_photo(name), from_labels(dice), rng)
     crops: list[np.ndarray] = []
     classes: list[int] = []
-    for image, truth in rendered_examples(rendered, seed):
+    for image, truth in rendered_examples(rendered, seed, styles=styles, packed=packed):
         c, k = harvest(image, truth, rng, copies=1)
         crops += c
         classes += k
@@ -191,6 +220,14 @@ def main() -> int:
     parser.add_argument("--folds", type=int, default=5, help="cross-validation folds (0: none)")
     parser.add_argument("--epochs", type=int, default=15)
     parser.add_argument("--rendered", type=int, default=300, help="rendered trays to add")
+    parser.add_argument(
+        "--packed", type=float, default=0.4, help="share of rendered trays with dice touching"
+    )
+    parser.add_argument(
+        "--plain-looks",
+        action="store_true",
+        help="render only the simulated table's die looks (not the harder dark ones as well)",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=MODEL)
     # The whole reader's cross-validation (detector and value reader together) is
@@ -219,7 +256,8 @@ def main() -> int:
     labels = load_labels(PHOTOS / "labels.csv")
     names = sorted(labels)
     if not args.rescore:
-        real, rx, ry = harvest_all(args.rendered, args.seed)
+        styles = DIE_STYLES if args.plain_looks else TRAINING_DIE_STYLES
+        real, rx, ry = harvest_all(args.rendered, args.seed, styles=styles, packed=args.packed)
     args.fold_models.mkdir(parents=True, exist_ok=True)
     if args.folds:
         total = Score()

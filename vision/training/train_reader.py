@@ -25,7 +25,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from hardware.camera.render import random_scene, render
+from hardware.camera.render import DIE_STYLES, TRAINING_DIE_STYLES, random_scene, render
 from vision.classify import COCKED, VALUE_CLASSES, VALUE_CROP, VALUE_SCALE, squared_crop
 from vision.evaluate import fold_of, load_labels
 from vision.training.harvest import TruthDie, from_labels, rendered_examples
@@ -155,6 +155,20 @@ def main() -> int:
     parser.add_argument(
         "--cocked", type=int, default=300, help="rendered trays of cocked dice only"
     )
+    parser.add_argument(
+        "--packed", type=float, default=0.4, help="share of rendered trays with dice touching"
+    )
+    parser.add_argument(
+        "--neighbours",
+        type=float,
+        default=0.25,
+        help="share of training crops given a piece of another die at an edge",
+    )
+    parser.add_argument(
+        "--plain-looks",
+        action="store_true",
+        help="render only the simulated table's die looks (not the harder dark ones as well)",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=MODEL)
     parser.add_argument("--fold-models", type=Path, default=ROOT / "out" / "folds")
@@ -179,7 +193,10 @@ def main() -> int:
         real[name] = looks(read_photo(name), from_labels(labels[name]), rng, args.copies)
     rendered_x: list[np.ndarray] = []
     rendered_y: list[int] = []
-    for image, truth in rendered_examples(args.rendered, args.seed + 1000):
+    styles = DIE_STYLES if args.plain_looks else TRAINING_DIE_STYLES
+    for image, truth in rendered_examples(
+        args.rendered, args.seed + 1000, styles=styles, packed=args.packed
+    ):
         c, k = looks(image, truth, rng, 2, close=1)
         rendered_x += c
         rendered_y += k
@@ -217,6 +234,7 @@ def main() -> int:
             log=f"values fold {fold}",
             per_crop_light=True,
             grey=args.grey,
+            neighbours=args.neighbours,
         )
         export(model, args.fold_models / f"values-fold{fold}-of-{args.folds}.onnx", VALUE_CROP)
         # Held-out check on cuts at the labelled place, four quarter turns pooled.
@@ -249,6 +267,7 @@ def main() -> int:
             log="values final",
             per_crop_light=True,
             grey=args.grey,
+            neighbours=args.neighbours,
         )
         export(final, args.out, VALUE_CROP)
         print(f"wrote {args.out}", file=sys.stderr)
