@@ -220,7 +220,9 @@ class PhysicalTable:
         if kind == "unclear":  # the camera cannot tell (and says why): never a guess
             reason = raw.get("reason")
             why = reason[:200] if isinstance(reason, str) and reason else "the camera cannot tell"
-            return [Alert("dice", f"{why}: throw again")]
+            # The watcher's own reasons may already ask for it ("... at rest: throw again").
+            asked = why.rstrip(". ").endswith("throw again")
+            return [Alert("dice", why if asked else f"{why}: throw again")]
         return []
 
     def record(self, actions: Sequence[Action]) -> bool:

@@ -8,7 +8,7 @@ from typing import Any
 
 from rules.daemon.table import PhysicalTable
 from rules.game import Reroll
-from rules.reading import Action
+from rules.reading import Action, Alert
 from tests.games.highroll import HIGH_ROLL
 from wire.topics import TableTopics
 
@@ -58,3 +58,22 @@ def test_a_damaged_reroll_list_is_dropped_and_counted_not_guessed() -> None:
     table.message(TOPICS.dice_event, _rolled(2, values=[6, 2], kept=[9], thrown=[2]), None, 0.0)
     assert reader.throws == []
     assert table.dropped == 2
+
+
+def test_an_unclear_throw_is_an_alert_asking_for_it_again_once() -> None:
+    table, reader = _table()
+
+    def unclear(seq: int, reason: str) -> bytes:
+        body = {"v": 1, "bridge": "b1", "seq": seq, "event": "unclear", "reason": reason}
+        return json.dumps(body).encode()
+
+    found = table.message(TOPICS.dice_event, unclear(1, "expected 5 dice, found 4"), None, 0.0)
+    again = table.message(
+        TOPICS.dice_event,
+        unclear(2, "dice rolled but no die was found at rest: throw again"),
+        None,
+        0.0,
+    )
+    assert found == [Alert("dice", "expected 5 dice, found 4: throw again")]
+    assert again == [Alert("dice", "dice rolled but no die was found at rest: throw again")]
+    assert reader.throws == []
