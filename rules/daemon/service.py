@@ -274,10 +274,10 @@ class TableServer:
         outcome = self.referee.handle(payload)
         outcomes.append(outcome)
         state = self.referee.game.state
+        if outcome.duplicate:  # answered again as before; the table heard of it then
+            return []
         if outcome.ok:
             return table.reader.applied(state, command, now)
-        if outcome.duplicate:
-            return []
         return table.reader.refused(command, str(outcome.reply.get("error", "")))
 
     def _publish_table(self, table: PhysicalTable) -> None:
