@@ -31,7 +31,7 @@ def register(subparsers: Any) -> None:
         "games",
         help="list the games this table can host",
         description="Lists the installed games: name (for `game =` in the table's file, "
-        "`--game` and new_game's \"game\"), title, rules version, the seed text they "
+        '`--game` and new_game\'s "game"), title, rules version, the seed text they '
         "implement, and their options (house rules) with defaults.",
     )
     listing.add_argument("--json", action="store_true", help="print the list as JSON")

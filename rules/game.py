@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
-from .errors import InvalidCommand, quote
+from .errors import InvalidCommand, NoGame, quote
 from .reading import Action, SlotView
 
 
@@ -62,6 +62,45 @@ class EventLog(Generic[StateT, EventT]):
         self._state = state
         self._events.extend(events)
         return events
+
+
+class Gathering(Generic[StateT, EventT]):
+    """The events one command causes, gathered while it is decided: each is folded into
+    `state` at once, so the next step decides from the state the last one made."""
+
+    def __init__(self, state: StateT) -> None:
+        self.state = state
+        self.events: list[EventT] = []
+
+    def add(self, *events: EventT) -> None:
+        for event in events:
+            self.state = self.state.apply(event)
+            self.events.append(event)
+
+
+HandlerT = TypeVar("HandlerT")
+
+
+def command_handler(
+    command: object, handlers: Mapping[str, HandlerT], game: str, state: Any
+) -> tuple[str, HandlerT]:
+    """The `cmd` of a command and its handler among `handlers`; refuses what is not a command
+    object or names no handler (InvalidCommand, listing the game's commands), and any command
+    but `new_game` while no game is in play (NoGame; `state` has `in_play` and `over`)."""
+    if not isinstance(command, Mapping):
+        raise InvalidCommand("expected a command object", "cmd")
+    cmd = command.get("cmd")
+    handler = handlers.get(cmd) if isinstance(cmd, str) else None
+    if handler is None or not isinstance(cmd, str):
+        known = ", ".join(sorted(handlers))
+        raise InvalidCommand(f"cmd: {game} has no command {quote(cmd)} ({known})", "cmd")
+    if cmd != "new_game" and not state.in_play:
+        raise NoGame(
+            "the game is over: the game master starts a new one"
+            if state.over
+            else "there is no game yet: the game master starts one first"
+        )
+    return cmd, handler
 
 
 class EventCodec(Generic[EventT]):

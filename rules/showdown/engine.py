@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from ..errors import InvalidCommand, NoGame, OutOfTurn, SetupError, UnknownPlayer, plain, quote
-from ..game import EventLog
+from ..errors import InvalidCommand, OutOfTurn, SetupError, UnknownPlayer, plain, quote
+from ..game import EventLog, Gathering, command_handler
 from .decks import BULLETS, DeckError, DeckKind, RerollTarget, read_deck, split_code
 from .events import (
     Discarded,
@@ -65,22 +65,8 @@ class Game(EventLog[GameState, Event]):
 
     def execute(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
         """The events `command` causes, applied; a RulesError (nothing changed) if refused."""
-        if not isinstance(command, Mapping):
-            raise InvalidCommand("expected a command object", "cmd")
-        cmd = command.get("cmd")
-        handler = _HANDLERS.get(cmd) if isinstance(cmd, str) else None
-        if handler is None:
-            known = ", ".join(sorted(_HANDLERS))
-            raise InvalidCommand(
-                f"cmd: Six-Gun Showdown has no command {quote(cmd)} ({known})", "cmd"
-            )
+        _, handler = command_handler(command, _HANDLERS, "Six-Gun Showdown", self._state)
         state = self._state
-        if cmd != "new_game" and not state.in_play:
-            raise NoGame(
-                "the game is over: the game master starts a new one"
-                if state.over
-                else "there is no game yet: the game master starts one first"
-            )
         out = _Out(state)
         handler(out, command)
         # The events are already folded into out.state: keep it rather than fold them again.
@@ -89,17 +75,7 @@ class Game(EventLog[GameState, Event]):
         return tuple(out.events)
 
 
-class _Out:
-    """Events being gathered for one command, with the state they lead to."""
-
-    def __init__(self, state: GameState) -> None:
-        self.state = state
-        self.events: list[Event] = []
-
-    def add(self, *events: Event) -> None:
-        for event in events:
-            self.state = self.state.apply(event)
-            self.events.append(event)
+_Out = Gathering[GameState, Event]
 
 
 # -- reading commands -----------------------------------------------------------------------

@@ -421,8 +421,7 @@ def _check_carried_lucky(c: cm.NewGame) -> None:
         count = held[spec.name]
         if count > options.lucky_limit:
             raise SetupError(
-                f"{spec.name} has {count} Lucky Numbers; this table's cap is "
-                f"{options.lucky_limit}",
+                f"{spec.name} has {count} Lucky Numbers; this table's cap is {options.lucky_limit}",
                 "lucky numbers",
             )
         if options.progressive and count > 2:

@@ -12,14 +12,13 @@ from typing import Any
 
 from ..errors import (
     InvalidCommand,
-    NoGame,
     OutOfTurn,
     SetupError,
     UnknownPlayer,
     plain,
     quote,
 )
-from ..game import EventLog
+from ..game import EventLog, Gathering, command_handler
 from . import commands as read
 from .events import (
     ConditionCalled,
@@ -78,22 +77,8 @@ class Game(EventLog[GameState, Event]):
 
     def execute(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
         """The events `command` causes, applied; a RulesError (nothing changed) if refused."""
-        if not isinstance(command, Mapping):
-            raise InvalidCommand("expected a command object", "cmd")
-        cmd = command.get("cmd")
-        handler = _HANDLERS.get(cmd) if isinstance(cmd, str) else None
-        if handler is None:
-            known = ", ".join(sorted(_HANDLERS))
-            raise InvalidCommand(
-                f"cmd: Steamfunkateers has no command {quote(cmd)} ({known})", "cmd"
-            )
+        cmd, handler = command_handler(command, _HANDLERS, "Steamfunkateers", self._state)
         state = self._state
-        if cmd != "new_game" and not state.in_play:
-            raise NoGame(
-                "the game is over: the game master starts a new one"
-                if state.over
-                else "there is no game yet: the game master starts one first"
-            )
         if cmd not in _WHILE_THROWING and throw_pending(state):
             raise OutOfTurn(f"{waiting_words(state)} first")
         out = _Out(state)
@@ -101,17 +86,7 @@ class Game(EventLog[GameState, Event]):
         return self._record(tuple(out.events))
 
 
-class _Out:
-    """Events being gathered for one command, with the state they lead to."""
-
-    def __init__(self, state: GameState) -> None:
-        self.state = state
-        self.events: list[Event] = []
-
-    def add(self, *events: Event) -> None:
-        for event in events:
-            self.state = self.state.apply(event)
-            self.events.append(event)
+_Out = Gathering[GameState, Event]
 
 
 def throw_pending(state: GameState) -> bool:
