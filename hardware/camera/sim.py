@@ -14,6 +14,7 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
+import cv2
 import numpy as np
 
 from .base import Frame, FrameSource
@@ -202,8 +203,10 @@ class SimulatedCamera(FrameSource):
         spacing = 1.15 if plan.heap else 1.6
         if plan.heap:
             spread = size * (1.0 + 0.6 * math.sqrt(plan.dice))
-            hx = float(rng.uniform(margin + spread, look.width - margin - spread))
-            hy = float(rng.uniform(margin + spread, look.height - margin - spread))
+            # A heap wider than the tray's floor lies in its middle (big dice, a small tray:
+            # until 2026-11-25 NumPy refused the empty range and the film crashed).
+            hx = _between(rng, margin + spread, look.width - margin - spread)
+            hy = _between(rng, margin + spread, look.height - margin - spread)
         failures = 0
         while len(placed) < plan.dice:
             if plan.heap:
@@ -224,6 +227,11 @@ class SimulatedCamera(FrameSource):
             value = plan.values[index] if plan.values and index < len(plan.values) else None
             die = random_die(rng, x, y, size * float(rng.uniform(0.95, 1.05)), value=value)
             die = replace(die, cocked=index < plan.cocked, tilt=35.0 if index < plan.cocked else 0)
+            if any(_overlap(die, d) for d in others):
+                # Close enough to touch, and turned so that a corner would lie on the other
+                # die: two flat dice cannot do that (until 2026-11-25 they did, in heaps).
+                failures += 1
+                continue
             placed.append(die)
         return tuple(placed)
 
@@ -319,3 +327,20 @@ def _thrower(look: Scene, edge: str, size: float) -> Hand:
     if edge == "top":
         return Hand(look.width / 2, reach, size, 90.0)
     return Hand(look.width / 2, look.height - reach, size, -90.0)
+
+
+def _overlap(a: RenderedDie, b: RenderedDie) -> bool:
+    """Whether two dice's top faces, squares turned by their angles, overlap (touching is not
+    overlapping: each is taken 2 % smaller)."""
+    if math.hypot(a.x - b.x, a.y - b.y) >= (a.size + b.size) / math.sqrt(2):
+        return False  # farther apart than their half-diagonals reach
+    found, _ = cv2.rotatedRectangleIntersection(
+        ((a.x, a.y), (a.size * 0.98, a.size * 0.98), a.angle),
+        ((b.x, b.y), (b.size * 0.98, b.size * 0.98), b.angle),
+    )
+    return bool(found != cv2.INTERSECT_NONE)
+
+
+def _between(rng: np.random.Generator, low: float, high: float) -> float:
+    """A place drawn between low and high; their middle when they are the wrong way round."""
+    return float(rng.uniform(low, high)) if low <= high else (low + high) / 2.0
