@@ -55,6 +55,10 @@ class ReaderSettings:
     # round is not read again.
     looks: tuple[Look, ...] = (QUICK_LOOK, ALL_TURNS_LOOK, FULL_LOOK)
     sure: float = 0.95
+    # A die still under `min_confidence` after every round is looked at again this many sides
+    # off its centre, each way along both axes (the detector's centre can lie a pip's width
+    # off); () looks no more.
+    shifts: tuple[float, ...] = (0.05, 0.1)
 
     def __post_init__(self) -> None:
         if not self.looks or not all(look.scales and look.turns for look in self.looks):
@@ -134,7 +138,47 @@ class DiceReader:
                 if not (sure or last):
                     still_unsure.append(i)
             unsure = still_unsure
+        if self.settings.shifts:
+            self._look_shifted(image, dice, views, seen)
         return self.decide(image.shape[1], image.shape[0], list(zip(dice, views, strict=True)))
+
+    def _look_shifted(
+        self,
+        image: Image,
+        dice: list[Candidate],
+        views: list[npt.NDArray[np.float32]],
+        seen: dict[tuple[int, float, int], npt.NDArray[np.float32]],
+    ) -> None:
+        """Dice still under `min_confidence` after every round are looked at again a little to
+        each side of their centre (`shifts`), at the size of the last round the reader was
+        surest at; as with sizes, the place it is surest at is believed. (Cross-validated on
+        the real photos: 11 more dice read right, no more wrong values; docs/vision.md.)"""
+        settings = self.settings
+        last = settings.looks[-1]
+        owners: list[int] = []
+        cuts: list[Image] = []
+        for i, view in enumerate(views):
+            p = view.mean(axis=0)
+            if p.max() >= settings.min_confidence or int(p.argmax()) + 1 == COCKED:
+                continue
+            c = dice[i]
+            scale = max(
+                last.scales,
+                key=lambda s: float(np.stack([seen[(i, s, t)] for t in last.turns]).mean(0).max()),
+            )
+            for shift in settings.shifts:
+                d = shift * c.size
+                for dx, dy in ((d, 0.0), (-d, 0.0), (0.0, d), (0.0, -d)):
+                    cuts += self.values.looks(image, c.x + dx, c.y + dy, c.size * scale, last.turns)
+                    owners.append(i)
+        if not cuts:
+            return
+        rows = self.values.probabilities(cuts)
+        n = len(last.turns)
+        for k, i in enumerate(owners):
+            shifted = rows[k * n : (k + 1) * n]
+            if float(shifted.mean(axis=0).max()) > float(views[i].mean(axis=0).max()):
+                views[i] = shifted
 
     def _look(
         self,

@@ -355,3 +355,27 @@ def test_a_bigger_neighbour_is_not_taken_for_the_same_die() -> None:
     # The same die seen at both sizes, a few pixels apart, is still one die.
     same = Candidate(104.0, 103.0, 34.0, 30.0)
     assert len(DiceReader().keep([small, same], probs)) == 1
+
+
+def test_a_die_left_unsure_is_looked_at_again_beside_its_centre() -> None:
+    """The rounds left the die unsure (here: as if they had); the looks a little to each side
+    of the detector's centre, at the size the last round was surest at, read it."""
+    rng = np.random.default_rng(21)
+    scene = random_scene(rng, 0, die_size=40)
+    die = replace(
+        random_die(rng, 320, 240, 40, value=5), angle=0.0, translucent=0.0, lean=(0.0, 0.0)
+    )
+    image = render(replace(scene, dice=(die,), noise=2.0, focus_blur=0.0))
+    reader = DiceReader(settings=ReaderSettings(looks=(QUICK_LOOK,), shifts=(0.1,)))
+    off_centre = Candidate(328.0, 240.0, 34.0, 50.0)  # a fifth of a side off
+    seen: dict[tuple[int, float, int], npt.NDArray[np.float32]] = {}
+    reader._look(image, [off_centre], [0], QUICK_LOOK, seen)
+    unsure = [np.full((2, 7), 1 / 7, np.float32)]
+    reader._look_shifted(image, [off_centre], unsure, seen)
+    p = unsure[0].mean(axis=0)
+    assert unsure[0].shape == (2, 7) and int(p.argmax()) + 1 == 5 and p.max() > 0.9, p
+    # A die read for sure is not looked at again.
+    sure = [np.eye(7, dtype=np.float32)[[4, 4]]]
+    reader._look_shifted(image, [off_centre], sure, seen)
+    assert np.array_equal(sure[0], np.eye(7, dtype=np.float32)[[4, 4]])
+
