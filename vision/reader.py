@@ -11,7 +11,7 @@ import numpy.typing as npt
 from .calibration import Calibration, floor_of
 from .classify import COCKED, NO_DIE, VALUE_CLASSES, DieClassifier, ValueClassifier
 from .errors import SettingsError
-from .locate import DEFAULT_SIZES, Candidate, find_candidates, tray_lab
+from .locate import DEFAULT_SIZES, Candidate, find_candidates, tray_difference, tray_lab
 from .reading import DieReading, DieStatus, FrameReading
 
 Image = npt.NDArray[np.uint8]
@@ -21,6 +21,10 @@ Image = npt.NDArray[np.uint8]
 # 0.8 of the die's axis-aligned extent (median over rendered dice of known size; 0.85 of the
 # real photos' labelled boxes). A reported box spans the whole die.
 BOX_PER_SIZE = 1.2
+# How much a place must differ from the tray (0..60, as `tray_difference` gives) to be looked
+# at closely: the locator's weakest useful peak.
+CLOSE_BUSY = 12.0
+CLOSE_MIN_DIE = 0.9  # how sure the detector must be of a die at a place of the grid
 
 
 @dataclass(frozen=True)
@@ -117,10 +121,43 @@ class DiceReader:
         found = find_candidates(image, self._sizes(), background_lab=self._tray_lab)
         return [c for c in found if self.calibration.inside(c.x, c.y)]
 
-    def read(self, image: Image) -> FrameReading:
-        """Every die in the picture with its value, or COCKED / UNREADABLE when not sure."""
+    def close_candidates(self, image: Image, side: float) -> list[Candidate]:
+        """Places on a grid a third of `side` apart wherever something lies on the tray: a die
+        pressed against others may have no peak of its own for the locator (its neighbours
+        outshine it), but the detector still knows a die when it is centred on one."""
+        h, w = image.shape[:2]
+        diff = tray_difference(image, background_lab=self._tray_lab if self.calibration else None)
+        busy = diff >= CLOSE_BUSY
+        if self.calibration is None:
+            x0, y0, x1, y1 = floor_of(image)
+        else:
+            x0, y0, x1, y1 = 0, 0, w, h
+        step = max(2.0, side / 3.0)
+        found = []
+        rows, cols = busy.shape
+        for y in np.arange(y0 + step / 2, y1, step):
+            for x in np.arange(x0 + step / 2, x1, step):
+                here = busy[min(int(y) // 2, rows - 1), min(int(x) // 2, cols - 1)]
+                if here and (self.calibration is None or self.calibration.inside(x, y)):
+                    found.append(Candidate(float(x), float(y), float(side), 0.0))
+        return found
+
+    def read(self, image: Image, *, closely: float | None = None) -> FrameReading:
+        """Every die in the picture with its value, or COCKED / UNREADABLE when not sure.
+
+        `closely` (a die's side, in the search's units): also look on a grid wherever
+        something lies (`close_candidates`); dearer, for a watcher that found fewer dice than
+        the game expects."""
         candidates = self.candidates(image)
         probs = self.classifier.score(image, candidates)
+        if closely is not None:
+            # The grid's places count only where the detector is sure of a die: between two
+            # dice it half sees both.
+            close = self.close_candidates(image, closely)
+            close_probs = self.classifier.score(image, close)
+            likely = 1.0 - close_probs[:, NO_DIE] >= CLOSE_MIN_DIE
+            candidates += [c for c, keep in zip(close, likely, strict=True) if keep]
+            probs = np.concatenate([probs, close_probs[likely]])
         dice = [c for c, _ in self.keep(candidates, probs)]
         seen: dict[tuple[int, float, int], npt.NDArray[np.float32]] = {}
         views: list[npt.NDArray[np.float32]] = [np.zeros((0, VALUE_CLASSES), np.float32)] * len(

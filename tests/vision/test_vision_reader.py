@@ -378,4 +378,3 @@ def test_a_die_left_unsure_is_looked_at_again_beside_its_centre() -> None:
     sure = [np.eye(7, dtype=np.float32)[[4, 4]]]
     reader._look_shifted(image, [off_centre], sure, seen)
     assert np.array_equal(sure[0], np.eye(7, dtype=np.float32)[[4, 4]])
-
