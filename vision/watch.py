@@ -137,9 +137,10 @@ def match_dice(
     """Which dice of `current` lay in the tray in `previous` (one origin per die, in order).
 
     A die is kept when a die of about the same size lay within a third of a side of it,
-    showing the same face; moved when one lay there showing another face (turned). When the game says how
-    many dice were rethrown, dice beyond that count that are not in their old places are kept
-    dice pushed by the throw: the ones nearest to an old place that is now empty."""
+    showing the same face; moved when one lay there showing another face (turned). When the
+    game says how many dice were rethrown, dice beyond that count that are not in their old
+    places are kept dice pushed by the throw: the ones nearest to an old place that is now
+    empty."""
     n = len(current.dice)
     origins = [DieOrigin.THROWN] * n
     if previous is None or not previous.dice:
