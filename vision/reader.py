@@ -50,6 +50,9 @@ class ReaderSettings:
     min_die: float = 0.3  # probability that a candidate is a die at all
     min_confidence: float = 0.9  # below this a die is UNREADABLE rather than guessed
     overlap: float = 0.6  # two dice are never closer than this many sides (geometric mean)
+    # ... and a candidate the detector is less sure of than this is never closer than that
+    # many of the larger side to a die kept before it.
+    sure_apart: float = 0.6
     # A cocked die's top face and the side face it shows are often found as two dice: a die
     # not read that lies within this many sides of a cocked one is part of it.
     cocked_reach: float = 1.0
@@ -267,9 +270,14 @@ class DiceReader:
             for k, support in kept:
                 # Sides compared by their geometric mean: with the larger one, a candidate
                 # spanning two touching dice swallowed the second die (4 of the 14 dice missed
-                # on the real photos, cross-validated; docs/vision.md).
+                # on the real photos, cross-validated; docs/vision.md). Between the two, only
+                # a candidate the detector is sure of is a die of its own: a pip or a corner
+                # of a die is seen there too (a single rendered 5 was announced as 1 and 5).
+                apart = math.hypot(c.x - k.x, c.y - k.y)
                 reach = settings.overlap * math.sqrt(c.size * k.size)
-                if math.hypot(c.x - k.x, c.y - k.y) < reach:
+                if die_prob[index] < settings.sure_apart:
+                    reach = settings.overlap * max(c.size, k.size)
+                if apart < reach:
                     owner = (k, support)
                     break
             if owner is None:
