@@ -1,4 +1,4 @@
-"""Shared fixtures for the dice-vision tests: the real photos and one reader for all tests."""
+"""Shared fixtures for the dice-vision tests: the real photos, the networks and a reader."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from pathlib import Path
 import cv2
 import pytest
 
+from vision.classify import DieClassifier, ValueClassifier
 from vision.evaluate import LabelledDie, load_labels
 from vision.reader import DiceReader
 
@@ -24,5 +25,16 @@ def photo_labels() -> dict[str, list[LabelledDie]]:
 
 
 @pytest.fixture(scope="session")
-def reader() -> DiceReader:
-    return DiceReader()
+def _networks() -> tuple[DieClassifier, ValueClassifier]:
+    detector, values = DieClassifier(), ValueClassifier()
+    detector.load()
+    values.load()
+    return detector, values
+
+
+@pytest.fixture
+def reader(_networks: tuple[DieClassifier, ValueClassifier]) -> DiceReader:
+    """A fresh reader for each test (a watcher leaves its learnt die size on its reader), with
+    the networks loaded once for all."""
+    detector, values = _networks
+    return DiceReader(detector, values=values)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from vision.classify import DieClassifier, ValueClassifier
 from vision.evaluate import LabelledDie, Score, score_photos
 from vision.reader import DiceReader
 
@@ -26,8 +27,11 @@ MAX_WRONG_VALUES = 10
 
 
 @pytest.fixture(scope="module")
-def score(reader: DiceReader, photo_labels: dict[str, list[LabelledDie]]) -> Score:
-    return score_photos(PHOTOS / "images", photo_labels, reader.read)
+def score(
+    _networks: tuple[DieClassifier, ValueClassifier], photo_labels: dict[str, list[LabelledDie]]
+) -> Score:
+    detector, values = _networks
+    return score_photos(PHOTOS / "images", photo_labels, DiceReader(detector, values=values).read)
 
 
 def test_the_dataset_is_whole(photo_labels: dict[str, list[LabelledDie]]) -> None:
