@@ -208,6 +208,7 @@ class Gunslingers:
         self.undo: tuple[int, int] | None = None  # a bullet turned by mistake, to turn back
         self.before: dict[int, dict[int, str]] = {}  # what lay in each slot last round
         self.putting_right: set[str] = set()  # the alerts they have acted on
+        self.up: set[tuple[int, int]] = set()  # (seat, slot) of cards their hands left face up
 
     # -- SimulatedPeople --------------------------------------------------------------------
 
@@ -240,7 +241,7 @@ class Gunslingers:
         if self.undo is not None:
             if alerts:
                 self.mistakes_caught += 1
-            self.hands.flip(*self.undo)
+            self._flip(*self.undo)
             self.undo = None
             return True
         if self._put_right(alerts):
@@ -250,6 +251,10 @@ class Gunslingers:
         players = {p["name"]: p for p in state.get("players", [])}
         if round_ != self.seen_round:
             self._new_round(state, round_)
+        if phase in ("stare_down", "defender_chooses", "reply") and self._ahead_of_the_table(
+            players
+        ):
+            return False
         pending = (prompt or {}).get("pending") or state.get("pending") or {}
         shown = sum(b.get("face_up", False) for p in players.values() for b in p["bullets"])
         key = (
@@ -288,14 +293,43 @@ class Gunslingers:
             if match is None or key in self.putting_right:
                 continue
             seat, slot = int(match.group(1)) - 1, int(match.group(2))
-            if message.endswith("it was revealed; turn it face up"):
-                self.hands.flip(seat, slot)
+            shown_wrong = message.endswith("it was revealed; turn it face up")
+            turned_wrong = "turn it face down again" in message and (seat, slot) in self.up
+            if shown_wrong or turned_wrong:
+                self._flip(seat, slot)
             elif message.endswith("put the bullet back") and slot in self.laid.get(seat, {}):
-                self.hands.lay(seat, slot, self.laid[seat][slot], False)
+                self._lay(seat, slot, self.laid[seat][slot], False)
             else:
                 continue
             self.putting_right.add(key)
             return True
+        return False
+
+    def _lay(self, seat: int, slot: int, code: str, face_up: bool) -> None:
+        self.hands.lay(seat, slot, code, face_up)
+        if face_up:
+            self.up.add((seat, slot))
+        else:
+            self.up.discard((seat, slot))
+
+    def _lift(self, seat: int, slot: int) -> None:
+        self.hands.lift(seat, slot)
+        self.up.discard((seat, slot))
+
+    def _flip(self, seat: int, slot: int) -> None:
+        self.hands.flip(seat, slot)
+        self.up ^= {(seat, slot)}
+
+    def _ahead_of_the_table(self, players: Mapping[str, Any]) -> bool:
+        """Whether a card their hands turned face up is not yet revealed in the state, when the
+        next move is to turn a bullet: the table has not caught up with them, and people wait
+        for it rather than turn a bullet again (turning that one again would hide a revealed
+        card, turning another would reveal two)."""
+        for name, player in players.items():
+            seat = self._seat(name)
+            for bullet in player.get("bullets", []):
+                if (seat, bullet["slot"]) in self.up and not bullet.get("face_up"):
+                    return True
         return False
 
     def _seat(self, name: str) -> int:
@@ -304,7 +338,7 @@ class Gunslingers:
     def _clear(self) -> None:
         for seat, slots in self.laid.items():
             for slot in list(slots):
-                self.hands.lift(seat, slot)
+                self._lift(seat, slot)
         self.before = self.laid
         self.laid = {}
 
@@ -338,7 +372,7 @@ class Gunslingers:
                 self.rng.shuffle(chosen)
             for slot, card in enumerate(chosen, start=1):
                 code = deck.code(card)
-                self.hands.lay(seat, slot, code, False)
+                self._lay(seat, slot, code, False)
                 self.laid.setdefault(seat, {})[slot] = code
             self.settings.pause(0.2)
         return True
@@ -348,7 +382,7 @@ class Gunslingers:
         if isinstance(self.hands, TouchHands):
             self.hands.touch(seat, slot)
             self.settings.pause(0.3)
-        self.hands.flip(seat, slot)
+        self._flip(seat, slot)
 
     def _face_down(self, player: Mapping[str, Any]) -> list[int]:
         return [b["slot"] for b in player.get("bullets", []) if not b.get("face_up")]
@@ -367,7 +401,7 @@ class Gunslingers:
                 # turn it back face down
                 self.mistakes_made += 1
                 self.undo = (self._seat(other), self.rng.choice(others))
-                self.hands.flip(*self.undo)
+                self._flip(*self.undo)
                 return True
         touched = players[turn].get("touched")
         choices = self._face_down(players[turn])
@@ -399,8 +433,11 @@ class Gunslingers:
                     assert isinstance(self.hands, TouchHands)
                     self.hands.touch(seat, grab)
                 else:
-                    self.hands.lift(seat, grab)
-                    self.hands.lay(seat, grab, self.laid[seat][grab], False)
+                    # the grab lays the card back as it lay: face up if the defender, quicker,
+                    # has just turned it
+                    face_up = (seat, grab) in self.up
+                    self._lift(seat, grab)
+                    self._lay(seat, grab, self.laid[seat][grab], face_up)
             elif defend_ms <= attack_ms or self.rng.random() < 0.5:
                 self._turn(seat, choice)
             if who == first[0]:

@@ -9,6 +9,7 @@ from typing import Any
 from rules.showdown.decks import deck_to_json, load_deck
 from rules.showdown.engine import Game
 from rules.showdown.events import Event
+from rules.showdown.game import SHOWDOWN
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "decks"
@@ -108,8 +109,10 @@ class Table:
         self.now = 100.0
         self.clock_ms = 5_000  # the mat's own clock
         self.alerts: dict[str, str] = {}
+        self.raised: list[str] = []  # every alert message, in order
         self.refusals: list[str] = []
         self.applied: list[dict[str, Any]] = []
+        self.views: list[dict[str, Any]] = []  # the public view after each applied command
 
     @property
     def state(self) -> Any:
@@ -128,9 +131,11 @@ class Table:
                     self.act(self.reader.refused(action.command, str(error)))
                     continue
                 self.applied.append(action.command)
+                self.views.append(SHOWDOWN.public_view(self.state))
                 self.act(self.reader.applied(self.state, action.command, self.now))
             elif isinstance(action, alert):
                 self.alerts[action.key] = action.message
+                self.raised.append(action.message)
             elif isinstance(action, cleared):
                 self.alerts.pop(action.key, None)
 
