@@ -20,6 +20,10 @@ def test_a_showdown_is_played_whole_on_the_simulated_table() -> None:
     assert table.final_state is not None and table.final_state["phase"] == "finished"
     # Every alert the table raised was resolved (a finished game clears what was left).
     assert summary.alerts_resolved == summary.alerts_raised
+    # ... and each came of a slip the people made on purpose (a bullet turned out of turn: the
+    # refusal, and the slot's alert), not of people acting on a state the table had not yet
+    # caught up with (they once turned a bullet they had just revealed back face down).
+    assert summary.alerts_raised <= 2 * summary.mistakes_made, summary.to_json()
     # The log rebuilds the game: the final state is the replay of what was applied.
     replay = replay_lines([json.dumps(command) for command in table.applied])
     assert replay.rejected == []
