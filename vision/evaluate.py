@@ -159,11 +159,16 @@ def score_photos(
     """Reads each labelled photo with `read` and totals the score."""
     score = Score()
     for name in sorted(names if names is not None else labels):
-        image = cv2.imread(str(Path(folder) / name), cv2.IMREAD_COLOR)
-        if image is None:
-            raise FileNotFoundError(f"cannot read photo {Path(folder) / name}")
-        score.add(name, labels[name], read(np.asarray(image, np.uint8)))
+        score.add(name, labels[name], read(load_photo(folder, name)))
     return score
+
+
+def load_photo(folder: str | Path, name: str) -> Image:
+    """A labelled photo as the reader takes it (BGR); FileNotFoundError naming it if unreadable."""
+    image = cv2.imread(str(Path(folder) / name), cv2.IMREAD_COLOR)
+    if image is None:
+        raise FileNotFoundError(f"cannot read photo {Path(folder) / name}")
+    return np.asarray(image, np.uint8)
 
 
 def fold_of(name: str, folds: int) -> int:

@@ -182,6 +182,22 @@ class DiceReader:
             self._look_shifted(image, dice, views, seen)
         return self.decide(image.shape[1], image.shape[0], list(zip(dice, views, strict=True)))
 
+    def recount(
+        self, image: Image, reading: FrameReading, expected: int, side: float | None = None
+    ) -> FrameReading:
+        """`reading`, or a closer look's reading (`read(image, closely=side)`, the side by
+        default the reading's own dice's) when `reading` has fewer dice than the `expected`
+        count and the closer look finds exactly that many: a die pressed against others may
+        have no locator peak of its own. The grid can also take a pip or a neighbour's corner
+        for a die, so its reading is believed only when the count says it is right."""
+        if not 0 < len(reading.dice) < expected:
+            return reading
+        side = side if side is not None else die_side(reading)
+        if side is None:
+            return reading
+        closer = self.read(image, closely=side)
+        return closer if len(closer.dice) == expected else reading
+
     def _look_shifted(
         self,
         image: Image,

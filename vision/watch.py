@@ -338,10 +338,7 @@ class ThrowWatcher:
             # Fewer dice than the game expects, the same frame after frame: one may be pressed
             # against others so that the locator sees no peak of its own. A closer look, on a
             # grid at the dice's size, is taken only when it finds exactly the expected count.
-            side = self._die_size or die_side(reading)
-            closer = self.reader.read(image, closely=side) if side is not None else reading
-            if len(closer.dice) == expected:
-                reading = closer
+            reading = self.reader.recount(image, reading, expected, self._die_size)
         if agreed and reading.dice:
             return [self._announce(reading, index, stamp)]
         if agreed and len(self._readings) >= 2 * self.agree:

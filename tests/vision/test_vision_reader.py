@@ -33,11 +33,12 @@ from vision.reader import (
     DiceReader,
     Look,
     ReaderSettings,
+    die_side,
     one_report_per_cocked_die,
     pooled_place,
     without_fragments,
 )
-from vision.reading import DieReading, DieStatus
+from vision.reading import DieReading, DieStatus, FrameReading
 
 PHOTOS = Path(__file__).resolve().parents[1] / "data" / "dice-tray"
 
@@ -392,3 +393,30 @@ def test_a_die_left_unsure_is_looked_at_again_beside_its_centre() -> None:
     sure = [np.eye(7, dtype=np.float32)[[4, 4]]]
     reader._look_shifted(image, [off_centre], sure, seen)
     assert np.array_equal(sure[0], np.eye(7, dtype=np.float32)[[4, 4]])
+
+
+def test_a_recount_takes_a_closer_look_only_when_dice_are_missing(
+    reader: DiceReader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`recount` reads closer only when fewer dice were found than expected, and believes the
+    closer look only when it finds exactly the expected count."""
+    image = np.asarray(cv2.imread(str(PHOTOS / "images" / "IMG_20191208_111228.jpg")), np.uint8)
+    reading = reader.read(image)
+    found = len(reading.dice)
+    assert found > 1
+    looked: list[float | None] = []
+    real_read = reader.read
+
+    def counting_read(
+        image: npt.NDArray[np.uint8], *, closely: float | None = None
+    ) -> FrameReading:
+        looked.append(closely)
+        return real_read(image, closely=closely)
+
+    monkeypatch.setattr(reader, "read", counting_read)
+    assert reader.recount(image, reading, found) is reading
+    assert looked == []  # the count is met: no closer look
+    assert reader.recount(image, reading, found + 5) is reading  # the grid cannot find 5 more
+    assert looked == [die_side(reading)]
+    # Told there is one fewer die than it found, the grid is not asked either.
+    assert reader.recount(image, reading, found - 1) is reading and len(looked) == 1
