@@ -63,6 +63,12 @@ def main() -> None:
     if CV_REPORT.exists():
         report = json.loads(CV_REPORT.read_text())
         show(f"cross-validated, {report['folds']} folds (each photo unseen by its model)", report)
+        if "with_expected_count" in report:
+            show(
+                "cross-validated, read as the watcher reads a throw of a known size "
+                "(a closer look where dice are missing)",
+                report["with_expected_count"],
+            )
     if args.picture:
         names = ["IMG_20191208_111228.jpg", *sorted(labels)[60:200:47]]
         tiles = []
