@@ -49,6 +49,10 @@ class ReaderSettings:
 
     min_die: float = 0.3  # probability that a candidate is a die at all
     min_confidence: float = 0.9  # below this a die is UNREADABLE rather than guessed
+    # ... unless it is read at least this sure and every look at it (each quarter turn of its
+    # crop) gives the same value: turned crops err differently, so their agreement is evidence
+    # the mean probability does not show (cross-validated: docs/vision.md).
+    agreed_confidence: float = 0.8
     overlap: float = 0.6  # two dice are never closer than this many sides (geometric mean)
     # ... and a candidate the detector is less sure of than this is never closer than that
     # many of the larger side to a die kept before it.
@@ -328,7 +332,11 @@ class DiceReader:
             )
             if best == COCKED:  # the value reader's class 7 is "cocked", as the detector's
                 dice.append(DieReading(None, confidence, box, DieStatus.COCKED))
-            elif confidence < settings.min_confidence:
+            elif confidence < settings.min_confidence and not (
+                confidence >= settings.agreed_confidence
+                and len(looks) > 1
+                and bool(np.all(looks.argmax(axis=1) == best - 1))
+            ):
                 dice.append(DieReading(None, confidence, box, DieStatus.UNREADABLE))
             else:
                 dice.append(DieReading(best, confidence, box, DieStatus.READ))

@@ -420,3 +420,30 @@ def test_a_recount_takes_a_closer_look_only_when_dice_are_missing(
     assert looked == [die_side(reading)]
     # Told there is one fewer die than it found, the grid is not asked either.
     assert reader.recount(image, reading, found - 1) is reading and len(looked) == 1
+
+
+def test_a_die_under_the_threshold_is_read_when_every_look_agrees() -> None:
+    """Between `agreed_confidence` and `min_confidence` a die is read only when each quarter
+    turn's look gives the same value; below `agreed_confidence` it is never read."""
+    reader = DiceReader(DieClassifier(), values=ValueClassifier())
+    die = Candidate(100.0, 100.0, 30.0, 20.0)
+
+    def looks(*rows: int, p: float) -> npt.NDArray[np.float32]:
+        out = np.full((len(rows), 7), (1.0 - p) / 6, np.float32)
+        for i, value in enumerate(rows):
+            out[i, value - 1] = p
+        return out
+
+    def read(view: npt.NDArray[np.float32]) -> DieReading:
+        return reader.decide(200, 200, [(die, view)]).dice[0]
+
+    agreed = read(looks(4, 4, 4, 4, p=0.85))
+    assert agreed.status is DieStatus.READ and agreed.value == 4
+    # One turned look says 5: the mean still says 4 at about 0.68, unsure, and not agreed.
+    split = np.concatenate([looks(4, 4, 4, p=0.85), looks(5, p=0.85)])
+    assert read(split).status is DieStatus.UNREADABLE
+    assert read(looks(4, 4, 4, 4, p=0.75)).status is DieStatus.UNREADABLE  # agreed, too unsure
+    strict = DiceReader(
+        DieClassifier(), settings=ReaderSettings(agreed_confidence=1.0), values=ValueClassifier()
+    )
+    assert strict.decide(200, 200, [(die, looks(4, 4, 4, 4, p=0.85))]).dice[0].value is None
