@@ -19,6 +19,10 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from bridge.bridge import Bridge
+from hardware.leds import LedConfig, SimulatedLeds
+from hardware.mat import open_mat
+from hardware.mat.sim import SimulatedMat
 from rules.daemon.client import TableClient
 from rules.daemon.service import RulesDaemon
 from wire.broker import EmbeddedBroker
@@ -232,6 +236,40 @@ class DaemonThread:
         self.stop_event.set()
         self.thread.join(10)
         self.daemon.close()
+
+
+class MatTable:
+    """A whole table on threads of the test process: the simulated mat (real firmware behind a
+    pty) at `mat_url`, the bridge with simulated LEDs, and a rules daemon reading the table
+    for two seats. `start()`, then `close()`."""
+
+    def __init__(
+        self, url: BrokerUrl, table: str, db: Path, mat_url: str, **daemon_options: Any
+    ) -> None:
+        self.daemon = DaemonThread(url, table, db, seats=["Ana", "Bo"], grace=0.3, **daemon_options)
+        self.leds = SimulatedLeds(LedConfig(seats=2, test_pattern_seconds=0))
+        self.mat = open_mat(mat_url)
+        self.bridge = Bridge(url, table, self.mat, self.leds)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.bridge.run, args=(self.stop,))
+
+    @property
+    def sim(self) -> SimulatedMat:
+        """The simulated mat behind the pty."""
+        sim = self.mat.simulator
+        assert sim is not None
+        return sim
+
+    def start(self) -> None:
+        self.daemon.start()
+        self.bridge.start()
+        self.thread.start()
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(5)
+        self.bridge.close()
+        self.daemon.stop()
 
 
 @contextlib.contextmanager

@@ -4,18 +4,14 @@ MQTT -> rules daemon reading the table -> state, alerts and seat LED frames back
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from daemon_helpers import Broker, DaemonThread, client, pump_until
+from daemon_helpers import Broker, DaemonThread, MatTable, client, pump_until
 
-from bridge.bridge import Bridge
-from hardware.leds import LedConfig, LedState, SimulatedLeds
-from hardware.mat import open_mat
-from hardware.mat.sim import SimulatedMat
+from hardware.leds import LedState
 
 SEATS = ["Ana", "Bo"]
 HANDS = {"Ana": ["JS", "3H", "QD", "7S", "KC", "AS"], "Bo": ["2C", "JC", "4H", "5D", "6S", "3C"]}
@@ -29,31 +25,9 @@ ROSTER = {
 }
 
 
-class RunningTable:
+class RunningTable(MatTable):
     def __init__(self, broker: Broker, table: str, db: Path) -> None:
-        self.daemon = DaemonThread(broker.url, table, db, seats=SEATS, grace=0.3)
-        self.leds = SimulatedLeds(LedConfig(seats=2, test_pattern_seconds=0))
-        self.mat = open_mat("sim:?seats=2&slots=6&pad=1")
-        self.bridge = Bridge(broker.url, table, self.mat, self.leds)
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self.bridge.run, args=(self.stop,))
-
-    @property
-    def sim(self) -> SimulatedMat:
-        sim = self.mat.simulator
-        assert sim is not None
-        return sim
-
-    def start(self) -> None:
-        self.daemon.start()
-        self.bridge.start()
-        self.thread.start()
-
-    def close(self) -> None:
-        self.stop.set()
-        self.thread.join(5)
-        self.bridge.close()
-        self.daemon.stop()
+        super().__init__(broker.url, table, db, "sim:?seats=2&slots=6&pad=1")
 
 
 @pytest.fixture

@@ -8,19 +8,15 @@ the mat's touch timestamps."""
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from daemon_helpers import Broker, DaemonThread, client, pump_until
+from daemon_helpers import Broker, MatTable, client, pump_until
 
-from bridge.bridge import ALERT_COLOUR, SLOT_COLOURS, Bridge
-from hardware.leds import LedConfig, SimulatedLeds
-from hardware.mat import open_mat
-from hardware.mat.sim import SimulatedMat
+from bridge.bridge import ALERT_COLOUR, SLOT_COLOURS
 from rules.showdown.decks import deck_to_json, load_deck
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "decks"
@@ -29,22 +25,9 @@ ANA = ["draw-1", "focus-1", "focus-2", "reach-1", "reach-2", "distract-1"]
 BO = ["focus-1", "focus-2", "reach-1", "reach-2", "distract-1", "flinch-1"]
 
 
-class ShowdownTable:
+class ShowdownTable(MatTable):
     def __init__(self, broker: Broker, table: str, db: Path) -> None:
-        self.daemon = DaemonThread(
-            broker.url, table, db, seats=SEATS, grace=0.3, game="showdown"
-        )
-        self.leds = SimulatedLeds(LedConfig(seats=2, test_pattern_seconds=0))
-        self.mat = open_mat("sim:?seats=2&slots=6&pad=0")
-        self.bridge = Bridge(broker.url, table, self.mat, self.leds)
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self.bridge.run, args=(self.stop,))
-
-    @property
-    def sim(self) -> SimulatedMat:
-        sim = self.mat.simulator
-        assert sim is not None
-        return sim
+        super().__init__(broker.url, table, db, "sim:?seats=2&slots=6&pad=0", game="showdown")
 
     def colour(self, zone: str) -> tuple[int, int, int, bool]:
         red, green, blue, mode = self.sim.leds.colours[self.sim.layout.index(zone)]
@@ -54,17 +37,6 @@ class ShowdownTable:
         """The commands the daemon applied, from its log."""
         records = self.daemon.daemon.referee.log.records()
         return [json.loads(record.payload) for record in records if record.ok]
-
-    def start(self) -> None:
-        self.daemon.start()
-        self.bridge.start()
-        self.thread.start()
-
-    def close(self) -> None:
-        self.stop.set()
-        self.thread.join(5)
-        self.bridge.close()
-        self.daemon.stop()
 
 
 @pytest.fixture
@@ -141,7 +113,7 @@ def test_wrong_and_unknown_cards_alert_slots_light_and_the_race_is_judged_from_t
         sim.touch("s1.1")
         time.sleep(0.2)
         sim.release("s1.1")
-        pump_until(gm, lambda: (gm.state().get("turn") == "Ana"), 10, "Ana's touch")
+        pump_until(gm, lambda: gm.state().get("turn") == "Ana", 10, "Ana's touch")
         sim.flip("s1.1")
         pump_until(gm, lambda: phase() == "race", 10, "the race")
         race = SLOT_COLOURS["race"]
