@@ -21,6 +21,7 @@ from rules.cards import Card, DeckCard, parse_card, parse_tagged, standard_deck
 from rules.showdown.decks import enrolment_codes, load_deck
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "decks"
+TABLETOP = [sys.executable, "-m", "tabletop"]
 
 UID_1 = "04000000000001"
 UID_2 = "04000000000002"
@@ -195,12 +196,11 @@ def test_enrol_command_refuses_a_missing_port_in_one_line(tmp_path: Path) -> Non
     assert done.stderr.startswith("tabletop cards: cannot open")
 
 
-def test_enrol_command_walks_a_person_through_on_the_simulated_mat(tmp_path: Path) -> None:
-    """`tabletop cards enrol` against `tabletop mat sim`: a person answers every prompt."""
-    tabletop = [sys.executable, "-m", "tabletop"]
-    out = tmp_path / "deck.json"
+def enrol_on_the_simulated_mat(tmp_path: Path, options: list[str], face_up: str) -> list[str]:
+    """Runs `tabletop cards enrol OPTIONS` against `tabletop mat sim`, a person answering
+    every prompt (`face_up`: the card shown face up to calibrate the face sensor); what it said."""
     with subprocess.Popen(
-        [*tabletop, "mat", "sim", "--seats", "1", "--dir", str(tmp_path)],
+        [*TABLETOP, "mat", "sim", "--seats", "1", "--dir", str(tmp_path)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -215,7 +215,7 @@ def test_enrol_command_walks_a_person_through_on_the_simulated_mat(tmp_path: Pat
             assert sim.stdout.readline().startswith("ok"), command
 
         with subprocess.Popen(
-            [*tabletop, "cards", "enrol", "--port", path, "--out", str(out), "--limit", "2"],
+            [*TABLETOP, "cards", "enrol", "--port", path, *options],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -225,7 +225,7 @@ def test_enrol_command_walks_a_person_through_on_the_simulated_mat(tmp_path: Pat
             for line in enrol.stdout:
                 said.append(line.rstrip())
                 if "FACE UP" in line:
-                    person("place pad 9H up")
+                    person(f"place pad {face_up} up")
                 elif line.startswith("Take"):
                     person("remove pad")
                 elif line.startswith("Lay "):
@@ -234,6 +234,13 @@ def test_enrol_command_walks_a_person_through_on_the_simulated_mat(tmp_path: Pat
         assert enrol.returncode == 0, said
         sim.stdin.write("quit\n")
         sim.stdin.flush()
+    return said
+
+
+def test_enrol_command_walks_a_person_through_on_the_simulated_mat(tmp_path: Path) -> None:
+    """`tabletop cards enrol` against `tabletop mat sim`: a person answers every prompt."""
+    out = tmp_path / "deck.json"
+    said = enrol_on_the_simulated_mat(tmp_path, ["--out", str(out), "--limit", "2"], "9H")
     assert said[-1].startswith(f"Wrote 2 card(s) to {out}")
     assert any(line.startswith("Face sensor calibrated: backs at 1") for line in said), said
     written = CardMap.load(out)
@@ -343,46 +350,11 @@ def test_asking_for_a_game_decks_card_takes_its_id_and_refuses_another_deck() ->
 def test_enrol_command_walks_through_a_deck_file_on_the_simulated_mat(tmp_path: Path) -> None:
     """`tabletop cards enrol --deck cowboy.toml`: the cards in the file's order, as deck/id;
     the map names the deck file, and `tabletop cards check` finds it whole."""
-    tabletop = [sys.executable, "-m", "tabletop"]
     deck_file = tmp_path / "cowboy.toml"
     deck_file.write_text((EXAMPLES / "cowboy.toml").read_text())
     out = tmp_path / "cards.json"
-    with subprocess.Popen(
-        [*tabletop, "mat", "sim", "--seats", "1", "--dir", str(tmp_path)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    ) as sim:
-        assert sim.stdin is not None and sim.stdout is not None
-        path = sim.stdout.readline().strip()
-
-        def person(command: str) -> None:
-            assert sim.stdin is not None and sim.stdout is not None
-            sim.stdin.write(command + "\n")
-            sim.stdin.flush()
-            assert sim.stdout.readline().startswith("ok"), command
-
-        command = [*tabletop, "cards", "enrol", "--port", path, "--out", str(out)]
-        with subprocess.Popen(
-            [*command, "--deck", str(deck_file), "--limit", "3"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        ) as enrol:
-            assert enrol.stdout is not None
-            said = []
-            for line in enrol.stdout:
-                said.append(line.rstrip())
-                if "FACE UP" in line:
-                    person("place pad desperado/draw-1 up")
-                elif line.startswith("Take"):
-                    person("remove pad")
-                elif line.startswith("Lay "):
-                    person(f"place pad {line.split()[1]} down")
-            enrol.wait(timeout=10)
-        assert enrol.returncode == 0, said
-        sim.stdin.write("quit\n")
-        sim.stdin.flush()
+    options = ["--out", str(out), "--deck", str(deck_file), "--limit", "3"]
+    said = enrol_on_the_simulated_mat(tmp_path, options, "desperado/draw-1")
     assert "Lay cowboy/draw-1 FACE DOWN on the draw pad (3 to go)." in said, said
     written = CardMap.load(out)
     assert sorted(c.code for c in written.cards.values()) == [
@@ -393,7 +365,7 @@ def test_enrol_command_walks_through_a_deck_file_on_the_simulated_mat(tmp_path: 
     assert written.decks == {"cowboy": "cowboy.toml"}
     assert all(written.deck_of(uid) == "cowboy" for uid in written.cards)
     checked = subprocess.run(
-        [*tabletop, "cards", "check", str(out)],
+        [*TABLETOP, "cards", "check", str(out)],
         capture_output=True,
         text=True,
         timeout=30,
@@ -403,7 +375,7 @@ def test_enrol_command_walks_through_a_deck_file_on_the_simulated_mat(tmp_path: 
     # A deck file that lost a card: the check names the tag.
     deck_file.write_text((EXAMPLES / "cowboy.toml").read_text().replace('"draw-2"', '"draw-9"'))
     checked = subprocess.run(
-        [*tabletop, "cards", "check", str(out)],
+        [*TABLETOP, "cards", "check", str(out)],
         capture_output=True,
         text=True,
         timeout=30,
