@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from rules.games import DEFAULT_GAME
-from rules.reading import Action, Execute
+from rules.reading import Action, Alert, Execute
 from wire.mqtt import BrokerUrl, Connected, Disconnected, Message, MqttLink, Will
 from wire.payload import PayloadError, encode, read_json
 from wire.throttled_log import ThrottledLog
@@ -278,7 +278,13 @@ class TableServer:
             return []
         if outcome.ok:
             return table.reader.applied(state, command, now)
-        return table.reader.refused(command, str(outcome.reply.get("error", "")))
+        actions = table.reader.refused(command, str(outcome.reply.get("error", "")))
+        if self.referee.rules.is_over(state):
+            # No game in play (the last one just ended): cards gathered up or a move that
+            # crossed the end are not mistakes to put right, and no later command would clear
+            # the alert. The reply still says why it was refused.
+            return [action for action in actions if not isinstance(action, Alert)]
+        return actions
 
     def _publish_table(self, table: PhysicalTable) -> None:
         for topic, payload in (

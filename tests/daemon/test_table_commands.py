@@ -12,8 +12,9 @@ import pytest
 from rules import games
 from rules.daemon.service import TableOptions, TableServer
 from rules.daemon.store import LogDatabase
-from rules.reading import Action
+from rules.reading import Action, Execute
 from tests.games.highroll import HIGH_ROLL
+from tests.games.highroll import DiceReader as HighRollReader
 from wire.mqtt import Message
 
 
@@ -63,3 +64,42 @@ def test_a_repeated_command_id_is_answered_again_but_not_applied_again(
     assert [o.duplicate for o in server.outcomes] == [False, True]
     assert server.outcomes[1].reply == {**server.outcomes[0].reply, "duplicate": True}
     assert [c["id"] for c in applied] == ["start-1"]
+
+
+def test_a_refusal_while_no_game_is_played_is_no_alert_at_the_table(
+    tmp_path: Path, high_roll: None
+) -> None:
+    """A table move the game refuses is an alert for the table to put right; once the game is
+    over nothing can be put right and nothing would clear it (a throw that crossed the end, as
+    `tabletop sim` once raised), so it is only the reply."""
+    database = LogDatabase(tmp_path / "log.db")
+    database.open()
+    options = TableOptions(seats=("Ana", "Bo"), grace=0.3, game="highroll")
+    server = TableServer("t1", QuietLink(), database, "full", options)  # type: ignore[arg-type]
+    server.load()
+    table = server.physical
+    assert table is not None
+
+    class EagerReader(HighRollReader):
+        """Reads every throw as a roll, whether or not a game waits for one."""
+
+        def observe_dice(self, state: Any, values: Any, now: float, reroll: Any = None) -> Any:
+            return [Execute({"cmd": "roll", "value": values[0]})]
+
+    def throw(number: int, value: int) -> None:
+        payload = json.dumps({"v": 1, "bridge": "b1", "seq": number, "event": "rolled"})
+        payload = payload[:-1] + f', "values": [{value}]}}'
+        server.decide([Message(server.topics.dice_event, payload.encode())], float(number))
+
+    start = {"v": 1, "id": "c1", "cmd": "new_game", "players": ["Ana", "Bo"]}
+    server.decide([Message(server.topics.command, json.dumps(start).encode())], 1.0)
+    table.reader = EagerReader(["Ana", "Bo"], 0.3)
+    throw(2, 9)  # no die shows 9: refused while the game is played
+    assert not server.outcomes[-1].reply["ok"]
+    assert "refused" in table.alerts
+    end = {"v": 1, "id": "c3", "cmd": "end_game"}
+    server.decide([Message(server.topics.command, json.dumps(end).encode())], 3.0)
+    before = {key: alert.message for key, alert in table.alerts.items()}
+    throw(4, 3)
+    assert server.outcomes[-1].reply["error"] == "no game: start one first"
+    assert {key: alert.message for key, alert in table.alerts.items()} == before
