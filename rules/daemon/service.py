@@ -103,6 +103,8 @@ class TableServer:
         self._warnings = ThrottledLog(log)
         self._last_views: dict[str, bytes] = {}
         self._last_table: dict[str, bytes] = {}
+        # `game/prompt`'s content and the seq it was stamped with when it last changed.
+        self._prompt: tuple[dict[str, Any], int] | None = None
 
     @property
     def table(self) -> str:
@@ -119,6 +121,7 @@ class TableServer:
         """Rebuilds the game from the log (the lease is held)."""
         self.referee.load()
         self._last_views.clear()
+        self._prompt = None
         self._last_table.clear()
 
     def announce(self) -> None:
@@ -325,14 +328,24 @@ class TableServer:
         self.link.publish(self.topics.reply, encode(reply))
 
     def publish_views(self) -> None:
+        """The retained views. The public state names the command it reflects (`seq`) and the
+        prompt that goes with it (`prompt_seq`: the `seq` that `game/prompt` carries, the
+        command after which it last changed), so that anyone holding both can tell they are
+        of one moment: a prompt is published only when it changes (the camera's expected
+        throw follows it). `referee/state` stays exactly what `tabletop replay` prints."""
+        seq = self.referee.last_seq
+        prompt = self.referee.prompt_json()
+        if self._prompt is None or self._prompt[0] != prompt:
+            self._prompt = (prompt, seq)
+        public = {**self.referee.public_state_json(), "seq": seq, "prompt_seq": self._prompt[1]}
         self.link.publish_retained(self.topics.referee_state, encode(self.referee.state_json()))
-        self.link.publish_retained(self.topics.state, encode(self.referee.public_state_json()))
+        self.link.publish_retained(self.topics.state, encode(public))
         if self.physical is not None:
             for number, seat in enumerate(self.physical.seats, start=1):
                 self._publish_changed(
                     self.topics.seat_state(number), encode(self.referee.seat_state_json(seat))
                 )
-        self._publish_changed(self.topics.prompt, encode(self.referee.prompt_json()))
+        self._publish_changed(self.topics.prompt, encode({**prompt, "seq": self._prompt[1]}))
         self._publish_changed(
             self.topics.referee_prompt, encode(self.referee.referee_prompt_json())
         )

@@ -605,18 +605,15 @@ class _Client(TableClient):
 
 
 def in_step(state: Any, prompt: Any) -> bool:
-    """Whether a state and a prompt belong to the same moment of the game.
+    """Whether a public state and a prompt belong to the same moment of the game.
 
     The daemon publishes a batch's state and then its prompt (only when the prompt changed),
-    so a client can hold a new state with the last batch's prompt. A game's public state
-    carries `pending`, the very object the prompt carries as `pending` (what the game waits
-    for, `GameRules.public_waiting`'s detail), so the two agree exactly when they are of one
-    moment; a game whose state has no `pending` cannot be checked this way."""
+    so a client can hold a new state with the last batch's prompt. The public state names the
+    prompt that goes with it (`prompt_seq`, the `seq` that prompt carries; docs/mqtt.md)."""
     if not isinstance(state, dict) or not isinstance(prompt, dict):
         return state is None  # no game yet: nothing to act on, nothing to disagree
-    if "pending" not in state:
-        return True
-    return bool(state["pending"] == prompt.get("pending"))
+    seq = prompt.get("seq")
+    return isinstance(seq, int) and state.get("prompt_seq") == seq
 
 
 def _json(raw: Any) -> Any:

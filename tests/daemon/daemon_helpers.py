@@ -238,6 +238,24 @@ class DaemonThread:
         self.daemon.close()
 
 
+class QuietLink:
+    """Below the daemon's lowest layer, for a `TableServer` with no broker: keeps what would
+    have been published, in order."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, bytes]] = []
+
+    def publish(self, topic: str, payload: bytes, *args: Any, **kwargs: Any) -> None:
+        self.sent.append((topic, payload))
+
+    def publish_retained(self, topic: str, payload: bytes, *args: Any, **kwargs: Any) -> None:
+        self.sent.append((topic, payload))
+
+    def bodies(self, topic: str) -> list[Any]:
+        """Every JSON payload published on `topic`, oldest first."""
+        return [json.loads(payload) for sent, payload in self.sent if sent == topic]
+
+
 class MatTable:
     """A whole table on threads of the test process: the simulated mat (real firmware behind a
     pty) at `mat_url`, the bridge with simulated LEDs, and a rules daemon reading the table

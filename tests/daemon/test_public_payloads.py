@@ -110,7 +110,9 @@ class Secrets:
         for event in events:
             self.hidden.add(rules.describe_event(event))
             self.shown |= set(leaves(rules.public_event(event, state)))
-            self.critical_numbers += len(re.findall(r"Critical Number \d", rules.describe_event(event)))
+            self.critical_numbers += len(
+                re.findall(r"Critical Number \d", rules.describe_event(event))
+            )
         if rules.name == "sixshooter" and state.phase is not None:
             cards = {card.code for card in state.deck} | {
                 slot.card.code
@@ -193,9 +195,7 @@ def test_no_public_payload_of_a_whole_game_holds_a_secret(
     commands = play(rules, SEEDS[name])
     display = Display(mosquitto, table)
     display.start()
-    daemon = DaemonThread(
-        mosquitto.url, table, db, seats=seated(commands[0]), grace=0.3, game=name
-    )
+    daemon = DaemonThread(mosquitto.url, table, db, seats=seated(commands[0]), grace=0.3, game=name)
     daemon.start()
     mirror = rules.new_engine()
     secrets = Secrets(rules)
@@ -212,7 +212,12 @@ def test_no_public_payload_of_a_whole_game_holds_a_secret(
 
             def final_state_read() -> bool:
                 last = [raw for topic, raw in display.received if topic == state_topic]
-                return bool(last) and json.loads(last[-1]) == final
+                if not last:
+                    return False
+                # The public view, stamped with the command it reflects and its prompt's.
+                body = json.loads(last[-1])
+                stamps = body.pop("seq", None), body.pop("prompt_seq", None)
+                return body == final and all(isinstance(s, int) for s in stamps)
 
             wait_until(final_state_read, 10, "the display to read the game's last state")
             expected = {**rules.referee_view(mirror.state), "rejected": []}

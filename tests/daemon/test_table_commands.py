@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from daemon_helpers import QuietLink
 
 from rules import games
 from rules.daemon.service import TableOptions, TableServer
@@ -16,19 +17,6 @@ from rules.reading import Action, Execute
 from tests.games.highroll import HIGH_ROLL
 from tests.games.highroll import DiceReader as HighRollReader
 from wire.mqtt import Message
-
-
-class QuietLink:
-    """Below the daemon's lowest layer: keeps what would have been published."""
-
-    def __init__(self) -> None:
-        self.sent: list[tuple[str, bytes]] = []
-
-    def publish(self, topic: str, payload: bytes, *args: Any, **kwargs: Any) -> None:
-        self.sent.append((topic, payload))
-
-    def publish_retained(self, topic: str, payload: bytes, *args: Any, **kwargs: Any) -> None:
-        self.sent.append((topic, payload))
 
 
 @pytest.fixture

@@ -57,12 +57,18 @@ def test_a_state_and_a_prompt_of_different_moments_are_told_apart() -> None:
     from tabletop.sim.runner import in_step
 
     roll = {"type": "roll", "who": "Ana", "dice": 3, "prompt": "Ana: throw 3 dice"}
-    assert in_step({"phase": "play", "pending": roll}, {"waiting": "dice", "pending": roll})
-    assert in_step({"phase": "play", "pending": None}, {"waiting": "game_master", "pending": None})
+    prompt = {"waiting": "dice", "pending": roll, "seq": 4}
+    assert in_step({"phase": "play", "pending": roll, "seq": 4, "prompt_seq": 4}, prompt)
+    # A later state whose prompt did not change (a refused command, say) still goes with it.
+    assert in_step({"phase": "play", "pending": roll, "seq": 5, "prompt_seq": 4}, prompt)
     # The crash of `tabletop sim --game steamfunkateers --seed 3`: a new state (nothing
     # pending) with the last batch's prompt (dice awaited).
-    assert not in_step({"phase": "play", "pending": None}, {"waiting": "dice", "pending": roll})
-    assert not in_step({"phase": "play", "pending": roll}, None)
+    assert not in_step({"phase": "play", "pending": None, "seq": 6, "prompt_seq": 6}, prompt)
+    # The same roll awaited again a moment later: equal pending items, told apart by the
+    # stamps.
+    assert not in_step({"phase": "play", "pending": roll, "seq": 7, "prompt_seq": 7}, prompt)
+    assert not in_step({"phase": "play", "pending": roll, "seq": 4, "prompt_seq": 4}, None)
+    assert not in_step({"phase": "play", "seq": 4, "prompt_seq": 4}, {"waiting": "dice"})
     assert in_step(None, None)
 
 
