@@ -9,7 +9,18 @@ from pathlib import Path
 import pytest
 from daemon_helpers import AmqttBroker, Broker, Mosquitto, PostgreSQL, postgres_bin_dir
 
+from rules import games
+from tests.games.highroll import HIGH_ROLL
+
 _tables = itertools.count(1)
+
+
+@pytest.fixture
+def high_roll() -> Iterator[None]:
+    """The test-only game High Roll (tests/games/highroll.py), registered for one test."""
+    games.register(HIGH_ROLL)
+    yield
+    games.unregister(HIGH_ROLL.name)
 
 
 @pytest.fixture(scope="session")

@@ -4,23 +4,15 @@ table's dice, `tabletop gm` with the game's own verbs, the prompt, the seat view
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from daemon_helpers import Broker, DaemonThread, client, pump_until
 
-from rules import games
 from tabletop.cli import main
-from tests.games.highroll import HIGH_ROLL
 
-
-@pytest.fixture(autouse=True)
-def high_roll() -> Iterator[None]:
-    games.register(HIGH_ROLL)
-    yield
-    games.unregister(HIGH_ROLL.name)
+pytestmark = pytest.mark.usefixtures("high_roll")
 
 
 def _body(raw: Any) -> Any:

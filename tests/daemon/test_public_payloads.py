@@ -27,7 +27,6 @@ from paho.mqtt.enums import CallbackAPIVersion
 from rules import games
 from rules.errors import RulesError
 from rules.game import GameRules
-from tests.games.highroll import HIGH_ROLL
 from wire.roles import Role, User
 
 CARD = re.compile(r"\b(?:10|[2-9AJQK])[CDHS]\b|\bJK[12]\b")
@@ -38,11 +37,7 @@ SEEDS = {"sixshooter": 2, "ossix": 9, "steamfunkateers": 3, "showdown": 1, "high
 MAX_COMMANDS = 120
 
 
-@pytest.fixture(autouse=True)
-def high_roll() -> Iterator[None]:
-    games.register(HIGH_ROLL)
-    yield
-    games.unregister(HIGH_ROLL.name)
+pytestmark = pytest.mark.usefixtures("high_roll")
 
 
 def leaves(value: object) -> Iterator[str]:

@@ -3,27 +3,16 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from daemon_helpers import QuietLink
 
-from rules import games
 from rules.daemon.service import TableOptions, TableServer
 from rules.daemon.store import LogDatabase
 from rules.reading import Action, Execute
-from tests.games.highroll import HIGH_ROLL
 from tests.games.highroll import DiceReader as HighRollReader
 from wire.mqtt import Message
-
-
-@pytest.fixture
-def high_roll() -> Iterator[None]:
-    games.register(HIGH_ROLL)
-    yield
-    games.unregister(HIGH_ROLL.name)
 
 
 def test_a_repeated_command_id_is_answered_again_but_not_applied_again(
@@ -75,9 +64,9 @@ def test_a_refusal_while_no_game_is_played_is_no_alert_at_the_table(
             return [Execute({"cmd": "roll", "value": values[0]})]
 
     def throw(number: int, value: int) -> None:
-        payload = json.dumps({"v": 1, "bridge": "b1", "seq": number, "event": "rolled"})
-        payload = payload[:-1] + f', "values": [{value}]}}'
-        server.decide([Message(server.topics.dice_event, payload.encode())], float(number))
+        event = {"v": 1, "bridge": "b1", "seq": number, "event": "rolled", "values": [value]}
+        payload = json.dumps(event).encode()
+        server.decide([Message(server.topics.dice_event, payload)], float(number))
 
     start = {"v": 1, "id": "c1", "cmd": "new_game", "players": ["Ana", "Bo"]}
     server.decide([Message(server.topics.command, json.dumps(start).encode())], 1.0)

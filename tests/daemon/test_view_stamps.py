@@ -4,25 +4,14 @@ anyone holding `game/state` and `game/prompt` can tell whether they are of one m
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from daemon_helpers import QuietLink
 
-from rules import games
 from rules.daemon.service import TableOptions, TableServer
 from rules.daemon.store import LogDatabase
-from tests.games.highroll import HIGH_ROLL
 from wire.mqtt import Message
-
-
-@pytest.fixture
-def high_roll() -> Iterator[None]:
-    games.register(HIGH_ROLL)
-    yield
-    games.unregister(HIGH_ROLL.name)
 
 
 def test_the_public_state_names_its_command_and_its_prompt(tmp_path: Path, high_roll: None) -> None:
