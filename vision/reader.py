@@ -11,7 +11,16 @@ import numpy.typing as npt
 from .calibration import Calibration, floor_of
 from .classify import COCKED, NO_DIE, VALUE_CLASSES, DieClassifier, ValueClassifier
 from .errors import SettingsError
-from .locate import DEFAULT_SIZES, Candidate, find_candidates, tray_difference, tray_lab
+from .locate import (
+    DEFAULT_SIZES,
+    MIN_STRENGTH,
+    Candidate,
+    dark_pips,
+    find_candidates,
+    strength_at,
+    tray_difference,
+    tray_lab,
+)
 from .reading import DieReading, DieStatus, FrameReading
 
 Image = npt.NDArray[np.uint8]
@@ -24,7 +33,9 @@ BOX_PER_SIZE = 1.2
 # How much a place must differ from the tray (0..60, as `tray_difference` gives) to be looked
 # at closely: the locator's weakest useful peak.
 CLOSE_BUSY = 12.0
-CLOSE_MIN_DIE = 0.9  # how sure the detector must be of a die at a place of the grid
+# How sure the detector must be of a die at a place the locator did not propose: a place of
+# the grid, or a lone pip (`DiceReader.pip_candidates`).
+CLOSE_MIN_DIE = 0.9
 
 
 @dataclass(frozen=True)
@@ -70,6 +81,10 @@ class ReaderSettings:
     # off its centre, each way along both axes (the detector's centre can lie a pip's width
     # off); () looks no more.
     shifts: tuple[float, ...] = (0.05, 0.1)
+    # A dark pip this much darker than around it (grey levels, 0-255) and off every die
+    # found is looked at as the centre of a die (a white die on a
+    # pale tray; see `DiceReader.pip_candidates`); 0 looks for no pips.
+    pip_contrast: float = 50.0
 
     def __post_init__(self) -> None:
         if not self.looks or not all(look.scales and look.turns for look in self.looks):
@@ -149,6 +164,46 @@ class DiceReader:
                     found.append(Candidate(float(x), float(y), float(side), 0.0))
         return found
 
+    def pip_candidates(
+        self, image: Image, dice: list[Candidate]
+    ) -> tuple[list[Candidate], npt.NDArray[np.float32]]:
+        """Candidates centred on the dark pips that lie off every die in `dice`, at the dice's
+        median size (or every searched size), with the detector's probabilities; only those
+        it is sure are a die. Off means farther than `overlap` sides, as near as two dice's
+        centres can lie (a pip of a found die is nearer its centre, or the detector says
+        it is no die's centre), and where the locator's measure (`strength_at`) is a
+        candidate's: a speck on the tray has no outline. A white die showing 1 on a pale tray
+        is little more than its pip to the locator's peaks; the pip lies at the die's centre,
+        and the middle pip of a 3 or a 5 does too (docs/vision.md)."""
+        sides = sorted(c.size for c in dice)
+        sizes = (sides[len(sides) // 2],) if sides else self._sizes()
+        places = [
+            (x, y)
+            for x, y in dark_pips(image, sizes[0], sizes[-1], self.settings.pip_contrast)
+            if all(math.hypot(x - c.x, y - c.y) > self.settings.overlap * c.size for c in dice)
+        ]
+        if places:  # only where the locator searches
+            if self.calibration is None:
+                x0, y0, x1, y1 = floor_of(image)
+                places = [(x, y) for x, y in places if x0 <= x < x1 and y0 <= y < y1]
+            else:
+                places = [(x, y) for x, y in places if self.calibration.inside(x, y)]
+        if places:
+            # A speck on the tray is a dark dot too; a die also has an outline, faint as it
+            # is, so the locator's own measure there must be a candidate's.
+            diff = tray_difference(
+                image, background_lab=self._tray_lab if self.calibration else None
+            )
+            places = [
+                (x, y) for x, y in places if strength_at(diff, x, y, sizes[0]) >= MIN_STRENGTH
+            ]
+        lone = [Candidate(x, y, float(size), 0.0) for x, y in places for size in sizes]
+        if not lone:
+            return [], np.zeros((0, 0), np.float32)
+        probs = self.classifier.score(image, lone)
+        sure = 1.0 - probs[:, NO_DIE] >= CLOSE_MIN_DIE
+        return [c for c, keep in zip(lone, sure, strict=True) if keep], probs[sure]
+
     def read(self, image: Image, *, closely: float | None = None) -> FrameReading:
         """Every die in the picture with its value, or COCKED / UNREADABLE when not sure.
 
@@ -165,7 +220,12 @@ class DiceReader:
             likely = 1.0 - close_probs[:, NO_DIE] >= CLOSE_MIN_DIE
             candidates += [c for c, keep in zip(close, likely, strict=True) if keep]
             probs = np.concatenate([probs, close_probs[likely]])
-        dice = [c for c, _ in self.keep(candidates, probs)]
+        kept = self.keep(candidates, probs)
+        if self.settings.pip_contrast > 0:
+            lone, lone_probs = self.pip_candidates(image, [c for c, _ in kept])
+            if lone:
+                kept = self.keep(candidates + lone, np.concatenate([probs, lone_probs]))
+        dice = [c for c, _ in kept]
         seen: dict[tuple[int, float, int], npt.NDArray[np.float32]] = {}
         views: list[npt.NDArray[np.float32]] = [np.zeros((0, VALUE_CLASSES), np.float32)] * len(
             dice

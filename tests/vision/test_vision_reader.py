@@ -25,8 +25,15 @@ from vision.classify import (
     squared_crop,
 )
 from vision.errors import ModelError, SettingsError
-from vision.evaluate import LabelledDie
-from vision.locate import Candidate, find_candidates
+from vision.evaluate import LabelledDie, load_photo
+from vision.locate import (
+    MIN_STRENGTH,
+    Candidate,
+    dark_pips,
+    find_candidates,
+    strength_at,
+    tray_difference,
+)
 from vision.reader import (
     FULL_LOOK,
     QUICK_LOOK,
@@ -312,6 +319,47 @@ def test_a_hole_in_the_trays_rim_is_not_a_die() -> None:
     assert all(40 <= d.center[0] <= 600 and 40 <= d.center[1] <= 440 for d in reading.dice)
     # The locator alone proposes the hole: it is the floor that rules it out.
     assert any(abs(c.x - 320) < 20 and c.y < 40 for c in find_candidates(image))
+
+
+def test_dark_pips_are_the_dark_dots_on_light_dice_only() -> None:
+    tray = np.full((240, 320, 3), 200, np.uint8)
+    cv2.rectangle(tray, (40, 40), (76, 76), (235, 235, 235), -1)  # a white die showing 1
+    cv2.circle(tray, (58, 58), 3, (30, 30, 30), -1)
+    cv2.rectangle(tray, (140, 40), (176, 76), (40, 40, 40), -1)  # a black die, a white pip
+    cv2.circle(tray, (158, 58), 3, (240, 240, 240), -1)
+    cv2.circle(tray, (250, 150), 20, (40, 40, 40), -1)  # dark, but no dot: a shadow, a die
+    spots = dark_pips(tray, 36, 36)
+    assert len(spots) == 1
+    assert math.dist(spots[0], (58, 58)) <= 2
+
+
+def test_a_white_die_showing_one_is_found_by_its_pip(
+    reader: DiceReader, photo_labels: dict[str, list[LabelledDie]]
+) -> None:
+    # A cream die showing 1 on the pale tray, beside a blue die: the locator proposes no
+    # candidate centred on it, its pip does.
+    name = "IMG_20191208_111919.jpg"
+    image = load_photo(PHOTOS / "images", name)
+    no_pips = DiceReader(
+        reader.classifier, settings=ReaderSettings(pip_contrast=0), values=reader.values
+    )
+    assert len(no_pips.read(image).dice) == len(photo_labels[name]) - 1
+    reading = reader.read(image)
+    assert len(reading.dice) == len(photo_labels[name])
+    assert sorted(d.value for d in reading.dice if d.value is not None) == sorted(
+        d.value for d in photo_labels[name]
+    )
+
+
+def test_a_speck_on_the_tray_is_not_a_white_die(
+    reader: DiceReader, photo_labels: dict[str, list[LabelledDie]]
+) -> None:
+    # A dark dot on the bare tray at (181, 448): a pip with no die around it.
+    name = "IMG_20191208_112847.jpg"
+    image = load_photo(PHOTOS / "images", name)
+    assert any(math.dist(p, (181, 448)) < 4 for p in dark_pips(image, 28, 28))
+    assert strength_at(tray_difference(image), 181, 448, 28) < MIN_STRENGTH
+    assert len(reader.read(image).dice) == len(photo_labels[name])
 
 
 def test_a_straight_wall_gives_few_candidates_and_every_die_one() -> None:
