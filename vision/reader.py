@@ -221,7 +221,7 @@ class DiceReader:
             candidates += [c for c, keep in zip(close, likely, strict=True) if keep]
             probs = np.concatenate([probs, close_probs[likely]])
         kept = self.keep(candidates, probs)
-        if self.settings.pip_contrast > 0:
+        if self.settings.pip_contrast > 0 and closely is None:  # the grid looks there anyway
             lone, lone_probs = self.pip_candidates(image, [c for c, _ in kept])
             if lone:
                 kept = self.keep(candidates + lone, np.concatenate([probs, lone_probs]))
