@@ -167,6 +167,7 @@ def find_candidates(
     best_scale_only: bool = False,
     quiet_sides: int = 0,
     max_coherence: float = 0.95,
+    difference: npt.NDArray[np.float32] | None = None,
 ) -> list[Candidate]:
     """Candidate die centres in a BGR image, strongest first.
 
@@ -174,9 +175,12 @@ def find_candidates(
     where peaks at several sizes coincide, only the strongest; `quiet_sides` drops a peak
     with fewer than that many quiet neighbouring windows (a wall's edge has busy neighbours
     along it; a die in a row of dice still has two quiet sides); `max_coherence` drops a peak
-    whose edges nearly all run one way (a straight wall; see `_coherence`).
+    whose edges nearly all run one way (a straight wall; see `_coherence`). `difference`:
+    the picture's `tray_difference`, when the caller has it already.
     """
-    half = tray_difference(image, background, background_lab)
+    half = (
+        difference if difference is not None else tray_difference(image, background, background_lab)
+    )
     tensor = _structure_integrals(half) if max_coherence < 1.0 else None
     quarter: npt.NDArray[np.float32] | None = None
     found: list[Candidate] = []

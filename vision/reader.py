@@ -39,6 +39,18 @@ CLOSE_MIN_DIE = 0.9
 
 
 @dataclass(frozen=True)
+class SearchedArea:
+    """The part of a picture the locator searched (full-resolution pixels) and its tray
+    difference (`vision.locate.tray_difference`, half resolution, of that part)."""
+
+    x0: int
+    y0: int
+    x1: int
+    y1: int
+    difference: npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True)
 class Look:
     """One round of the value reader's looks at a die: each size (times the detector's) at
     each quarter turn. A value does not change when a die is turned, so the turns at one size
@@ -127,6 +139,10 @@ class DiceReader:
 
     def candidates(self, image: Image) -> list[Candidate]:
         """Where dice may lie: the whole picture, or only the tray when calibrated."""
+        return self._search(image)[0]
+
+    def _search(self, image: Image) -> tuple[list[Candidate], SearchedArea]:
+        """The candidates, and the part of the picture searched with its tray difference."""
         if self.calibration is None:
             # The tray's floor, as the picture shows it: what lies on the rim (a hole in it, a
             # screw, its corners) is not a die. Only the floor is searched, so that the dark
@@ -134,14 +150,19 @@ class DiceReader:
             # die was not found: docs/vision.md); even offsets keep the halvings aligned.
             x0, y0, x1, y1 = floor_of(image)
             x0, y0 = x0 - x0 % 2, y0 - y0 % 2
-            found = find_candidates(image[y0:y1, x0:x1], self._sizes())
-            return [Candidate(c.x + x0, c.y + y0, c.size, c.strength) for c in found]
+            floor = image[y0:y1, x0:x1]
+            diff = tray_difference(floor)
+            found = find_candidates(floor, self._sizes(), difference=diff)
+            shifted = [Candidate(c.x + x0, c.y + y0, c.size, c.strength) for c in found]
+            return shifted, SearchedArea(x0, y0, x1, y1, diff)
         h, w = image.shape[:2]
         if self._tray_lab is None or self._tray_lab.shape[:2] != (h // 2, w // 2):
             background = self.calibration.background_for(image)
             self._tray_lab = tray_lab(background, w, h)
-        found = find_candidates(image, self._sizes(), background_lab=self._tray_lab)
-        return [c for c in found if self.calibration.inside(c.x, c.y)]
+        diff = tray_difference(image, background_lab=self._tray_lab)
+        found = find_candidates(image, self._sizes(), difference=diff)
+        inside = [c for c in found if self.calibration.inside(c.x, c.y)]
+        return inside, SearchedArea(0, 0, w, h, diff)
 
     def close_candidates(self, image: Image, side: float) -> list[Candidate]:
         """Places on a grid a third of `side` apart wherever something lies on the tray: a die
@@ -165,39 +186,32 @@ class DiceReader:
         return found
 
     def pip_candidates(
-        self, image: Image, dice: list[Candidate]
+        self, image: Image, dice: list[Candidate], searched: SearchedArea
     ) -> tuple[list[Candidate], npt.NDArray[np.float32]]:
         """Candidates centred on the dark pips that lie off every die in `dice`, at the dice's
         median size (or every searched size), with the detector's probabilities; only those
-        it is sure are a die. Off means farther than `overlap` sides, as near as two dice's
-        centres can lie (a pip of a found die is nearer its centre, or the detector says
-        it is no die's centre), and where the locator's measure (`strength_at`) is a
+        it is sure are a die. Off means outside every die's box (a die's own pips lie in it;
+        with a circle as wide, side faces' pips at its corners cost detector crops and found
+        no die more), and where the locator's measure (`strength_at`) is a
         candidate's: a speck on the tray has no outline. A white die showing 1 on a pale tray
         is little more than its pip to the locator's peaks; the pip lies at the die's centre,
         and the middle pip of a 3 or a 5 does too (docs/vision.md)."""
         sides = sorted(c.size for c in dice)
         sizes = (sides[len(sides) // 2],) if sides else self._sizes()
+        x0, y0 = searched.x0, searched.y0
+        area = image[y0 : searched.y1, x0 : searched.x1]
         places = [
             (x, y)
-            for x, y in dark_pips(image, sizes[0], sizes[-1], self.settings.pip_contrast)
-            if all(math.hypot(x - c.x, y - c.y) > self.settings.overlap * c.size for c in dice)
-        ]
-        if places:  # only where the locator searches
-            if self.calibration is None:
-                x0, y0, x1, y1 = floor_of(image)
-                places = [(x, y) for x, y in places if x0 <= x < x1 and y0 <= y < y1]
-            else:
-                places = [(x, y) for x, y in places if self.calibration.inside(x, y)]
-        if places:
+            for x, y in dark_pips(area, sizes[0], sizes[-1], self.settings.pip_contrast)
             # A speck on the tray is a dark dot too; a die also has an outline, faint as it
             # is, so the locator's own measure there must be a candidate's.
-            diff = tray_difference(
-                image, background_lab=self._tray_lab if self.calibration else None
+            if strength_at(searched.difference, x, y, sizes[0]) >= MIN_STRENGTH
+            and all(
+                max(abs(x + x0 - c.x), abs(y + y0 - c.y)) > BOX_PER_SIZE * c.size / 2 for c in dice
             )
-            places = [
-                (x, y) for x, y in places if strength_at(diff, x, y, sizes[0]) >= MIN_STRENGTH
-            ]
-        lone = [Candidate(x, y, float(size), 0.0) for x, y in places for size in sizes]
+            and (self.calibration is None or self.calibration.inside(x + x0, y + y0))
+        ]
+        lone = [Candidate(x + x0, y + y0, float(size), 0.0) for x, y in places for size in sizes]
         if not lone:
             return [], np.zeros((0, 0), np.float32)
         probs = self.classifier.score(image, lone)
@@ -210,7 +224,7 @@ class DiceReader:
         `closely` (a die's side, in the search's units): also look on a grid wherever
         something lies (`close_candidates`); dearer, for a watcher that found fewer dice than
         the game expects."""
-        candidates = self.candidates(image)
+        candidates, searched = self._search(image)
         probs = self.classifier.score(image, candidates)
         if closely is not None:
             # The grid's places count only where the detector is sure of a die: between two
@@ -222,7 +236,7 @@ class DiceReader:
             probs = np.concatenate([probs, close_probs[likely]])
         kept = self.keep(candidates, probs)
         if self.settings.pip_contrast > 0 and closely is None:  # the grid looks there anyway
-            lone, lone_probs = self.pip_candidates(image, [c for c, _ in kept])
+            lone, lone_probs = self.pip_candidates(image, [c for c, _ in kept], searched)
             if lone:
                 kept = self.keep(candidates + lone, np.concatenate([probs, lone_probs]))
         dice = [c for c, _ in kept]
