@@ -93,9 +93,9 @@ class ReaderSettings:
     # off its centre, each way along both axes (the detector's centre can lie a pip's width
     # off); () looks no more.
     shifts: tuple[float, ...] = (0.05, 0.1)
-    # A dark pip this much darker than around it (grey levels, 0-255) and off every die
-    # found is looked at as the centre of a die (a white die on a
-    # pale tray; see `DiceReader.pip_candidates`); 0 looks for no pips.
+    # A dark pip this much darker than around it (grey levels, 0-255) and off every die found
+    # is looked at as the centre of a die (a white die on a pale tray; see
+    # `DiceReader.pip_candidates`); 0 looks for no pips.
     pip_contrast: float = 50.0
 
     def __post_init__(self) -> None:
@@ -188,14 +188,12 @@ class DiceReader:
     def pip_candidates(
         self, image: Image, dice: list[Candidate], searched: SearchedArea
     ) -> tuple[list[Candidate], npt.NDArray[np.float32]]:
-        """Candidates centred on the dark pips that lie off every die in `dice`, at the dice's
-        median size (or every searched size), with the detector's probabilities; only those
-        it is sure are a die. Off means outside every die's box (a die's own pips lie in it;
-        with a circle as wide, side faces' pips at its corners cost detector crops and found
-        no die more), and where the locator's measure (`strength_at`) is a
-        candidate's: a speck on the tray has no outline. A white die showing 1 on a pale tray
-        is little more than its pip to the locator's peaks; the pip lies at the die's centre,
-        and the middle pip of a 3 or a 5 does too (docs/vision.md)."""
+        """Candidates centred on the dark pips outside every die's box in `dice`, at the
+        dice's median size (or every searched size), with the detector's probabilities; only
+        those it is sure are a die. A white die showing 1 on a pale tray is little more than
+        its pip to the locator's peaks; the pip lies at the die's centre, and the middle pip
+        of a 3 or a 5 does too (docs/vision.md, *Lone pips*). A pip inside a die's box is that
+        die's own, or a side face's."""
         sides = sorted(c.size for c in dice)
         sizes = (sides[len(sides) // 2],) if sides else self._sizes()
         x0, y0 = searched.x0, searched.y0
