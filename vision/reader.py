@@ -93,8 +93,8 @@ class ReaderSettings:
     # off its centre, each way along both axes (the detector's centre can lie a pip's width
     # off); () looks no more.
     shifts: tuple[float, ...] = (0.05, 0.1)
-    # A dark pip this much darker than around it (grey levels, 0-255) and off every die found
-    # is looked at as the centre of a die (a white die on a pale tray; see
+    # Uncalibrated, a dark pip this much darker than around it (grey levels, 0-255) and off
+    # every die found is looked at as the centre of a die (a white die on a pale tray; see
     # `DiceReader.pip_candidates`); 0 looks for no pips.
     pip_contrast: float = 50.0
 
@@ -233,7 +233,9 @@ class DiceReader:
             candidates += [c for c, keep in zip(close, likely, strict=True) if keep]
             probs = np.concatenate([probs, close_probs[likely]])
         kept = self.keep(candidates, probs)
-        if self.settings.pip_contrast > 0 and closely is None:  # the grid looks there anyway
+        # Only uncalibrated: the closer look's grid looks there anyway, and a calibrated frame
+        # has no time to spare (its 8 ms: docs/benchmarks.md) for about 1 ms more.
+        if self.settings.pip_contrast > 0 and closely is None and self.calibration is None:
             lone, lone_probs = self.pip_candidates(image, [c for c, _ in kept], searched)
             if lone:
                 kept = self.keep(candidates + lone, np.concatenate([probs, lone_probs]))
