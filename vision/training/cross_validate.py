@@ -1,6 +1,7 @@
 """Scores the whole reader on every real photo with models that never saw it; writes cv.json.
 
     .venv/bin/python -m vision.training.cross_validate [--folds 5]
+    .venv/bin/python -m vision.training.cross_validate --min-confidence 0.8 --report out/cv-0.8.json
 
 Needs the fold models that the two training scripts keep in out/folds/ (detector
 `foldK-of-N.onnx`, value reader `values-foldK-of-N.onnx`). Runs with OpenCV only, so the
@@ -19,7 +20,7 @@ import cv2
 from vision.classify import DieClassifier, ValueClassifier
 from vision.evaluate import Score, fold_of, load_labels, load_photo
 from vision.progress import progress
-from vision.reader import DiceReader
+from vision.reader import DiceReader, ReaderSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 PHOTOS = ROOT / "tests" / "data" / "dice-tray"
@@ -30,15 +31,39 @@ def main() -> int:
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--fold-models", type=Path, default=ROOT / "out" / "folds")
     parser.add_argument("--report", type=Path, default=ROOT / "vision" / "training" / "cv.json")
+    parser.add_argument(
+        "--labels",
+        type=Path,
+        default=PHOTOS / "labels.csv",
+        help="the labels to score against (the source's, without the five fixes, say)",
+    )
+    defaults = ReaderSettings()
+    parser.add_argument(
+        "--min-confidence",
+        type=float,
+        default=defaults.min_confidence,
+        help="ReaderSettings.min_confidence: below this a die is unreadable",
+    )
+    parser.add_argument(
+        "--agreed-confidence",
+        type=float,
+        default=defaults.agreed_confidence,
+        help="ReaderSettings.agreed_confidence: a die read this sure whose looks agree is read",
+    )
     args = parser.parse_args()
+    settings = ReaderSettings(
+        min_confidence=args.min_confidence, agreed_confidence=args.agreed_confidence
+    )
     cv2.setNumThreads(1)
-    labels = load_labels(PHOTOS / "labels.csv")
+    labels = load_labels(args.labels)
     total, counted = Score(), Score()
     with progress(args.folds, "cross-validation") as step:
         for fold in range(args.folds):
             detector = args.fold_models / f"fold{fold}-of-{args.folds}.onnx"
             values = args.fold_models / f"values-fold{fold}-of-{args.folds}.onnx"
-            reader = DiceReader(DieClassifier(detector), values=ValueClassifier(values))
+            reader = DiceReader(
+                DieClassifier(detector), values=ValueClassifier(values), settings=settings
+            )
             names = [n for n in labels if fold_of(n, args.folds) == fold]
             score = Score()
             for name in sorted(names):
@@ -56,6 +81,8 @@ def main() -> int:
             )
     report = {
         "folds": args.folds,
+        "min_confidence": settings.min_confidence,
+        "agreed_confidence": settings.agreed_confidence,
         **total.summary(),
         "misses": [[name, die.value] for name, die in total.misses],
         "wrong": [[name, die.value, read] for name, die, read in total.wrong],
