@@ -72,9 +72,11 @@ class ReaderSettings:
 
     min_die: float = 0.3  # probability that a candidate is a die at all
     min_confidence: float = 0.9  # below this a die is UNREADABLE rather than guessed
-    # ... unless it is read at least this sure and every look at it (each quarter turn of its
-    # crop) gives the same value: turned crops err differently, so their agreement is evidence
-    # the mean probability does not show (cross-validated: docs/vision.md).
+    # ... unless it is read at least this sure, every look at it (each quarter turn of its
+    # crop) gives the same value, and so does each size it was read at (its looks there
+    # averaged): agreement is evidence the mean probability does not show. Turns alone err
+    # together (the network learnt every turn), so the sizes must agree too (cross-validated
+    # on two trainings: 2 fewer dice read right, 5 fewer wrong; docs/vision.md).
     agreed_confidence: float = 0.8
     overlap: float = 0.6  # two dice are never closer than this many sides (geometric mean)
     # ... and a candidate the detector is less sure of than this is never closer than that
@@ -258,7 +260,9 @@ class DiceReader:
             unsure = still_unsure
         if self.settings.shifts:
             self._look_shifted(image, dice, views, seen)
-        return self.decide(image.shape[1], image.shape[0], list(zip(dice, views, strict=True)))
+        return self.decide(
+            image.shape[1], image.shape[0], list(zip(dice, views, strict=True)), size_means(seen)
+        )
 
     def recount(
         self, image: Image, reading: FrameReading, expected: int, side: float | None = None
@@ -388,11 +392,16 @@ class DiceReader:
         width: int,
         height: int,
         pooled: list[tuple[Candidate, npt.NDArray[np.float32]]],
+        sizes: dict[int, npt.NDArray[np.float32]] | None = None,
     ) -> FrameReading:
-        """Turns each die's pooled class probabilities into a reading."""
+        """Turns each die's pooled class probabilities into a reading.
+
+        `sizes`: by die (its place in `pooled`), its looks averaged at each size it was read at,
+        one row a size (`size_means`); an unsure die is read on agreement only where these
+        agree as well."""
         settings = self.settings
         dice: list[DieReading] = []
-        for c, looks in pooled:
+        for index, (c, looks) in enumerate(pooled):
             # Columns: values 1-6, then cocked.
             p = looks.mean(axis=0)
             best = int(np.argmax(p)) + 1
@@ -410,6 +419,11 @@ class DiceReader:
                 confidence >= settings.agreed_confidence
                 and len(looks) > 1
                 and bool(np.all(looks.argmax(axis=1) == best - 1))
+                and (
+                    sizes is None
+                    or index not in sizes
+                    or bool(np.all(sizes[index].argmax(axis=1) == best - 1))
+                )
             ):
                 dice.append(DieReading(None, confidence, box, DieStatus.UNREADABLE))
             else:
@@ -418,6 +432,19 @@ class DiceReader:
         dice = without_fragments(dice)
         dice.sort(key=lambda d: (round(d.center[1] / 40), d.center[0]))
         return FrameReading(tuple(dice))
+
+
+def size_means(
+    seen: dict[tuple[int, float, int], npt.NDArray[np.float32]],
+) -> dict[int, npt.NDArray[np.float32]]:
+    """By die, its looks (keyed by die, size, turn) averaged at each size: one row a size."""
+    grouped: dict[int, dict[float, list[npt.NDArray[np.float32]]]] = {}
+    for (die, scale, _), row in seen.items():
+        grouped.setdefault(die, {}).setdefault(scale, []).append(row)
+    return {
+        die: np.stack([np.mean(rows, axis=0) for rows in by_scale.values()]).astype(np.float32)
+        for die, by_scale in grouped.items()
+    }
 
 
 def die_side(reading: FrameReading) -> float | None:

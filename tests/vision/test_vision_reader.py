@@ -472,7 +472,8 @@ def test_a_recount_takes_a_closer_look_only_when_dice_are_missing(
 
 def test_a_die_under_the_threshold_is_read_when_every_look_agrees() -> None:
     """Between `agreed_confidence` and `min_confidence` a die is read only when each quarter
-    turn's look gives the same value; below `agreed_confidence` it is never read."""
+    turn's look gives the same value, and so does each size it was read at; below
+    `agreed_confidence` it is never read."""
     reader = DiceReader(DieClassifier(), values=ValueClassifier())
     die = Candidate(100.0, 100.0, 30.0, 20.0)
 
@@ -491,6 +492,14 @@ def test_a_die_under_the_threshold_is_read_when_every_look_agrees() -> None:
     split = np.concatenate([looks(4, 4, 4, p=0.85), looks(5, p=0.85)])
     assert read(split).status is DieStatus.UNREADABLE
     assert read(looks(4, 4, 4, 4, p=0.75)).status is DieStatus.UNREADABLE  # agreed, too unsure
+    # The turns agree, but read at another size the die is a 5: not agreed.
+    view = looks(4, 4, 4, 4, p=0.85)
+    other_size = looks(5, p=0.6)
+    sizes = {0: np.concatenate([view.mean(axis=0, keepdims=True), other_size])}
+    assert reader.decide(200, 200, [(die, view)], sizes).dice[0].status is DieStatus.UNREADABLE
+    # Every size agrees: read.
+    sizes = {0: np.concatenate([view.mean(axis=0, keepdims=True), looks(4, p=0.6)])}
+    assert reader.decide(200, 200, [(die, view)], sizes).dice[0].value == 4
     strict = DiceReader(
         DieClassifier(), settings=ReaderSettings(agreed_confidence=1.0), values=ValueClassifier()
     )
