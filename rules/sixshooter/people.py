@@ -21,6 +21,8 @@ from .model import Descriptor, Method
 from .players import ARCHETYPES
 
 GATHER_PAUSE_S = 0.8
+# Turns of the table's patience a game master waits for a deal to be read before dealing again.
+DEAL_WAITS = 4
 # A person notices their own slip after this many more moves, if the table has not said it
 # first (it should, within its grace period): the game never waits on a slip nobody sees.
 NOTICE_AFTER_STEPS = 8
@@ -73,6 +75,7 @@ class SixShooterPeople:
     _challenges: int = 0
     _adventures: int = 0
     _dealing: bool = False
+    _deal_waits: int = 0  # turns waited for the table to read the last deal
 
     # -- the game master -------------------------------------------------------------------
 
@@ -163,11 +166,28 @@ class SixShooterPeople:
             else:
                 self.send({"cmd": "retire", "player": name})
             return
+        if self._dealing:
+            # The adventure asked for still waits for its deal, and the state has not moved: a
+            # busy mat reads late. Ending the game here, as the count of adventures says, made
+            # the late deal a move in a finished game; dealing again at once never let a slow
+            # mat finish reading. So wait a few turns of the table's patience, then deal again
+            # (a card dealt where the same card lay, its lift unseen, is never read as dealt).
+            self._deal_waits += 1
+            if self._deal_waits < DEAL_WAITS:
+                self.gm_waiting = False  # nothing was sent, so no reply will come
+                return
+            self._start_adventure(state)
+            return
         if self._adventures >= self.adventures_per_game:
             self.send({"cmd": "end_game"})
             return
         self._adventures += 1
         self._challenges = 0
+        self._start_adventure(state)
+
+    def _start_adventure(self, state: dict[str, Any]) -> None:
+        """Gathers the cards, asks for the next adventure and deals it to those who play it."""
+        self._deal_waits = 0
         self._gather()
         self.send({"cmd": "start_adventure"})
         coming = [

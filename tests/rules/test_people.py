@@ -115,3 +115,55 @@ def test_mistakes_raise_alerts_and_are_never_applied() -> None:
     starts = [c for c in table.applied if c["cmd"] in ("new_game", "start_adventure")]
     players_per_deal = [len(c["hands"]) for c in starts]
     assert len(reveals) == sum(players_per_deal)
+
+
+class LateMat(MemoryTable):
+    """A mat that reads what lands on it only when told to, as a busy real one reads late."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed, mistake_rate=0.0)
+        self.late = False
+        self.unread: list[tuple[int, int, SlotView]] = []
+
+    def _slot(self, seat: int, slot: int, view: SlotView) -> None:
+        if self.late:
+            self.mat[(seat, slot)] = view
+            self.unread.append((seat, slot, view))
+        else:
+            super()._slot(seat, slot, view)
+
+    def read_now(self) -> None:
+        self.late = False
+        for seat, slot, view in self.unread:
+            super()._slot(seat, slot, view)
+        self.unread.clear()
+
+
+def test_the_game_master_waits_for_a_deal_the_table_has_not_read_yet() -> None:
+    """Between adventures the game master asks for the next one and deals; the table starts
+    it once the mat has read the deal. Until then the state does not move, and a simulated
+    table lets its people act again after a while (`tabletop sim`'s patience): the game
+    master must not end the game meanwhile, or the deal, read late, is refused as a move in a
+    finished game (a loaded host did that to `tabletop sim` about one run in ten)."""
+    table = LateMat(seed=4)
+    table.people.start_game(seed=4)
+    state = state_to_json(table.game.state)
+    for _ in range(20000):
+        if state["phase"] == "between_adventures" and state.get("pending") is None:
+            break
+        table.now += 1.0
+        table.handle(table.reader.tick(table.game.state, table.now))
+        table.people.step(state, None, {})
+        state = state_to_json(table.game.state)
+    assert state["phase"] == "between_adventures"
+    table.late = True
+    applied = len(table.applied)
+    assert table.people.step(state, None, {})  # the next adventure asked for, its cards dealt
+    assert table.unread and len(table.applied) == applied  # ... and not read yet
+    for _ in range(10):  # the state stays as it was: the game master waits, then deals again
+        table.people.step(state, None, {})
+        table.people.replied(ok=True)
+        assert len(table.applied) == applied  # no end_game, nor anything else, under the deal
+    table.read_now()
+    assert [c["cmd"] for c in table.applied[applied:]] == ["start_adventure"]
+    assert state_to_json(table.game.state)["phase"] == "setup"
