@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import numpy as np
@@ -260,8 +261,15 @@ class DiceReader:
             unsure = still_unsure
         if self.settings.shifts:
             self._look_shifted(image, dice, views, seen)
+        # Only a die under the threshold may need its sizes (the agreed looks): every frame is
+        # read while the tray is still, so the sure ones are not worked out.
+        threshold = self.settings.min_confidence
+        doubtful = {i for i, view in enumerate(views) if view.mean(axis=0).max() < threshold}
         return self.decide(
-            image.shape[1], image.shape[0], list(zip(dice, views, strict=True)), size_means(seen)
+            image.shape[1],
+            image.shape[0],
+            list(zip(dice, views, strict=True)),
+            size_means(seen, doubtful),
         )
 
     def recount(
@@ -435,12 +443,14 @@ class DiceReader:
 
 
 def size_means(
-    seen: dict[tuple[int, float, int], npt.NDArray[np.float32]],
+    seen: dict[tuple[int, float, int], npt.NDArray[np.float32]], dice: Collection[int]
 ) -> dict[int, npt.NDArray[np.float32]]:
-    """By die, its looks (keyed by die, size, turn) averaged at each size: one row a size."""
+    """By die of `dice`, its looks (keyed by die, size, turn) averaged at each size: one row a
+    size."""
     grouped: dict[int, dict[float, list[npt.NDArray[np.float32]]]] = {}
     for (die, scale, _), row in seen.items():
-        grouped.setdefault(die, {}).setdefault(scale, []).append(row)
+        if die in dice:
+            grouped.setdefault(die, {}).setdefault(scale, []).append(row)
     return {
         die: np.stack([np.mean(rows, axis=0) for rows in by_scale.values()]).astype(np.float32)
         for die, by_scale in grouped.items()
