@@ -12,11 +12,12 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 
 from hardware.camera.render import BGR, DIE_STYLES, random_scene, render
-from vision.classify import COCKED, NO_DIE, crop
+from vision.classify import COCKED, NO_DIE, VALUE_CROP, crop, squared_crop
 from vision.evaluate import LabelledDie
 from vision.locate import DEFAULT_SIZES, find_candidates
 
@@ -51,6 +52,19 @@ def from_labels(labels: list[LabelledDie]) -> list[TruthDie]:
         TruthDie((d.x0 + d.x1) / 2, (d.y0 + d.y1) / 2, max(d.x1 - d.x0, d.y1 - d.y0), d.value)
         for d in labels
     ]
+
+
+def pip_contrast(image: Image, die: TruthDie) -> float:
+    """How far a die's pips stand out from its body in brightness, to find the dice the value
+    reader finds hardest: the spread (10th to 90th percentile) of grey levels over the middle
+    of its squared-up cut. A white die with black pips spreads over 100 levels; a dark marbled
+    die with red pips under 50, and so does a 1 of any colour, whose single pip covers less
+    than a tenth of the middle."""
+    cut = cv2.cvtColor(squared_crop(image, die.x, die.y, die.extent), cv2.COLOR_BGR2GRAY)
+    margin = VALUE_CROP // 5
+    middle = cut[margin:-margin, margin:-margin]
+    low, high = np.percentile(middle, [10, 90])
+    return float(high - low)
 
 
 def harvest(

@@ -9,6 +9,9 @@ place, size and turn, the way the reader cuts a die the detector kept: squared u
 Rendered trays of cocked dice only (`cocked_looks`) teach it that a tilted top face or a side
 face is "cocked", not a flat die. Unlike the detector it sees no grey crops (`--grey 0`): red
 pips on a dark grey die are about as bright as the die, so grey hides the dice it finds hardest.
+For the same dice, a real die whose pips stand out from its body by under 50 grey levels
+(`vision.training.harvest.pip_contrast`: dark dice with dim pips, and every 1) is cut three
+times as often as the others (`--faint-copies`).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from torch import nn
 from hardware.camera.render import DIE_STYLES, TRAINING_DIE_STYLES, random_scene, render
 from vision.classify import COCKED, VALUE_CLASSES, VALUE_CROP, VALUE_SCALE, squared_crop
 from vision.evaluate import fold_of, load_labels
-from vision.training.harvest import TruthDie, from_labels, rendered_examples
+from vision.training.harvest import TruthDie, from_labels, pip_contrast, rendered_examples
 from vision.training.train_classifier import (
     PHOTOS,
     ROOT,
@@ -75,17 +78,24 @@ def looks(
     copies: int,
     *,
     close: int = 0,
+    faint_copies: int | None = None,
+    faint_below: float = 0.0,
 ) -> tuple[list[np.ndarray], list[int]]:
     """`copies` jittered cuts of each known die at the sizes the detector's boxes come in,
     and `close` more cut close around its face (0.6-0.9 of its extent, all pips still in),
-    so that a die filling its crop is not read as a cocked die's side face."""
+    so that a die filling its crop is not read as a cocked die's side face. A die whose pips
+    differ from its body by less than `faint_below` grey levels (`pip_contrast`) is cut
+    `faint_copies` times instead of `copies`: those are the dice the reader finds hardest."""
     crops: list[np.ndarray] = []
     classes: list[int] = []
     for t in truth:
-        for copy in range(copies + close):
+        cuts = copies
+        if faint_copies is not None and pip_contrast(image, t) < faint_below:
+            cuts = faint_copies
+        for copy in range(cuts + close):
             extent = t.extent
             dx, dy = rng.uniform(-0.1, 0.1, 2) * extent
-            scale = rng.uniform(0.8, 1.25) if copy < copies else rng.uniform(0.6, 0.9)
+            scale = rng.uniform(0.8, 1.25) if copy < cuts else rng.uniform(0.6, 0.9)
             crops.append(
                 squared_crop(
                     image, t.x + dx, t.y + dy, extent * float(scale), jitter=float(rng.normal(0, 4))
@@ -151,6 +161,18 @@ def main() -> int:
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--copies", type=int, default=12, help="jittered cuts per real die")
+    parser.add_argument(
+        "--faint-copies",
+        type=int,
+        default=36,
+        help="jittered cuts per real die whose pips hardly differ from its body",
+    )
+    parser.add_argument(
+        "--faint-below",
+        type=float,
+        default=50.0,
+        help="grey levels between pips and body under which a die is faint (pip_contrast)",
+    )
     parser.add_argument("--rendered", type=int, default=500)
     parser.add_argument(
         "--cocked", type=int, default=300, help="rendered trays of cocked dice only"
@@ -190,7 +212,14 @@ def main() -> int:
     names = sorted(labels)
     real: dict[str, tuple[list[np.ndarray], list[int]]] = {}
     for name in names:
-        real[name] = looks(read_photo(name), from_labels(labels[name]), rng, args.copies)
+        real[name] = looks(
+            read_photo(name),
+            from_labels(labels[name]),
+            rng,
+            args.copies,
+            faint_copies=args.faint_copies,
+            faint_below=args.faint_below,
+        )
     rendered_x: list[np.ndarray] = []
     rendered_y: list[int] = []
     styles = DIE_STYLES if args.plain_looks else TRAINING_DIE_STYLES

@@ -1,0 +1,31 @@
+"""The value reader's training recipe: which dice it cuts more often (vision/training)."""
+
+from __future__ import annotations
+
+import pytest
+
+from hardware.camera.render import BGR, DIE_STYLES, HARD_DIE_STYLES, RenderedDie, Scene, render
+from vision.training.harvest import TruthDie, pip_contrast
+
+
+def contrast_of(style: tuple[BGR, BGR], value: int) -> float:
+    body, pips = style
+    die = RenderedDie(x=320, y=240, size=40, angle=20, value=value, body=body, pips=pips)
+    image = render(Scene(dice=(die,)), seed=3)
+    return pip_contrast(image, TruthDie(die.x, die.y, die.size, value, die.angle))
+
+
+@pytest.mark.parametrize("value", [3, 5, 6])
+def test_black_pips_on_a_white_die_stand_out(value: int) -> None:
+    assert contrast_of(DIE_STYLES[0], value) > 100
+
+
+@pytest.mark.parametrize("style", HARD_DIE_STYLES[1:4], ids=["green", "blue", "black"])
+def test_red_pips_on_a_dark_die_are_faint(style: tuple[BGR, BGR]) -> None:
+    # Under the 50 grey levels below which train_reader cuts a real die three times as often.
+    assert contrast_of(style, 5) < 50
+
+
+def test_a_single_pip_is_faint_on_any_die() -> None:
+    # One pip covers less than a tenth of the middle, so a 1 counts among the faint dice.
+    assert all(contrast_of(style, 1) < 50 for style in DIE_STYLES)
