@@ -299,6 +299,11 @@ class Gunslingers:
                 self._flip(seat, slot)
             elif message.endswith("put the bullet back") and slot in self.laid.get(seat, {}):
                 self._lay(seat, slot, self.laid[seat][slot], False)
+            elif message.endswith("lift it and lay it again") and slot in self.laid.get(seat, {}):
+                # the hands lift the card and lay it down again (MatHands keeps the slot
+                # empty long enough for the mat to see it)
+                self._lift(seat, slot)
+                self._lay(seat, slot, self.laid[seat][slot], False)
             else:
                 continue
             self.putting_right.add(key)
@@ -336,6 +341,8 @@ class Gunslingers:
         return self.seats.index(name)
 
     def _clear(self) -> None:
+        if not self.laid:
+            return  # nothing on the mat: what lay there last (`before`) is still what counts
         for seat, slots in self.laid.items():
             for slot in list(slots):
                 self._lift(seat, slot)

@@ -311,6 +311,7 @@ class ShowdownReader:
             if name not in state.players:
                 continue
             if state.phase is Phase.LOAD:
+                wrong.update(self._stale_bullets(state, seat, name))
                 if not any(isinstance(a, Execute) for a in actions):
                     # one load at a time: the next is read again once this one is applied
                     actions += self._load(state, seat, name, now)
@@ -365,6 +366,34 @@ class ShowdownReader:
             return None
         self._proposed.add(key)
         return Execute(command)
+
+    def _stale_bullets(self, state: GameState, seat: int, name: str) -> dict[tuple[int, int], str]:
+        """Slots the loading player counts as laid that the mat has seen hold the same card
+        since before this round began: a card lifted and laid back too quickly for the mat
+        to see the slot empty, or one never lifted. The table cannot tell it from last
+        round's bullet, so without a word it would wait for ever; it asks for it again."""
+        if state.hands[name].loaded:
+            return {}
+        deck = state.decks[name]
+        fresh, stale = 0, []
+        for slot in range(1, BULLETS + 1):
+            have = self.seen.get((seat, slot), EMPTY)
+            split = split_code(have.code) if have.code is not None else None
+            if have == EMPTY or have.face_up or split is None or split[0] != deck.name:
+                continue
+            if (seat, slot) in self._stale:
+                stale.append(slot)
+            else:
+                fresh += 1
+        if not stale or fresh + len(stale) < state.to_load[name]:
+            return {}  # still laying, or last round's cards still to be gathered
+        return {
+            (seat, slot): (
+                f"{name}'s slot {slot}: the mat has seen this card lying there since the last "
+                "round, so it cannot count it as a new bullet; lift it and lay it again"
+            )
+            for slot in stale
+        }
 
     def _load(self, state: GameState, seat: int, name: str, now: float) -> list[Action]:
         if state.hands[name].loaded:

@@ -247,3 +247,31 @@ def test_cards_left_from_the_last_round_are_not_read_as_the_next_load() -> None:
         table.lay(1, slot, f"desperado/{card}", False)
     table.advance(1.0)
     assert table.state.hands["Bo"].loaded
+
+
+def test_a_card_the_mat_never_saw_lifted_is_asked_for_again_in_words() -> None:
+    # Round 2: Bo lays five new bullets but the card in slot 6 lay there all along (or was laid
+    # back too quickly for the mat to see the slot empty). The table cannot count it as this
+    # round's bullet; without a word it would wait for ever (issue 30: the Showdown stall).
+    table = ready(Table())
+    _draw(table)
+    table.send({"cmd": "race", "winner": "attacker"})
+    table.throw([6])
+    assert table.state.round == 2 and table.state.phase is Phase.LOAD
+    cards = ["blank-6", "blank-7", "blank-8", "draw-1", "draw-2"]
+    for slot, card in enumerate(cards, start=1):
+        table.lift(1, slot)
+        table.lay(1, slot, f"desperado/{card}", False)
+    table.advance(0.5)
+    assert "slot.s2.6" not in table.alerts  # hands may still be moving cards
+    table.advance(1.0)
+    assert not table.state.hands["Bo"].loaded
+    words = table.alerts["slot.s2.6"]
+    assert words.startswith("Bo's slot 6: the mat has seen this card lying there since the last")
+    assert words.endswith("lift it and lay it again")
+    assert "blank" not in words and "desperado/" not in words  # a face-down card is not named
+    table.lift(1, 6)
+    table.lay(1, 6, "desperado/blank-5", False)
+    table.advance(1.5)
+    assert table.state.hands["Bo"].loaded
+    assert "slot.s2.6" not in table.alerts
