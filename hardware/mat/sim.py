@@ -381,7 +381,9 @@ class SimulatedMat:
         if not self.touch_pads:
             raise MatError("this simulated mat has no touch pads")
         index = self.layout.index(zone)
-        self.table.touch(index, touched, self.touch_ms())
+        if self.plugged_in:
+            self.table.touch(index, touched, self.touch_ms())
+        # else: a pad with no power senses nothing; the finger comes and goes unseen
         return self._note("touch" if touched else "release", zone)
 
     def hang_reader(self, zone: str) -> None:

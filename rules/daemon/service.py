@@ -27,11 +27,12 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from rules.game import WaitKind
 from rules.games import DEFAULT_GAME
 from rules.reading import Action, Alert, Execute
 from wire.mqtt import BrokerUrl, Connected, Disconnected, Message, MqttLink, Will
@@ -42,6 +43,7 @@ from wire.topics import ROOT, RoomTopics, TableIdError, TableTopics, check_table
 from .referee import PROTOCOL_VERSION, Outcome, Referee
 from .store import GameLog, LogDatabase, StoreError, append_together
 from .table import PhysicalTable
+from .waits import DEFAULT_PATIENCE_S, WaitWatch
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +67,8 @@ MAX_TABLES: Final = 2000
 CHECKPOINT_COMMITS: Final = 1000
 # Table events are read at most this often when no message arrives (grace periods).
 TICK_SECONDS: Final = 0.2
+# How often a table looks at how long it has waited (its `wait` alert counts in seconds).
+WAIT_CHECK_SECONDS: Final = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +79,8 @@ class TableOptions:
     grace: float = 1.5
     game: str = DEFAULT_GAME
     options: dict[str, Any] | None = None
+    # How long a table waits for each kind of thing before its `wait` alert (rules.daemon.waits).
+    patience: Mapping[WaitKind, float] | None = None
 
 
 class TableServer:
@@ -105,6 +111,10 @@ class TableServer:
         self._last_table: dict[str, bytes] = {}
         # `game/prompt`'s content and the seq it was stamped with when it last changed.
         self._prompt: tuple[dict[str, Any], int] | None = None
+        self.waits = WaitWatch(
+            dict(setup.patience) if setup.patience is not None else dict(DEFAULT_PATIENCE_S)
+        )
+        self._next_wait_check = 0.0
 
     @property
     def table(self) -> str:
@@ -145,6 +155,10 @@ class TableServer:
         if table is not None:
             try:
                 self._act(table, table.tick(self.referee.game.state, now), self.outcomes, now)
+                if now >= self._next_wait_check:
+                    self._next_wait_check = now + WAIT_CHECK_SECONDS
+                    prompt = self.referee.prompt_json()
+                    table.record(self.waits.check(prompt, self.referee.last_seq, now))
             except Exception:
                 log.exception("table %s: reading the table failed; going on", self.table)
             self._publish_table(table)
@@ -732,6 +746,7 @@ class RulesDaemon(RoomDaemon):
         grace: float = 1.5,
         game: str = DEFAULT_GAME,
         options: dict[str, Any] | None = None,
+        patience: Mapping[WaitKind, float] | None = None,
     ) -> None:
         self.topics = TableTopics(table)
         super().__init__(
@@ -739,7 +754,7 @@ class RulesDaemon(RoomDaemon):
             [table],
             db_path,
             sync,
-            setup=TableOptions(tuple(seats) if seats else None, grace, game, options),
+            setup=TableOptions(tuple(seats) if seats else None, grace, game, options, patience),
             name=table,
             strict=True,
         )

@@ -30,6 +30,11 @@ log = logging.getLogger(__name__)
 
 ALERT_FORMAT_VERSION: Final = 1
 BRIDGE_ALERT: Final = "bridge"
+# The table's devices went quiet: the bridge left (its last will) or the mat is unplugged.
+BRIDGE_GONE_ALERT: Final = "bridge.offline"
+MAT_GONE_ALERT: Final = "mat.offline"
+# How long the mat must stay disconnected before the table says so.
+MAT_GONE_ALERT_SECONDS: Final = 3.0
 # How long after the last message of an unexpected sender its alert stays up.
 STRANGER_ALERT_SECONDS: Final = 10.0
 _BRIDGE_ID = re.compile(r"^[0-9A-Za-z_-]{1,64}$")
@@ -92,6 +97,7 @@ class PhysicalTable:
         self.gate = BridgeGate()
         self.dropped = 0
         self._stranger_seen: float | None = None
+        self._mat_gone_since: float | None = None  # the bridge said the mat is not connected
         self._warnings = ThrottledLog(log)
 
     def use(self, rules: GameRules) -> None:
@@ -127,6 +133,15 @@ class PhysicalTable:
         if topic == self.topics.bridge_availability:
             if payload == b"offline":
                 self.gate.offline()
+                return [
+                    Alert(
+                        BRIDGE_GONE_ALERT,
+                        "the table's bridge went offline: the mat and the dice are not read "
+                        "until it is back (is the Pi on, and tabletop bridge running?)",
+                    )
+                ]
+            if payload == b"online":
+                return [AlertCleared(BRIDGE_GONE_ALERT)]
             return []
         try:
             raw = read_json(payload)
@@ -162,12 +177,29 @@ class PhysicalTable:
         if seen is not None and now - seen >= STRANGER_ALERT_SECONDS:
             self._stranger_seen = None
             actions.append(AlertCleared(BRIDGE_ALERT))
+        gone = self._mat_gone_since
+        if gone is not None and now - gone >= MAT_GONE_ALERT_SECONDS:
+            actions.append(
+                Alert(
+                    MAT_GONE_ALERT,
+                    "the sensor mat is not connected to the bridge: cards laid now are not "
+                    "read until it is back (check its USB cable)",
+                )
+            )
         return actions
 
     def _snapshot(self, raw: dict[str, Any], state: Any, now: float) -> list[Action]:
         zones = raw["zones"]
         if not isinstance(zones, dict):
             raise ValueError("zones: expected an object keyed by zone")
+        actions: list[Action] = [AlertCleared(BRIDGE_GONE_ALERT)]
+        if raw.get("connected") is False:
+            # Said once it lasts (tick): a bridge starting, or a cable re-seated, is no alarm.
+            if self._mat_gone_since is None:
+                self._mat_gone_since = now
+        elif raw.get("connected") is True:
+            self._mat_gone_since = None
+            actions.append(AlertCleared(MAT_GONE_ALERT))
         views: dict[tuple[int, int], SlotView] = {}
         for zone, held in zones.items():
             match = _SLOT_ZONE.match(zone)
@@ -177,7 +209,6 @@ class PhysicalTable:
             if seat >= len(self.seats) or slot > self.rules.mat_layout({}).slots_per_seat:
                 continue
             views[(seat, slot)] = _slot_view(held, f"zones.{zone}.card")
-        actions: list[Action] = []
         slots = self.rules.mat_layout({}).slots_per_seat
         for seat in range(len(self.seats)):
             for slot in range(1, slots + 1):

@@ -107,4 +107,6 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(summary.to_json(), indent=None if args.headless else 2))
     else:
         print(summary_words(summary.to_json(), table.rules.info.title))
+    if summary.stalls:
+        return 2  # the table stalled: stderr says what it waited for
     return 0 if summary.games_finished == args.games else 1

@@ -31,6 +31,7 @@ from hardware.mat.sim import SimulatedMat
 from rules import games as registry
 from rules.daemon.client import TableClient
 from rules.daemon.service import RulesDaemon
+from rules.daemon.waits import patience_scaled
 from rules.game import PeopleSettings
 from rules.games import DEFAULT_GAME
 from wire.broker import EmbeddedBroker
@@ -44,6 +45,10 @@ PATIENCE_S = 2.0  # how long people wait for the table to answer a move before t
 # The least they wait at any speed: the mat, the camera and the daemon answer a move in about
 # this time (docs/benchmarks.md), and that is not the people's to speed up.
 MIN_PATIENCE_S = 0.25
+# Nothing at all moved for this many times the daemon's longest patience (never under
+# STALL_MIN_S): the simulated table has stalled.
+STALL_FACTOR = 3.0
+STALL_MIN_S = 30.0
 
 
 def free_port() -> int:
@@ -55,6 +60,9 @@ def free_port() -> int:
 
 
 TOUCH_S = 0.15  # how long a finger rests on a touch pad before it goes on to turn the card
+# The least time a hand takes to lift a card and lay one in the same slot, at any speed: the
+# mat keeps its own time, and a slot it never saw empty holds, for it, the same card.
+RELAY_S = 0.3
 
 
 class MatHands:
@@ -65,13 +73,20 @@ class MatHands:
         self.dice = dice
         self.moved = moved
         self.touches: list[tuple[str, float]] = []  # (zone, when), for tests and figures
+        self._lifted: dict[str, float] = {}  # zone -> when a hand last lifted its card
 
     def lay(self, seat: int, slot: int, card: str, face_up: bool) -> None:
-        self.mat.place(f"s{seat + 1}.{slot}", card, "up" if face_up else "down")
+        zone = f"s{seat + 1}.{slot}"
+        lifted = self._lifted.pop(zone, None)
+        if lifted is not None:
+            time.sleep(max(0.0, lifted + RELAY_S - time.monotonic()))
+        self.mat.place(zone, card, "up" if face_up else "down")
         self.moved("card")
 
     def lift(self, seat: int, slot: int) -> None:
-        self.mat.remove(f"s{seat + 1}.{slot}")
+        zone = f"s{seat + 1}.{slot}"
+        self.mat.remove(zone)
+        self._lifted[zone] = time.monotonic()
         self.moved("card")
 
     def flip(self, seat: int, slot: int) -> None:
@@ -123,6 +138,9 @@ class Summary:
     host_card_ms: list[float] = field(default_factory=list)
     deal_to_state_ms: list[float] = field(default_factory=list)
     host_die_ms: list[float] = field(default_factory=list)
+    # Each time nothing moved at all for `SimulatedTable.stall_after` (the run ends there):
+    # the game, how long, what the table waited for (the prompt) and the state it stood in.
+    stalls: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
@@ -136,6 +154,10 @@ class Summary:
             "alerts_resolved": self.alerts_resolved,
             "mistakes_made": self.mistakes_made,
             "mistakes_caught": self.mistakes_caught,
+            "stalls": [
+                {key: value for key, value in stall.items() if key != "state"}
+                for stall in self.stalls
+            ],
             "latency_ms": {
                 "card_laid_to_state": _percentiles(self.card_to_state_ms),
                 "last_card_of_a_deal_to_state": _percentiles(self.deal_to_state_ms),
@@ -177,12 +199,22 @@ class SimulatedTable:
         game: str = DEFAULT_GAME,
         speed: float = 1.0,
         console: bool = False,
+        stall_after: float | None = None,
     ) -> None:
         if not speed > 0:
             raise ValueError(f"speed: expected a positive number, got {speed!r}")
         # People think and act `speed` times faster; the devices and the daemon keep their
         # own time (docs/sim.md, "Speed").
         self.speed = speed
+        # The daemon says when it has waited long for someone (its `wait` alert), as quickly
+        # as the people are quick; when nothing at all moves for `stall_after` seconds the run
+        # stops and says what the table waited for.
+        self.wait_patience = patience_scaled(speed)
+        self.stall_after = (
+            stall_after
+            if stall_after is not None
+            else max(STALL_MIN_S, STALL_FACTOR * max(self.wait_patience.values()))
+        )
         self.console = console  # serve the web console too (tabletop console), on a free port
         self.console_url: str | None = None
         self.rules = registry.get(game)
@@ -214,6 +246,7 @@ class SimulatedTable:
         self._shown: Any = None  # the (state, prompt, alerts) last drawn
         self._view: LiveView | None = None
         self._mat_connected: Callable[[], bool] = lambda: False
+        self.mat_simulator: SimulatedMat | None = None  # while the table runs
 
     def people_settings(self) -> PeopleSettings:
         """How the people play: their mistakes, the game's length, and their pauses (a
@@ -253,6 +286,7 @@ class SimulatedTable:
             seats=self.names,
             grace=0.6,
             game=self.rules.name,
+            patience=self.wait_patience,
         )
         daemon.start(timeout=10)
         console = None
@@ -293,6 +327,7 @@ class SimulatedTable:
             client.link.subscribe(topic)
         simulator = mat.simulator
         assert simulator is not None
+        self.mat_simulator = simulator  # for faults injected from outside (tests, bench/soak.py)
         self._mat_connected = lambda: mat.connected
         self._view = self._live_view(url, mat.path)
         if self._view is not None:
@@ -349,9 +384,16 @@ class SimulatedTable:
         acted_on: Any = None
         acted_at: float | None = None
         deadline = time.monotonic() + 600 * self.games
+        last_seen: Any = None
+        moved_at = time.monotonic()
         while games < self.games and time.monotonic() < deadline:
             self._drain(client)
             seen = self._visible(client)
+            if seen != last_seen:
+                last_seen, moved_at = seen, time.monotonic()
+            elif time.monotonic() - moved_at >= self.stall_after:
+                self._stalled(games + 1, time.monotonic() - moved_at, seen)
+                break
             if not client.in_step():
                 continue  # the public state or the prompt of this state is still on its way
             if self._observe(seen, leds, client):
@@ -397,6 +439,31 @@ class SimulatedTable:
             settle = time.monotonic() + 3.0
             while leds.frame != final and time.monotonic() < settle:
                 client.pump(0.02)
+
+    def _stalled(self, game: int, waited: float, seen: tuple[Any, Any, dict[str, Any]]) -> None:
+        """Nothing moved at all: says so on stderr with the prompt and the state, and keeps it
+        in the summary (the command exits non-zero)."""
+        state, prompt, alerts = seen
+        prompt = prompt if isinstance(prompt, dict) else {}
+        stall = {
+            "game": game,
+            "waited_s": round(waited, 1),
+            "phase": state.get("phase") if isinstance(state, dict) else None,
+            "waiting": prompt.get("waiting"),
+            "who": prompt.get("who"),
+            "prompt": prompt.get("prompt"),
+            "alerts": [alert.get("message") for alert in alerts.get("alerts", [])],
+            "state": state,
+        }
+        self.summary.stalls.append(stall)
+        print(
+            f"the table stalled in game {game}: nothing moved for {waited:.0f} s; it waits "
+            f"for {', '.join(stall['who'] or []) or 'nobody'} ({stall['waiting']}): "
+            f"{stall['prompt']}\n  alerts: {stall['alerts'] or 'none'}\n  last state: "
+            f"{json.dumps(state, separators=(',', ':'))}",
+            file=sys.stderr,
+            flush=True,
+        )
 
     def _drain(self, client: TableClient) -> None:
         """Files every message that has arrived (waiting a little for the first): the state

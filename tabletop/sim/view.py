@@ -277,6 +277,13 @@ def summary_words(summary: Mapping[str, Any], title: str) -> str:
             else f"{resolved} resolved, {raised - resolved} still open."
         )
     )
+    for stall in summary.get("stalls", []):
+        who = ", ".join(stall.get("who") or []) or "nobody"
+        lines.append(
+            f"The table STALLED in game {stall['game']}: nothing moved for "
+            f"{stall['waited_s']:g} s while it waited for {who} ({stall['waiting']}): "
+            f"{stall['prompt']}"
+        )
     latency = summary.get("latency_ms", {})
     words = {
         "card_laid_to_state": "a card laid to the new state",

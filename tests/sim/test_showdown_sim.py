@@ -47,3 +47,52 @@ def test_a_showdown_is_played_whole_on_the_simulated_table() -> None:
         if race.get("how") == "touch pads" and "defender_ms" in race and "attacker_ms" in race:
             gap = race["defender_ms"] - race["attacker_ms"]
             assert race["winner"] == ("attacker" if gap > 50 else "defender"), race
+
+
+@pytest.mark.slow
+def test_the_second_game_of_the_default_seed_is_played_to_the_end() -> None:
+    """The stall of issue 30: `tabletop sim --game showdown --seats 2 --games 2` (seed 1) hung
+    at the start of game 2. The people laid a new game's bullet in the slot where the same card
+    lay at the end of the last game, too quickly for the mat to see the slot empty, so the
+    table never counted it and waited without a word."""
+    table = SimulatedTable(game="showdown", seats=2, games=2, seed=1, camera=False, speed=20)
+    summary = table.run()
+    assert summary.stalls == [], summary.to_json()
+    assert summary.games_finished == 2, summary.to_json()
+    assert summary.alerts_resolved == summary.alerts_raised
+
+
+@pytest.mark.slow
+def test_a_table_where_nothing_moves_stops_and_says_what_it_waited_for(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The mat unplugged for good in the middle of the game: the daemon says so, and the
+    simulated table, where nothing moves any more, stops with the prompt and the state."""
+    import threading
+    import time
+
+    table = SimulatedTable(
+        game="showdown", seats=2, games=1, seed=2, camera=False, speed=20, stall_after=8.0
+    )
+
+    def unplug_once_loaded() -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if table.mat_simulator is not None and table.summary.alerts_raised >= 0:
+                time.sleep(3.0)
+                table.mat_simulator.unplug()
+                return
+            time.sleep(0.05)
+
+    cable = threading.Thread(target=unplug_once_loaded)
+    cable.start()
+    summary = table.run()
+    cable.join()
+    assert summary.games_finished == 0
+    [stall] = summary.stalls
+    assert stall["waited_s"] >= 8.0 and stall["game"] == 1
+    assert stall["prompt"] and stall["waiting"] in ("card", "dice")
+    assert any("sensor mat is not connected" in words for words in stall["alerts"]), stall
+    err = capsys.readouterr().err
+    assert "the table stalled in game 1: nothing moved for" in err
+    assert "last state: {" in err
