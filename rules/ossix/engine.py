@@ -483,6 +483,8 @@ class Game(EventLog[State, Event]):
         pending = self._state.pending
         if pending is None or pending.kind is not PendingKind.PANIC:
             raise IllegalMove("no Panic Roll is awaited", "roll results")
+        if command.get("player", pending.player) != pending.player:
+            raise IllegalMove(f"the Panic Roll awaited is {pending.player}'s", "roll results")
         outcome = command.get("outcome")
         if not isinstance(outcome, str) or not outcome.strip():
             raise InvalidCommand("outcome: expected the Panic Roll's outcome in words", "outcome")

@@ -227,7 +227,7 @@ class OsSixPeople:
         self.ended = False
         self.duel_done = False
         self.poker_done = False
-        self.send({"cmd": "new_game", "game": "ossix", "players": list(self.seats), "seed": seed})
+        self.send({"cmd": "new_game", "game": "ossix", "players": list(self.seats)})
 
     def replied(self, ok: bool) -> None:
         self.last_ok = ok
