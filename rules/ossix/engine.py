@@ -298,13 +298,14 @@ class Game(EventLog[State, Event]):
         return (*before, called)
 
     def _duel_resolution(self, me: Character) -> tuple[Event, ...]:
-        """The called duel step's final result (after any Luck Point spent on it), if any."""
+        """The called duel step's final result (its own roll, after any Luck Point spent on
+        it), if it was rolled: a roll made in between is not the step's."""
         duel = self._state.duel
         if duel is None or duel.player != me.name:
             raise IllegalMove(f"{me.name} is in no duel: start one first", "quick-draw duels")
-        if duel.called is None or me.last is None:
+        if duel.called is None or duel.result is None:
             return ()
-        return (Event(EventKind.DUEL_RESOLVED, me.name, text=me.last.outcome.value),)
+        return (Event(EventKind.DUEL_RESOLVED, me.name, text=duel.result.value),)
 
     def _duel(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
         self._idle("start a duel")
