@@ -169,6 +169,14 @@ def _end_game(out: _Out, command: Mapping[str, Any]) -> None:
 def _award(out: _Out, command: Mapping[str, Any]) -> None:
     player = _player(out.state, read.text(command, "player"))
     points = read.integer(command, "points", 1, None, 1)
+    state = out.state
+    if player in state.folded or player in state.unrewarded:
+        # "Characters who fold receive no Vigor from the GM after a given conflict."
+        action = "the action in play" if player in state.folded else "the last action"
+        raise VigorError(
+            f"{player} folded out of {action}: "
+            "characters who fold receive no Vigor from the GM after a given conflict"
+        )
     out.add(VigorChanged(player, points, "awarded by the GM"))
 
 
@@ -239,6 +247,9 @@ def _call(out: _Out, command: Mapping[str, Any], kind: RoundKind) -> None:
         who, dice, label = _pool(out, spec, f"pools[{i}].")
         if any(w == who for w, _ in made):
             raise PoolError(f"pools[{i}]: {who} already has a pool in this roll")
+        if who in out.state.folded and out.state.action_in_play:
+            # A fold removes the character "from the risks and the rewards of a given action".
+            raise VigorError(f"pools[{i}]: {who} folded out of the action in play")
         made.append((who, dice))
         labels.append(label)
     if kind is RoundKind.EXCHANGE:
@@ -488,6 +499,9 @@ def _condition(out: _Out, command: Mapping[str, Any]) -> None:
     by = read.text(command, "by", GM)
     if target == by:
         raise InvalidCommand("by: a condition comes from the one who beat the target", "by")
+    if target in out.state.folded and out.state.action_in_play:
+        # A fold removes the character "from the risks and the rewards of a given action".
+        raise VigorError(f"{target} folded out of the action in play: no condition from it")
     name = str(command.get("name", ""))[:40]
     # "by the player that beat him, or the GM if the character was beaten by an NPC"
     out.add(ConditionCalled(target, by, out.state.thrower_of(by), name))

@@ -151,8 +151,7 @@ def test_a_failed_draw_stays_failed_when_a_side_roll_of_six_comes_between() -> N
 
 
 def test_a_failed_standoff_stays_failed_when_a_side_roll_of_six_comes_between() -> None:
-    """The standoff: "However, on a failure, they gain a penalty on their first attack roll."
-    """
+    """The standoff: "However, on a failure, they gain a penalty on their first attack roll." """
     game = dueling()
     step(game, "standoff", 2, 3, attribute="will")
     side_roll(game, 6, 4)  # one six: no critical success, so no Bonus of its own
