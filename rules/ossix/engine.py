@@ -34,6 +34,7 @@ GM_ROLLS: Final = ("d2", "d3", "d6", "2d6", "3d6", "morale", "behaviour")
 OPTIONS: Final[dict[str, Any]] = {
     "starting_luck": 2,
     "luck_after_long_rest": False,
+    "push_needs_a_failure": True,
     "critical_failure_strain_stacks": False,
     "poker_variant": "draw",
     "poker_ante": 1,
@@ -414,6 +415,15 @@ class Game(EventLog[State, Event]):
             )
         if me.strain >= MAX_STRAIN:
             raise IllegalMove(f"{me.name} is at 12 Strain", "pushing your luck")
+        failed = me.last is not None and me.last.outcome is Outcome.FAILURE
+        if self._state.options.get("push_needs_a_failure", True) and not failed:
+            # "There are situations when a player is out of luck points, fails a crucial
+            # action roll, but really needs a second chance to avoid dire consequences."
+            raise IllegalMove(
+                f"{me.name}'s latest action roll did not fail: a player pushes their luck "
+                "after failing a crucial action roll",
+                "pushing your luck",
+            )
         return (Event(EventKind.PUSHED, me.name, number=me.pushes + 1),)
 
     def _roll(self, command: Mapping[str, Any]) -> tuple[Event, ...]:

@@ -57,6 +57,12 @@ class OsSix(GameRules):
                 "the GM awards each character a Luck Point after a long rest",
             ),
             Option(
+                "push_needs_a_failure",
+                True,
+                "pushing your luck only after the character's latest action roll failed (\"fails "
+                'a crucial action roll"); false: the GM may allow it after any roll',
+            ),
+            Option(
                 "critical_failure_strain_stacks",
                 False,
                 "a critical failure in a high-pressure situation gives two Strain, not one",
