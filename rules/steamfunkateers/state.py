@@ -50,6 +50,7 @@ class Pool:
     rerolled: bool = False
     done: bool = False
     folded: bool = False
+    vigor_spent: bool = False  # on an extra die: "spend a point of Vigor once for each roll"
 
     @property
     def thrown(self) -> bool:
@@ -189,9 +190,10 @@ class GameState:
                 changed = dict(self.vigor)
                 changed[who] = changed.get(who, 0) + delta
                 return replace(self, vigor=changed)
-            case RoundCalled(kind, pools, labels, task):
+            case RoundCalled(kind, pools, labels, task, vigor_spent):
                 made = tuple(
-                    Pool(who, dice, label) for (who, dice), label in zip(pools, labels, strict=True)
+                    Pool(who, dice, label, vigor_spent=who in vigor_spent)
+                    for (who, dice), label in zip(pools, labels, strict=True)
                 )
                 called = Round(RoundKind(kind), made, task)
                 if self.action_in_play:
