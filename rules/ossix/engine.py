@@ -54,6 +54,7 @@ DURING_A_HAND: Final = frozenset(
     | {"award_luck", "strain", "load"}
 )
 MAX_STAKE = 1_000_000
+CARRY_WITHOUT_CONTAINER: Final = 4  # "to carry more than four normal-sized items"
 DOING: Final = {
     "action": "call an action roll",
     "push": "push your luck",
@@ -531,6 +532,18 @@ class Game(EventLog[State, Event]):
                 "items: expected normal items carried, in quarters (e.g. 10.25)", "items"
             )
         quarters = int(items * 4)
+        # Said by the GM, who sees the character sheet: false for a character with no bag.
+        container = command.get("container", True)
+        if not isinstance(container, bool):
+            raise InvalidCommand(f"container: expected true or false, got {quote(container)}")
+        if not container and quarters > 4 * CARRY_WITHOUT_CONTAINER:
+            # "A character must have a backpack, duffel bag, sack, suitcase, or other portable
+            # container to carry more than four normal-sized items."
+            raise IllegalMove(
+                f"{me.name} has no container: without one a character carries at most "
+                f"{CARRY_WITHOUT_CONTAINER} normal-sized items",
+                "carrying capacity",
+            )
         if quarters > 8 * CARRYING_CAPACITY[brawn]:
             raise IllegalMove(
                 f"{me.name} cannot carry more than twice their capacity "

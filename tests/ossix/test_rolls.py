@@ -349,3 +349,17 @@ def test_the_game_master_may_allow_a_push_after_any_roll() -> None:
     roll(game, 6, 2)
     game.execute({"cmd": "push", "player": "Ana"})
     assert game.state.pending is not None and game.state.pending.kind.value == "push"
+
+
+def test_without_a_container_a_character_carries_four_items_at_most() -> None:
+    """Carrying Capacity: "A character must have a backpack, duffel bag, sack, suitcase, or
+    other portable container to carry more than four normal-sized items."
+    """
+    game = started()
+    game.execute({"cmd": "load", "player": "Ana", "brawn": 2, "items": 4, "container": False})
+    with pytest.raises(IllegalMove, match="no container") as error:
+        game.execute(
+            {"cmd": "load", "player": "Ana", "brawn": 2, "items": 4.25, "container": False}
+        )
+    assert error.value.rule == "carrying capacity"
+    game.execute({"cmd": "load", "player": "Ana", "brawn": 2, "items": 12})  # with a bag
