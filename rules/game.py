@@ -16,10 +16,10 @@ from __future__ import annotations
 import argparse
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from enum import Enum
-from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
+from typing import Any, Final, Generic, Protocol, TypeVar, runtime_checkable
 
 from .errors import InvalidCommand, NoGame, quote
 from .reading import Action, SlotView
@@ -101,6 +101,71 @@ def command_handler(
             else "there is no game yet: the game master starts one first"
         )
     return cmd, handler
+
+
+# Keys any command may carry besides its own fields: the verb, and the envelope of
+# `game/command` (docs/mqtt.md): the client's id, the payload version, the sender's name.
+ENVELOPE_KEYS: Final = frozenset({"cmd", "id", "v", "source"})
+
+
+class ReadKeys(Mapping[str, Any]):
+    """A command object that notes which of its keys the game read, so that a key no rule
+    looked at (a typo such as "valuse") is refused by name instead of silently ignored.
+
+    Only the command's own keys are watched, not those of the objects inside it. Walking the
+    keys (`for key in command`, `dict(command)`) counts as reading them all."""
+
+    def __init__(self, raw: Mapping[str, Any]) -> None:
+        self._raw = raw
+        self._read: set[str] = set(ENVELOPE_KEYS)
+
+    def __getitem__(self, key: str) -> Any:
+        self._read.add(key)
+        return self._raw[key]
+
+    def __contains__(self, key: object) -> bool:
+        if isinstance(key, str):
+            self._read.add(key)
+        return key in self._raw
+
+    def __iter__(self) -> Iterator[str]:
+        self._read.update(self._raw)
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def unread(self) -> list[str]:
+        """The command's keys that nothing read, in the command's order."""
+        return [key for key in self._raw if key not in self._read]
+
+
+class UnknownKey(InvalidCommand):
+    """A command held a key that its verb does not take; the first such key is `field`."""
+
+
+def execute_every_key(engine: Engine, command: Any) -> tuple[Any, ...]:
+    """`engine.execute(command)`, then UnknownKey if the command held a key that the game did
+    not read for it (a misspelt field would otherwise be ignored, its default used).
+
+    The check comes after the engine decided, so on UnknownKey the engine has already
+    recorded the events: the caller rebuilds it from the events before (`new_engine`)."""
+    if not isinstance(command, Mapping):
+        return engine.execute(command)
+    watched = ReadKeys(command)
+    events = engine.execute(watched)
+    unread = watched.unread()
+    if unread:
+        verb = command.get("cmd")
+        verb_words = verb if isinstance(verb, str) else "this command"
+        named = ", ".join(quote(key) for key in unread)
+        taken = sorted(key for key in command if key not in unread and key != "cmd")
+        raise UnknownKey(
+            f"{named}: {verb_words} takes no such key"
+            f" (it took: {', '.join(taken) or 'no key but cmd'}); nothing was done",
+            unread[0],
+        )
+    return events
 
 
 class EventCodec(Generic[EventT]):

@@ -1,19 +1,23 @@
 """Replays a file of JSON commands through the games, keeping going past refused lines.
 
 The file's game is the one its `new_game` names (`"game": NAME`), Six Shooter if it names
-none; a later `new_game` may name another once the game before it is over."""
+none; a later `new_game` may name another once the game before it is over. Every line is
+checked as the daemon checks a `game/command`: a key its command does not take is refused by
+name, and so is a number too long to be any field's."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from . import games
 from .errors import IllegalMove, RulesError
-from .game import Engine, GameRules
-from .refusals import Refusals
+from .game import Engine, GameRules, UnknownKey, execute_every_key
+
+# As the daemon's `wire.payload.MAX_DIGITS` (the rules import nothing outside themselves).
+MAX_DIGITS: Final = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +37,6 @@ class Replay:
     rules: GameRules = field(default_factory=lambda: games.get(games.DEFAULT_GAME))
     game: Engine = field(init=False)
     steps: list[Step] = field(default_factory=list)
-    refusals: Refusals = field(default_factory=Refusals)
 
     def __post_init__(self) -> None:
         self.game = self.rules.new_engine()
@@ -50,11 +53,20 @@ class Replay:
                         "game",
                     )
                 engine = rules.new_engine()
-                events = engine.execute(command)
+                events = execute_every_key(engine, command)
                 self.rules, self.game = rules, engine
                 return events
-            return self.game.execute(command)
-        return self.game.execute(raw)
+            return self._execute(command)
+        return self._execute(raw)
+
+    def _execute(self, command: Any) -> tuple[Any, ...]:
+        before = len(self.game.events)
+        try:
+            return execute_every_key(self.game, command)
+        except UnknownKey:
+            # Refused after the engine decided: take its events back out.
+            self.game = self.rules.new_engine(self.game.events[:before])
+            raise
 
     @property
     def rejected(self) -> list[dict[str, Any]]:
@@ -62,20 +74,18 @@ class Replay:
         return [{"line": s.line, "error": s.error} for s in self.steps if s.error is not None]
 
     def to_json(self) -> dict[str, Any]:
-        """The final state as `tabletop replay --json` prints it: the last game's refusals."""
-        return {**self.rules.referee_view(self.game.state), "rejected": self.refusals.to_json()}
+        """The final state as `tabletop replay --json` prints it, with every refused line of
+        the file (those before its last `new_game` too: a replay checks a whole file)."""
+        return {**self.rules.referee_view(self.game.state), "rejected": self.rejected}
 
     def refused(self, step: Step) -> None:
         """Records a refused line."""
         assert step.error is not None
         self.steps.append(step)
-        self.refusals.add(step.line, step.error)
 
     def applied(self, step: Step) -> None:
-        """Records an accepted line; a new game starts the list of refusals again."""
+        """Records an accepted line."""
         self.steps.append(step)
-        if isinstance(step.command, dict) and step.command.get("cmd") == "new_game":
-            self.refusals.new_game()
 
 
 def replay_lines(lines: Iterable[str]) -> Replay:
@@ -86,11 +96,14 @@ def replay_lines(lines: Iterable[str]) -> Replay:
         if not text or text.startswith("#"):
             continue
         try:
-            raw = json.loads(text)
+            raw = json.loads(text, parse_int=_whole_number)
         except json.JSONDecodeError as error:
             replay.refused(
                 Step(number, text, error=f"not valid JSON: {error.msg} at column {error.colno}")
             )
+            continue
+        except _TooLong as error:
+            replay.refused(Step(number, text, error=str(error)))
             continue
         try:
             events = replay.execute(raw)
@@ -99,3 +112,17 @@ def replay_lines(lines: Iterable[str]) -> Replay:
         else:
             replay.applied(Step(number, raw, events))
     return replay
+
+
+class _TooLong(ValueError):
+    """A whole number with more digits than any field takes."""
+
+
+def _whole_number(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_DIGITS:
+        raise _TooLong(
+            f"a number of {digits} digits ({text[:12]}…) is longer than any field takes "
+            f"(at most {MAX_DIGITS} digits)"
+        )
+    return int(text)

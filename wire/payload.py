@@ -26,6 +26,9 @@ def quote(value: object, limit: int = QUOTE_CHARS) -> str:
 
 MAX_PAYLOAD_BYTES: Final = 64 * 1024
 MAX_DEPTH: Final = 16
+# The most digits a whole number may have: far more than any count, die, stake or seed needs
+# (a 128-bit seed has 39), far fewer than Python's own limit of 4,300, whose words are not ours.
+MAX_DIGITS: Final = 100
 
 
 class PayloadError(ValueError):
@@ -53,6 +56,7 @@ def read_json(payload: bytes, *, max_bytes: int = MAX_PAYLOAD_BYTES) -> Any:
             object_pairs_hook=_object_without_duplicates,
             parse_constant=_refuse_constant,
             parse_float=_finite_float,
+            parse_int=whole_number,
         )
     except PayloadError:
         raise
@@ -60,7 +64,7 @@ def read_json(payload: bytes, *, max_bytes: int = MAX_PAYLOAD_BYTES) -> Any:
         raise PayloadError(f"not valid JSON: {error.msg} at column {error.colno}") from None
     except RecursionError:
         raise PayloadError("not valid JSON: nested too deeply") from None
-    except ValueError as error:  # e.g. an integer of more than 4,300 digits
+    except ValueError as error:  # anything else the parser refuses
         raise PayloadError(f"not valid JSON: {error}") from None
     check_value(value)
     return value
@@ -111,6 +115,17 @@ def _object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _refuse_constant(name: str) -> float:
     raise PayloadError(f"not valid JSON: {name} is not a number JSON can carry")
+
+
+def whole_number(text: str, max_digits: int = MAX_DIGITS) -> int:
+    """A JSON integer within `max_digits` digits, or PayloadError saying how long it was."""
+    digits = len(text.lstrip("-"))
+    if digits > max_digits:
+        raise PayloadError(
+            f"a number of {digits} digits ({text[:12]}…) is longer than any field takes "
+            f"(at most {max_digits} digits)"
+        )
+    return int(text)
 
 
 def _finite_float(text: str) -> float:

@@ -17,9 +17,15 @@ from typing import Any, Final
 
 from rules import games
 from rules.errors import IllegalMove, InvalidCommand, RulesError
-from rules.game import Engine, GameRules, Waiting
+from rules.game import Engine, GameRules, UnknownKey, Waiting, execute_every_key
 from rules.refusals import Refusals, short_error
-from wire.payload import MAX_PAYLOAD_BYTES, PayloadError, check_value, read_json
+from wire.payload import (
+    MAX_PAYLOAD_BYTES,
+    PayloadError,
+    check_value,
+    read_json,
+    whole_number,
+)
 
 from .store import CommandRecord, GameLog, StoreError
 
@@ -200,13 +206,18 @@ class Referee:
             rules, engine, command = self._game_for(raw)
             before = len(engine.events)
             try:
-                events = engine.execute(command)
+                events = execute_every_key(engine, command)
                 events_json = tuple(rules.event_to_json(event) for event in events)
                 # The engine copies text from the command into its events; check what will
                 # be stored and published once more, so nothing unencodable gets that far.
                 check_value(list(events_json), "events")
             except IllegalMove as error:
                 raise _Refusal("illegal", str(error), field=error.rule) from None
+            except UnknownKey as error:
+                # Refused after the engine decided: take its events back out.
+                if engine is self.game:
+                    self.game = rules.new_engine(engine.events[:before])
+                raise _Refusal("invalid", str(error), field=error.field) from None
             except InvalidCommand as error:
                 raise _Refusal("invalid", str(error), field=error.field) from None
             except RulesError as error:
@@ -439,7 +450,8 @@ def _salvage_id(payload: bytes) -> str | int | None:
     if len(payload) > MAX_PAYLOAD_BYTES:
         return None
     try:
-        raw = json.loads(payload.decode("utf-8"))
+        # A number too long to read stands as None here: it is not the id's business.
+        raw = json.loads(payload.decode("utf-8"), parse_int=_number_or_none)
         if not isinstance(raw, dict):
             return None
         value = _read_id(raw)
@@ -447,6 +459,13 @@ def _salvage_id(payload: bytes) -> str | int | None:
             check_value(value)
         return value
     except (ValueError, RecursionError, _Refusal, PayloadError):
+        return None
+
+
+def _number_or_none(text: str) -> int | None:
+    try:
+        return whole_number(text)
+    except PayloadError:
         return None
 
 

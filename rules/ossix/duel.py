@@ -32,6 +32,10 @@ class Duel:
     attack_mod: int = 0  # +1 Bonus / -1 Penalty on the first attack (the standoff)
     defense_mod: int = 0  # +1 Bonus / -1 Penalty on the next Defense roll (the draw)
     called: DuelStep | None = None  # the step rolled and not yet resolved
+    # The called step's own result so far (its roll, then any Luck Point spent on that roll):
+    # another roll made meanwhile is not the step's ("The player rolls Agility: On a failure,
+    # they draw too slow and miss"), so it must not stand in for it.
+    result: Outcome | None = None
     round: int = 1
 
 
@@ -49,16 +53,24 @@ def pool_change(duel: Duel, step: DuelStep) -> tuple[int, int]:
 def called(duel: Duel, step: DuelStep) -> Duel:
     """The duel once `step` is called: the modifiers it used are spent."""
     if step is DuelStep.DRAW:
-        return replace(duel, called=step, attack_mod=0)
+        return replace(duel, called=step, result=None, attack_mod=0)
     if step is DuelStep.DEFENSE:
-        return replace(duel, called=step, defense_mod=0)
-    return replace(duel, called=step)
+        return replace(duel, called=step, result=None, defense_mod=0)
+    return replace(duel, called=step, result=None)
+
+
+def step_rolled(duel: Duel, step: str, outcome: Outcome) -> Duel:
+    """The duel once the roll made for `step` (a step's value, "" for a roll outside the
+    duel) has `outcome`: only the called step's own roll is its result."""
+    if duel.called is None or duel.called.value != step:
+        return duel
+    return replace(duel, result=outcome)
 
 
 def resolved(duel: Duel, outcome: Outcome) -> Duel:
     """The duel after the called step's final outcome."""
     step = duel.called
-    done = replace(duel, called=None)
+    done = replace(duel, called=None, result=None)
     if step is DuelStep.STANDOFF:
         mod = {Outcome.COMPLETE: 1, Outcome.FAILURE: -1}.get(outcome, 0)
         return replace(done, attack_mod=mod, allowed=(DuelStep.DRAW,))

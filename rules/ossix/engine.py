@@ -34,6 +34,7 @@ GM_ROLLS: Final = ("d2", "d3", "d6", "2d6", "3d6", "morale", "behaviour")
 OPTIONS: Final[dict[str, Any]] = {
     "starting_luck": 2,
     "luck_after_long_rest": False,
+    "push_needs_a_failure": True,
     "critical_failure_strain_stacks": False,
     "poker_variant": "draw",
     "poker_ante": 1,
@@ -53,6 +54,7 @@ DURING_A_HAND: Final = frozenset(
     | {"award_luck", "strain", "load"}
 )
 MAX_STAKE = 1_000_000
+CARRY_WITHOUT_CONTAINER: Final = 4  # "to carry more than four normal-sized items"
 DOING: Final = {
     "action": "call an action roll",
     "push": "push your luck",
@@ -298,13 +300,14 @@ class Game(EventLog[State, Event]):
         return (*before, called)
 
     def _duel_resolution(self, me: Character) -> tuple[Event, ...]:
-        """The called duel step's final result (after any Luck Point spent on it), if any."""
+        """The called duel step's final result (its own roll, after any Luck Point spent on
+        it), if it was rolled: a roll made in between is not the step's."""
         duel = self._state.duel
         if duel is None or duel.player != me.name:
             raise IllegalMove(f"{me.name} is in no duel: start one first", "quick-draw duels")
-        if duel.called is None or me.last is None:
+        if duel.called is None or duel.result is None:
             return ()
-        return (Event(EventKind.DUEL_RESOLVED, me.name, text=me.last.outcome.value),)
+        return (Event(EventKind.DUEL_RESOLVED, me.name, text=duel.result.value),)
 
     def _duel(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
         self._idle("start a duel")
@@ -413,6 +416,15 @@ class Game(EventLog[State, Event]):
             )
         if me.strain >= MAX_STRAIN:
             raise IllegalMove(f"{me.name} is at 12 Strain", "pushing your luck")
+        failed = me.last is not None and me.last.outcome is Outcome.FAILURE
+        if self._state.options.get("push_needs_a_failure", True) and not failed:
+            # "There are situations when a player is out of luck points, fails a crucial
+            # action roll, but really needs a second chance to avoid dire consequences."
+            raise IllegalMove(
+                f"{me.name}'s latest action roll did not fail: a player pushes their luck "
+                "after failing a crucial action roll",
+                "pushing your luck",
+            )
         return (Event(EventKind.PUSHED, me.name, number=me.pushes + 1),)
 
     def _roll(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
@@ -483,6 +495,8 @@ class Game(EventLog[State, Event]):
         pending = self._state.pending
         if pending is None or pending.kind is not PendingKind.PANIC:
             raise IllegalMove("no Panic Roll is awaited", "roll results")
+        if command.get("player", pending.player) != pending.player:
+            raise IllegalMove(f"the Panic Roll awaited is {pending.player}'s", "roll results")
         outcome = command.get("outcome")
         if not isinstance(outcome, str) or not outcome.strip():
             raise InvalidCommand("outcome: expected the Panic Roll's outcome in words", "outcome")
@@ -518,6 +532,18 @@ class Game(EventLog[State, Event]):
                 "items: expected normal items carried, in quarters (e.g. 10.25)", "items"
             )
         quarters = int(items * 4)
+        # Said by the GM, who sees the character sheet: false for a character with no bag.
+        container = command.get("container", True)
+        if not isinstance(container, bool):
+            raise InvalidCommand(f"container: expected true or false, got {quote(container)}")
+        if not container and quarters > 4 * CARRY_WITHOUT_CONTAINER:
+            # "A character must have a backpack, duffel bag, sack, suitcase, or other portable
+            # container to carry more than four normal-sized items."
+            raise IllegalMove(
+                f"{me.name} has no container: without one a character carries at most "
+                f"{CARRY_WITHOUT_CONTAINER} normal-sized items",
+                "carrying capacity",
+            )
         if quarters > 8 * CARRYING_CAPACITY[brawn]:
             raise IllegalMove(
                 f"{me.name} cannot carry more than twice their capacity "

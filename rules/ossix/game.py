@@ -57,6 +57,12 @@ class OsSix(GameRules):
                 "the GM awards each character a Luck Point after a long rest",
             ),
             Option(
+                "push_needs_a_failure",
+                True,
+                "pushing your luck only after the character's latest action roll failed (\"fails "
+                'a crucial action roll"); false: the GM may allow it after any roll',
+            ),
+            Option(
                 "critical_failure_strain_stacks",
                 False,
                 "a critical failure in a high-pressure situation gives two Strain, not one",
@@ -288,6 +294,11 @@ def _load(parser: argparse.ArgumentParser) -> None:
     _player(parser)
     parser.add_argument("brawn", type=int, help="the character's Brawn")
     parser.add_argument("items", type=float, help="normal items carried (a small one is 0.25)")
+    parser.add_argument(
+        "--no-container",
+        action="store_true",
+        help="the character has no backpack, bag or other container (then four items at most)",
+    )
 
 
 def _duel(parser: argparse.ArgumentParser) -> None:
@@ -326,7 +337,11 @@ def _gm_roll_command(a: argparse.Namespace) -> dict[str, Any]:
 
 def _load_command(a: argparse.Namespace) -> dict[str, Any]:
     items = int(a.items) if float(a.items).is_integer() else a.items
-    return {"cmd": "load", "player": a.player, "brawn": a.brawn, "items": items}
+    command: dict[str, Any] = {"cmd": "load", "player": a.player, "brawn": a.brawn}
+    command["items"] = items
+    if a.no_container:
+        command["container"] = False
+    return command
 
 
 def _seats(words: Sequence[str]) -> list[dict[str, Any]]:

@@ -16,7 +16,7 @@ from .duel import resolved
 from .engine import ATTRIBUTES, GM_ROLLS
 from .outcomes import Outcome
 from .poker import VARIANTS, Poker
-from .state import MAX_LUCK, MAX_STRAIN, PendingKind, State
+from .state import MAX_LUCK, MAX_STRAIN, LastRoll, PendingKind, State
 
 NAMES = ("Ana", "Bo", "Cy", "Di")
 
@@ -32,6 +32,11 @@ def _action(rng: random.Random, player: str) -> dict[str, Any]:
         "penalty": rng.choice((0, 0, 1, 2)),
         "high_pressure": rng.random() < 0.5,
     }
+
+
+def _failed(last: LastRoll | None) -> bool:
+    """True when a character's latest action roll failed (pushing your luck may follow)."""
+    return last is not None and last.outcome is Outcome.FAILURE
 
 
 def _forced_use(last: Outcome | None) -> str:
@@ -152,9 +157,10 @@ def random_command(state: State, rng: random.Random) -> dict[str, Any]:
     for c in state.characters:
         if c.luck < MAX_LUCK:
             choices.append({"cmd": "award_luck", "player": c.name})
-        if c.luck == 0 and c.strain < MAX_STRAIN:
-            choices.append({"cmd": "push", "player": c.name})
         latest = c.last
+        if c.luck == 0 and c.strain < MAX_STRAIN and _failed(latest):
+            # "fails a crucial action roll, but really needs a second chance"
+            choices.append({"cmd": "push", "player": c.name})
         if c.luck > 0 and latest is not None:
             if latest.outcome is Outcome.FAILURE:
                 choices.append({"cmd": "spend_luck", "player": c.name, "use": "reroll"})
@@ -227,7 +233,7 @@ class OsSixPeople:
         self.ended = False
         self.duel_done = False
         self.poker_done = False
-        self.send({"cmd": "new_game", "game": "ossix", "players": list(self.seats), "seed": seed})
+        self.send({"cmd": "new_game", "game": "ossix", "players": list(self.seats)})
 
     def replied(self, ok: bool) -> None:
         self.last_ok = ok

@@ -8,7 +8,7 @@ from enum import Enum
 from typing import Any
 
 from . import poker
-from .duel import Duel, DuelStep, called, resolved
+from .duel import Duel, DuelStep, called, resolved, step_rolled
 from .events import Event, EventKind
 from .outcomes import Critical, Outcome
 from .poker import Poker
@@ -230,7 +230,10 @@ class State:
             )
             state = self._with(who, last=last, bonus_next=critical is Critical.SUCCESS)
             after = Pending(PendingKind.PANIC, who) if critical is Critical.FAILURE else None
-            return replace(state, pending=after)
+            duel = self.duel
+            if duel is not None and duel.player == who:
+                duel = step_rolled(duel, pending.duel_step, outcome)
+            return replace(state, pending=after, duel=duel)
         if kind is EventKind.STRAIN_CHANGED and me is not None:
             strain = max(0, min(MAX_STRAIN, me.strain + (event.number or 0)))
             state = self._with(who, strain=strain)
@@ -277,7 +280,11 @@ class State:
         last = me.last
         if use == "upgrade" and last is not None:
             upgraded = replace(last, outcome=Outcome.COMPLETE, upgraded=True)
-            return state._with(me.name, last=upgraded)
+            state = state._with(me.name, last=upgraded)
+            if state.duel is not None and state.duel.player == me.name:
+                duel = step_rolled(state.duel, last.duel_step, Outcome.COMPLETE)
+                state = replace(state, duel=duel)
+            return state
         if use == "max_damage" and last is not None:
             return state._with(me.name, last=replace(last, max_damage=True))
         if use == "reroll" and last is not None:

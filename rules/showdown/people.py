@@ -139,8 +139,9 @@ def random_command(state: GameState, rng: random.Random) -> dict[str, Any] | Non
             return {"cmd": "reach", "player": rng.choice(state.players)}
         hand = state.hands[player]
         slot = hand.touched or rng.choice(_face_down(state, player))
-        cmd = "touch" if hand.touched is None and rng.random() < 0.3 else "reveal"
-        return {"cmd": cmd, "player": player, "slot": slot, "at_ms": rng.randint(0, 10**6)}
+        if hand.touched is None and rng.random() < 0.3:
+            return {"cmd": "touch", "player": player, "slot": slot, "at_ms": rng.randint(0, 10**6)}
+        return {"cmd": "reveal", "player": player, "slot": slot}  # a reveal takes no time
     if phase is Phase.DISCARD:
         player = state.discards_due[0]
         low, high = discard_bounds(state, player)

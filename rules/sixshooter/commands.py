@@ -7,7 +7,7 @@ the engine's business.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -200,7 +200,7 @@ Command = (
 class _Reader:
     """Reads the fields of one command object, naming `cmd.field` in every error."""
 
-    def __init__(self, raw: dict[str, Any], cmd: str) -> None:
+    def __init__(self, raw: Mapping[str, Any], cmd: str) -> None:
         self.raw = raw
         self.cmd = cmd
         self.used = {"cmd"} | ENVELOPE_KEYS
@@ -445,7 +445,7 @@ COMMAND_NAMES: tuple[str, ...] = tuple(_READERS)
 
 def parse_command(raw: object) -> Command:
     """Turns one JSON object into a command, or raises InvalidCommand naming the field at fault."""
-    if not isinstance(raw, dict):
+    if not isinstance(raw, Mapping):
         raise InvalidCommand(f"expected a JSON object with a 'cmd' field, got {type(raw).__name__}")
     name = raw.get("cmd")
     if not isinstance(name, str):

@@ -1,8 +1,9 @@
 """The game master's verbs for Steamfunkateers (`tabletop gm VERB`): each builds one command.
 
 A pool is written `NAME=RANK` for a player (`Ana=4`) or `npc` / `npc:NAME` for the GM's
-(`npc:Thugs`), followed by comma-separated changes: `skill=Burglary`, `obstacle=1`, `bonus`,
-`extra` (a Vigor die), and for the GM `base=6`, `outnumbering=2`.
+(`npc:Thugs`), followed by comma-separated changes: `skill=Burglary`, `obstacle=1` (once
+per obstacle), `unfamiliar`, `conditions=1` (dice off for conditions), `circumstance=-1` or
+`=+1`, `bonus`, `extra` (a Vigor die), and for the GM `base=6`, `outnumbering=2`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 from ..game import ArgumentAdder, GmAction
 from .model import GmCost, OrderKind
 
-_NUMBERS = ("obstacle", "outnumbering", "base")
+_NUMBERS = ("outnumbering", "base", "conditions")
 
 
 def pool_spec(text: str) -> dict[str, Any]:
@@ -33,13 +34,23 @@ def pool_spec(text: str) -> dict[str, Any]:
         key, sep, value = change.partition("=")
         if key in ("bonus", "extra") and not sep:
             pool["bonus" if key == "bonus" else "extra_die"] = 1 if key == "bonus" else True
+        elif key == "unfamiliar" and not sep:
+            pool["unfamiliar"] = True
+        elif key == "obstacle" and value.isdigit():
+            # Obstacles add up: `obstacle=2,obstacle=1` is two descriptors' obstacles.
+            before = pool.get("obstacle")
+            levels = [] if before is None else before if isinstance(before, list) else [before]
+            pool["obstacle"] = int(value) if not levels else [*levels, int(value)]
+        elif key == "circumstance" and value.lstrip("+-").isdigit():
+            pool["circumstance"] = int(value)
         elif key in _NUMBERS and value.isdigit():
             pool[key] = int(value)
         elif key == "skill" and value:
             pool["skill"] = value
         else:
             raise argparse.ArgumentTypeError(
-                f"{change!r} in {text!r}: expected skill=NAME, obstacle=1|2, bonus, extra, "
+                f"{change!r} in {text!r}: expected skill=NAME, obstacle=1|2 (again for "
+                "each obstacle), unfamiliar, conditions=N, circumstance=+N|-N, bonus, extra, "
                 "base=N or outnumbering=N"
             )
     return pool

@@ -66,7 +66,11 @@ from .model import (
 )
 from .state import GameState, Pool, sixes
 
-OPTION_DEFAULTS: dict[str, Any] = {"starting_vigor": 0, "gm_vigor": 0}
+OPTION_DEFAULTS: dict[str, Any] = {
+    "starting_vigor": 0,
+    "gm_vigor": 0,
+    "vigor_once_per_roll": True,
+}
 
 
 class Game(EventLog[GameState, Event]):
@@ -104,6 +108,7 @@ def rerollable(state: GameState, pool: Pool) -> bool:
     return (
         pool.thrown
         and not pool.rerolled
+        and not (pool.vigor_spent and state.options.get("vigor_once_per_roll", True))
         and sixes(pool.values) < len(pool.values)
         and state.vigor.get(state.thrower_of(pool.who), 0) >= 1
     )
@@ -158,7 +163,8 @@ def _new_game(out: _Out, command: Mapping[str, Any]) -> None:
         names.append(name)
         vigor.append((name, read.integer(entry, "vigor", 0, None, starting, at=f"{at}.")))
     vigor.append((GM, gm_vigor))
-    chosen = (("starting_vigor", starting), ("gm_vigor", gm_vigor))
+    once = read.flag(options, "vigor_once_per_roll", at="options.")
+    chosen = (("starting_vigor", starting), ("gm_vigor", gm_vigor), ("vigor_once_per_roll", once))
     out.add(GameStarted(tuple(names), tuple(vigor), chosen))
 
 
@@ -169,6 +175,14 @@ def _end_game(out: _Out, command: Mapping[str, Any]) -> None:
 def _award(out: _Out, command: Mapping[str, Any]) -> None:
     player = _player(out.state, read.text(command, "player"))
     points = read.integer(command, "points", 1, None, 1)
+    state = out.state
+    if player in state.folded or player in state.unrewarded:
+        # "Characters who fold receive no Vigor from the GM after a given conflict."
+        action = "the action in play" if player in state.folded else "the last action"
+        raise VigorError(
+            f"{player} folded out of {action}: "
+            "characters who fold receive no Vigor from the GM after a given conflict"
+        )
     out.add(VigorChanged(player, points, "awarded by the GM"))
 
 
@@ -191,11 +205,58 @@ def _spend(out: _Out, who: str, points: int, reason: str) -> None:
 # -- pools -----------------------------------------------------------------------------------
 
 
+# The keys a pool may have; any other is refused by name (a typo would otherwise be ignored).
+_PLAYER_POOL_KEYS = frozenset({"player", "rank", "skill"})
+_NPC_POOL_KEYS = frozenset({"npc", "base", "outnumbering"})
+_MODIFIER_KEYS = frozenset(
+    {"obstacle", "unfamiliar", "conditions", "circumstance", "bonus", "extra_die"}
+)
+MAX_MODIFIER = 6  # no modifier takes more dice than the largest pool holds
+
+
+def _modifiers(spec: Mapping[str, Any], at: str) -> tuple[int, list[str]]:
+    """The dice a pool's modifiers add (negative: take off), and each in words.
+
+    "An obstacle comes in 2 levels"; "Unfamiliarity: ... a level-1 penalty should be
+    applied"; "Conditions: These will regularly provide penalties."; "Circumstantial
+    modifiers ... can be positive or negative"; "a 1d (1 die) bonus might be awarded". The
+    page lists them one after the other and caps none of their sum, so they all add up."""
+    raw = spec.get("obstacle", 0)
+    if isinstance(raw, list):  # several descriptors, each its own obstacle
+        obstacles = [
+            read.integer({"": level}, "", 1, MAX_OBSTACLE, at=f"{at}obstacle[{i}]")
+            for i, level in enumerate(raw)
+        ]
+    else:
+        obstacles = [read.integer(spec, "obstacle", 0, MAX_OBSTACLE, 0, at=at)]
+    unfamiliar = read.flag(spec, "unfamiliar", at=at)
+    conditions = read.integer(spec, "conditions", 0, MAX_MODIFIER, 0, at=at)
+    circumstance = read.integer(spec, "circumstance", -MAX_MODIFIER, MAX_MODIFIER, 0, at=at)
+    bonus = read.integer(spec, "bonus", 0, 1, 0, at=at)
+    words = [f"-{level} obstacle" for level in obstacles if level]
+    if unfamiliar:
+        words.append("-1 unfamiliar")
+    if conditions:
+        words.append(f"-{conditions} conditions")
+    if circumstance:
+        words.append(f"{circumstance:+d} circumstance")
+    if bonus:
+        words.append("+1 applicability")
+    change = -sum(obstacles) - int(unfamiliar) - conditions + circumstance + bonus
+    return change, words
+
+
 def _pool(out: _Out, spec: Mapping[str, Any], at: str) -> tuple[str, int, str]:
     """One pool's thrower and dice from its spec, spending or awarding Vigor for an extra die."""
     state = out.state
-    obstacle = read.integer(spec, "obstacle", 0, MAX_OBSTACLE, 0, at=at)
-    bonus = read.integer(spec, "bonus", 0, 1, 0, at=at)
+    known = (_PLAYER_POOL_KEYS if "player" in spec else _NPC_POOL_KEYS) | _MODIFIER_KEYS
+    unknown = [key for key in spec if key not in known]
+    if unknown:
+        raise InvalidCommand(
+            f"{at}{unknown[0]}: a pool takes no such key (it takes: {', '.join(sorted(known))})",
+            f"{at}{unknown[0]}",
+        )
+    change, words = _modifiers(spec, at)
     extra = read.flag(spec, "extra_die", at=at)
     if "player" in spec:
         who = _player(state, read.text(spec, "player", at=at))
@@ -203,7 +264,7 @@ def _pool(out: _Out, spec: Mapping[str, Any], at: str) -> tuple[str, int, str]:
         if rank > MAX_RANK:
             raise PoolError(f"{at}rank: {rank} is over the maximum Skill rank of {MAX_RANK}")
         skill = read.text(spec, "skill", "skill", at=at)
-        dice = rank - obstacle + bonus + int(extra)
+        dice = rank + change + int(extra)
         label = f"{skill} {rank}"
         if extra:
             _spend(out, who, 1, "an extra die")
@@ -213,16 +274,14 @@ def _pool(out: _Out, spec: Mapping[str, Any], at: str) -> tuple[str, int, str]:
             raise PoolError(f"{at}npc: {quote(who)} is a player: give a player's pool as player")
         base = read.integer(spec, "base", 1, None, GM_BASE_DICE, at=at)
         outnumbering = read.integer(spec, "outnumbering", 0, None, 0, at=at)
-        dice = base + outnumbering - obstacle + bonus + int(extra)
+        dice = base + outnumbering + change + int(extra)
         label = f"GM {base}d" + (f" +{outnumbering} outnumbering" if outnumbering else "")
         if extra:
             # "The GM may award one point of Vigor to each player and receive one extra die"
             for player in state.players:
                 out.add(VigorChanged(player, 1, "the GM's extra die"))
-    if obstacle:
-        label += f" -{obstacle} obstacle"
-    if bonus:
-        label += " +1 circumstance"
+    for word in words:
+        label += f" {word}"
     if extra:
         label += " +1 Vigor die"
     if dice < 1:
@@ -235,10 +294,16 @@ def _call(out: _Out, command: Mapping[str, Any], kind: RoundKind) -> None:
     task = str(command.get("task", ""))[:80]
     made: list[tuple[str, int]] = []
     labels: list[str] = []
+    bought: list[str] = []
     for i, spec in enumerate(specs):
         who, dice, label = _pool(out, spec, f"pools[{i}].")
+        if "player" in spec and spec.get("extra_die") is True:
+            bought.append(who)  # a point of Vigor spent on this roll already
         if any(w == who for w, _ in made):
             raise PoolError(f"pools[{i}]: {who} already has a pool in this roll")
+        if who in out.state.folded and out.state.action_in_play:
+            # A fold removes the character "from the risks and the rewards of a given action".
+            raise VigorError(f"pools[{i}]: {who} folded out of the action in play")
         made.append((who, dice))
         labels.append(label)
     if kind is RoundKind.EXCHANGE:
@@ -252,7 +317,7 @@ def _call(out: _Out, command: Mapping[str, Any], kind: RoundKind) -> None:
             raise ContestRuleError(
                 f"every participant makes one skill check in an exchange: pools for {listed}"
             )
-    out.add(RoundCalled(kind.value, tuple(made), tuple(labels), task))
+    out.add(RoundCalled(kind.value, tuple(made), tuple(labels), task, tuple(bought)))
 
 
 def _check(out: _Out, command: Mapping[str, Any]) -> None:
@@ -312,6 +377,11 @@ def _reroll(out: _Out, command: Mapping[str, Any]) -> None:
         raise RerollError(f"{pool.who} has not thrown yet: roll first")
     if pool.rerolled:
         raise VigorError("You can only spend a point of Vigor once for each roll")
+    if pool.vigor_spent and out.state.options.get("vigor_once_per_roll", True):
+        raise VigorError(
+            f"{pool.who} spent a point of Vigor on an extra die for this roll: "
+            "you can only spend a point of Vigor once for each roll"
+        )
     kept = tuple(v for v in pool.values if v == SUCCESS_FACE)
     rethrown = len(pool.values) - len(kept)
     if rethrown == 0:
@@ -488,6 +558,9 @@ def _condition(out: _Out, command: Mapping[str, Any]) -> None:
     by = read.text(command, "by", GM)
     if target == by:
         raise InvalidCommand("by: a condition comes from the one who beat the target", "by")
+    if target in out.state.folded and out.state.action_in_play:
+        # A fold removes the character "from the risks and the rewards of a given action".
+        raise VigorError(f"{target} folded out of the action in play: no condition from it")
     name = str(command.get("name", ""))[:40]
     # "by the player that beat him, or the GM if the character was beaten by an NPC"
     out.add(ConditionCalled(target, by, out.state.thrower_of(by), name))

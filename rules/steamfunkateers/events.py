@@ -40,6 +40,7 @@ class RoundCalled:
     pools: tuple[tuple[str, int], ...]
     labels: tuple[str, ...]
     task: str = ""
+    vigor_spent: tuple[str, ...] = ()  # players who spent Vigor on an extra die for this roll
 
 
 @dataclass(frozen=True, slots=True)

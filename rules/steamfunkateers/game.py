@@ -47,6 +47,13 @@ class Steamfunkateers(GameRules):
                 'of points of Vigor to begin play")',
             ),
             Option("gm_vigor", 0, "Vigor the game master begins with (the page names none)"),
+            Option(
+                "vigor_once_per_roll",
+                True,
+                'one Vigor spend per roll, an extra die or a reroll ("You can only spend a '
+                'point of Vigor once for each roll"); false: the sentence limits rerolls only, '
+                "and a roll may have both",
+            ),
         ),
     )
     roster_keys = ("players", "options")

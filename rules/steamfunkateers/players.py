@@ -73,8 +73,8 @@ def gm_command(view: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
     """A game master's call the rules allow when nothing waits for dice."""
     players = [p["name"] for p in view["players"]]
     contest = view.get("contest")
+    folded = {p["name"] for p in view["players"] if p["folded"]}  # out of the action in play
     if contest and not contest["over"]:
-        folded = {p["name"] for p in view["players"] if p["folded"]}
         if rng.random() < 0.03:
             return {"cmd": "end_contest"}
         live = [w for w in contest["participants"] if w not in folded]
@@ -82,12 +82,13 @@ def gm_command(view: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
     order = view.get("order")
     if order and order["current"] is not None:
         roll = rng.random()
-        if roll < 0.35:
+        current = order["current"]
+        if roll < 0.35 or current in folded:  # a folded player's turn is over
             return {"cmd": "end_turn"}
         if roll < 0.4:
             return {"cmd": "end_conflict"}
-        current = order["current"]
-        target = rng.choice([w for w in order["order"] if w != current] or [current])
+        others = [w for w in order["order"] if w != current and w not in folded]
+        target = rng.choice(others or [current])
         if roll < 0.5 and target != current:
             return {"cmd": "condition", "target": target, "by": current}
         return {
@@ -117,7 +118,10 @@ def gm_command(view: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
             ],
         }
     if roll < 0.7:
-        return {"cmd": "award", "player": rng.choice(players), "points": 1}
+        # "Characters who fold receive no Vigor from the GM after a given conflict."
+        deserving = [p["name"] for p in view["players"] if not p["unrewarded"]]
+        if deserving:
+            return {"cmd": "award", "player": rng.choice(deserving), "points": 1}
     if roll < 0.78:
         rich = [p for p in players if _vigor(view, p) >= 1]
         if rich:

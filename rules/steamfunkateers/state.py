@@ -50,6 +50,7 @@ class Pool:
     rerolled: bool = False
     done: bool = False
     folded: bool = False
+    vigor_spent: bool = False  # on an extra die: "spend a point of Vigor once for each roll"
 
     @property
     def thrown(self) -> bool:
@@ -152,7 +153,23 @@ class GameState:
     condition: PendingCondition | None = None
     conditions: Mapping[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
     folded: tuple[str, ...] = ()  # players folded out of the action in play
+    # Players who folded out of the action that ended last: "Characters who fold receive no
+    # Vigor from the GM after a given conflict." Cleared when the next action begins.
+    unrewarded: tuple[str, ...] = ()
     narrator: str | None = None
+
+    @property
+    def action_in_play(self) -> bool:
+        """True while a conflict (a turn order) or a contest is on: a fold lasts that long."""
+        return self.order is not None or (self.contest is not None and not self.contest.over)
+
+    def _ended(self, **changes: Any) -> GameState:
+        """The state once the action in play ended: its folders go unrewarded."""
+        return replace(self, folded=(), unrewarded=self.folded, **changes)
+
+    def _begun(self, **changes: Any) -> GameState:
+        """The state once a new action began: nobody is folded out of it yet."""
+        return replace(self, folded=(), unrewarded=(), **changes)
 
     @property
     def in_play(self) -> bool:
@@ -173,11 +190,15 @@ class GameState:
                 changed = dict(self.vigor)
                 changed[who] = changed.get(who, 0) + delta
                 return replace(self, vigor=changed)
-            case RoundCalled(kind, pools, labels, task):
+            case RoundCalled(kind, pools, labels, task, vigor_spent):
                 made = tuple(
-                    Pool(who, dice, label) for (who, dice), label in zip(pools, labels, strict=True)
+                    Pool(who, dice, label, vigor_spent=who in vigor_spent)
+                    for (who, dice), label in zip(pools, labels, strict=True)
                 )
-                return replace(self, round=Round(RoundKind(kind), made, task), last_result=None)
+                called = Round(RoundKind(kind), made, task)
+                if self.action_in_play:
+                    return replace(self, round=called, last_result=None)
+                return self._begun(round=called, last_result=None)  # a check on its own
             case DiceRolled(who, values):
                 return self._pool(who, values=values, first_sixes=sixes(values))
             case DiceRerolled(who, values):
@@ -190,10 +211,12 @@ class GameState:
                     state = state._pool(who, folded=True)
                 return state
             case RoundResolved():
-                return replace(self, round=None, last_result=event)
+                if self.action_in_play:
+                    return replace(self, round=None, last_result=event)
+                return self._ended(round=None, last_result=event)  # a check on its own
             case ContestStarted(participants, goal):
                 contest = Contest(participants, dict.fromkeys(participants, 0), goal)
-                return replace(self, contest=contest, folded=())
+                return self._begun(contest=contest)
             case ExchangeWon(who):
                 if self.contest is None or who is None:
                     return self
@@ -204,10 +227,12 @@ class GameState:
                 if self.contest is None:
                     return self
                 ended = replace(self.contest, winner=winner, over=True)
-                return replace(self, contest=ended, round=None, folded=())
+                if self.order is not None:  # a contest within a conflict: the conflict goes on
+                    return replace(self, contest=ended, round=None)
+                return self._ended(contest=ended, round=None)
             case OrderCalled(kind, ranks, npcs):
                 order = Order(OrderKind(kind), dict(ranks), tuple(w for w, _ in ranks), npcs)
-                return replace(self, order=order, folded=(), narrator=None)
+                return self._begun(order=order, narrator=None)
             case TieDieRolled(who, value):
                 assert self.order is not None
                 keys = dict(self.order.keys)
@@ -218,13 +243,18 @@ class GameState:
                 return replace(self, order=replace(self.order, order=order, turn=0))
             case TurnEnded():
                 assert self.order is not None
-                turn = self.order.turn + 1
-                exchange = self.order.exchange
-                if turn >= len(self.order.order):
-                    turn, exchange = 0, exchange + 1
+                turn, exchange = self.order.turn, self.order.exchange
+                # A fold removes the character "from the risks and the rewards of a given
+                # action": a folded player's turns are skipped until the conflict ends.
+                for _ in self.order.order:
+                    turn += 1
+                    if turn >= len(self.order.order):
+                        turn, exchange = 0, exchange + 1
+                    if self.order.order[turn] not in self.folded:
+                        break
                 return replace(self, order=replace(self.order, turn=turn, exchange=exchange))
             case ConflictEnded():
-                return replace(self, order=None, round=None, folded=())
+                return self._ended(order=None, round=None)
             case ConditionCalled(target, by, thrower, name):
                 return replace(self, condition=PendingCondition(target, by, thrower, name))
             case ConditionSuffered(target, severity, name):

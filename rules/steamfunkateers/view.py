@@ -80,6 +80,8 @@ def state_to_json(state: GameState) -> dict[str, Any]:
                     {"name": n, "severity": s} for n, s in state.conditions.get(name, ())
                 ],
                 "folded": name in state.folded,
+                # folded out of the action that ended last: no Vigor from the GM for it
+                "unrewarded": name in state.unrewarded,
             }
             for name in state.players
         ],

@@ -97,7 +97,7 @@ def test_an_id_is_applied_once_and_its_reply_is_sent_again(db: str | Path) -> No
         (b'{"cmd": "roll", "value": 3, "id": [1]}', "invalid", "id: expected a string"),
         (b'{"cmd": "roll", "value": 3}', "illegal", "roll belongs to play"),
         (b"[" * 20_000, "invalid", "not valid JSON"),
-        (b'{"cmd": "roll", "value": ' + b"9" * 5000 + b"}", "invalid", "not valid JSON"),
+        (b'{"cmd": "roll", "value": ' + b"9" * 5000 + b"}", "invalid", "5000 digits"),
         (b" " * (MAX_PAYLOAD_BYTES + 1), "too_large", "over the 65536-byte limit"),
     ],
 )
@@ -125,6 +125,9 @@ def test_bad_payloads_are_refused_with_a_reason_and_change_nothing(
         (b'{"cmd":"reveal","player":"\\ud800","id":"lone-1"}', "lone-1"),
         (b'{"cmd":"roll","id":"\\ud800"}', None),
         (b'{"cmd":"roll","id":"' + b"x" * 200 + b'"', None),
+        # Issue 31: a number too long for any field is answered under the command's own id.
+        (b'{"id":"big-1","cmd":"roll","value":' + b"9" * 5000 + b"}", "big-1"),
+        (b'{"cmd":"roll","value":' + b"9" * 5000 + b',"id":12}', 12),
     ],
 )
 def test_a_refused_payload_is_answered_under_its_id_when_one_can_be_read(
@@ -135,6 +138,7 @@ def test_a_refused_payload_is_answered_under_its_id_when_one_can_be_read(
     ref.commit()
     assert not outcome.ok and outcome.reply["kind"] == "invalid"
     assert outcome.reply["id"] == expected_id
+    assert "4300" not in outcome.reply["error"]  # our words, not Python's
     if expected_id is not None:
         again = ref.handle(payload)
         assert again.duplicate and again.reply["seq"] == outcome.reply["seq"]
@@ -215,3 +219,34 @@ def test_fuzzed_payloads_never_break_the_referee(db: str | Path, batch: list[byt
     rebuilt = referee(db, table)
     assert rebuilt.state_json() == ref.state_json()
     rebuilt.log.close()
+
+
+def test_a_key_the_verb_does_not_take_is_refused_by_name_and_changes_nothing(
+    db: str | Path,
+) -> None:
+    """Issue 31: a misspelt key ("valuse") was ignored and its default used; now the command
+    is refused naming it, and the events the engine had decided are taken back out."""
+    ref = referee(db)
+    assert send(ref, {"cmd": "new_game", "game": "ossix", "players": ["Jack"]})["ok"]
+    before = ref.state_json()
+    reply = send(
+        ref,
+        {
+            "cmd": "action",
+            "player": "Jack",
+            "attribute": "agility",
+            "score": 2,
+            "bonsu": 1,
+            "id": "typo-1",
+        },
+    )
+    assert not reply["ok"] and reply["id"] == "typo-1" and reply["field"] == "bonsu"
+    assert reply["error"].startswith("'bonsu': action takes no such key")
+    after = ref.state_json()
+    after.pop("rejected"), before.pop("rejected")
+    assert after == before  # no roll was called
+    ref.log.close()
+    reload = referee(db)  # and the log holds nothing of it either
+    reloaded = reload.state_json()
+    reloaded.pop("rejected")
+    assert reloaded == before

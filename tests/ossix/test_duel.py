@@ -41,9 +41,8 @@ def allowed(game: Game) -> list[str]:
     """The steps the duel allows next, once the last one's final result is taken."""
     duel = game.state.duel
     assert duel is not None
-    me = game.state.character(duel.player)
-    if duel.called is not None and me is not None and me.last is not None:
-        duel = resolved(duel, me.last.outcome)
+    if duel.called is not None and duel.result is not None:
+        duel = resolved(duel, duel.result)
     return [s.value for s in duel.allowed]
 
 
@@ -134,3 +133,46 @@ def test_one_duel_at_a_time() -> None:
 
 def test_the_duel_steps_are_the_closed_list_the_scene_names() -> None:
     assert [s.value for s in DuelStep] == ["standoff", "draw", "second_shot", "defense", "attack"]
+
+
+def side_roll(game: Game, *values: int) -> None:
+    """An action roll of Ana's outside the duel (the engine allows them meanwhile)."""
+    game.execute({"cmd": "action", "player": "Ana", "attribute": "mind", "score": len(values)})
+    game.execute({"cmd": "roll", "values": list(values)})
+
+
+def test_a_failed_draw_stays_failed_when_a_side_roll_of_six_comes_between() -> None:
+    """The draw: "On a failure, they draw too slow and miss. They gain a penalty on their Defense roll
+    against the opponent's first shot." The draw's result is the draw's own roll (issue 31)."""
+    game = dueling()
+    step(game, "draw", 2, 3)
+    side_roll(game, 6)
+    assert step(game, "defense") == 1  # Agility 2 with the draw's Penalty
+
+
+def test_a_failed_standoff_stays_failed_when_a_side_roll_of_six_comes_between() -> None:
+    """The standoff: "However, on a failure, they gain a penalty on their first attack roll." """
+    game = dueling()
+    step(game, "standoff", 2, 3, attribute="will")
+    side_roll(game, 6, 4)  # one six: no critical success, so no Bonus of its own
+    assert step(game, "draw", 4) == 1  # Agility 2 with the standoff's Penalty, not 3 dice
+
+
+def test_a_luck_point_spent_on_the_side_roll_does_not_upgrade_the_draw() -> None:
+    """Luck Points: "Turn one partial success into a complete success": the roll upgraded is
+    the side roll, not the draw."""
+    game = dueling()
+    step(game, "draw", 4, 5)  # partial: no modifier on the Defense roll
+    side_roll(game, 5)
+    game.execute({"cmd": "spend_luck", "player": "Ana", "use": "upgrade"})
+    assert step(game, "defense") == 2  # no Bonus: the draw itself stayed partial
+
+
+def test_a_luck_point_spent_on_the_draw_itself_still_counts() -> None:
+    """Luck Points: "Turn one partial success into a complete success": on the draw, it earns
+    the draw's
+    "bonus on their next defense roll"."""
+    game = dueling()
+    step(game, "draw", 4, 5)
+    game.execute({"cmd": "spend_luck", "player": "Ana", "use": "upgrade"})
+    assert step(game, "defense") == 3

@@ -240,6 +240,8 @@ def test_pushing_needs_an_empty_bank_and_strain_below_twelve() -> None:
 
 def test_hitting_twelve_strain_incapacitates_and_a_push_there_gains_no_luck() -> None:
     game = started(starting_luck=0)
+    act(game)
+    roll(game, 2, 3)
     game.execute({"cmd": "strain", "player": "Ana", "change": 9})
     game.execute({"cmd": "push", "player": "Ana"})
     events = game.execute({"cmd": "roll", "values": [5]})
@@ -317,3 +319,47 @@ def test_a_refusal_leaves_the_state_as_it_was_and_unknown_players_are_named() ->
     assert error.value.rule == "players" and game.state is before
     with pytest.raises(IllegalMove, match="no dice are awaited"):
         roll(game, 3)
+
+
+def test_pushing_your_luck_follows_a_failed_roll_only() -> None:
+    """Pushing Your Luck: "There are situations when a player is out of luck points, fails a
+    crucial action roll, but really needs a second chance to avoid dire consequences."
+    """
+    game = started(starting_luck=0)
+    with pytest.raises(IllegalMove, match="did not fail") as error:
+        game.execute({"cmd": "push", "player": "Ana"})  # no roll at all yet
+    assert error.value.rule == "pushing your luck"
+    act(game)
+    roll(game, 6, 2)  # a complete success
+    with pytest.raises(IllegalMove, match="Ana's latest action roll did not fail"):
+        game.execute({"cmd": "push", "player": "Ana"})
+    act(game)
+    roll(game, 5, 2)  # a partial success: still not a failure
+    with pytest.raises(IllegalMove, match="did not fail"):
+        game.execute({"cmd": "push", "player": "Ana"})
+    act(game)
+    roll(game, 3, 2)
+    game.execute({"cmd": "push", "player": "Ana"})
+
+
+def test_the_game_master_may_allow_a_push_after_any_roll() -> None:
+    """The option `push_needs_a_failure` (default true, the text) set false: the GM's call."""
+    game = started(starting_luck=0, push_needs_a_failure=False)
+    act(game)
+    roll(game, 6, 2)
+    game.execute({"cmd": "push", "player": "Ana"})
+    assert game.state.pending is not None and game.state.pending.kind.value == "push"
+
+
+def test_without_a_container_a_character_carries_four_items_at_most() -> None:
+    """Carrying Capacity: "A character must have a backpack, duffel bag, sack, suitcase, or
+    other portable container to carry more than four normal-sized items."
+    """
+    game = started()
+    game.execute({"cmd": "load", "player": "Ana", "brawn": 2, "items": 4, "container": False})
+    with pytest.raises(IllegalMove, match="no container") as error:
+        game.execute(
+            {"cmd": "load", "player": "Ana", "brawn": 2, "items": 4.25, "container": False}
+        )
+    assert error.value.rule == "carrying capacity"
+    game.execute({"cmd": "load", "player": "Ana", "brawn": 2, "items": 12})  # with a bag

@@ -38,6 +38,7 @@ def test_the_registry_serves_os_six_by_name() -> None:
     assert [o.name for o in OS_SIX.info.options] == [
         "starting_luck",
         "luck_after_long_rest",
+        "push_needs_a_failure",
         "critical_failure_strain_stacks",
         "poker_variant",
         "poker_ante",

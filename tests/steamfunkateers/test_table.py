@@ -26,7 +26,11 @@ def test_the_registry_finds_the_game_and_its_table_has_no_cards() -> None:
     assert games.get("steamfunkateers") is STEAMFUNKATEERS
     layout = STEAMFUNKATEERS.mat_layout({})
     assert layout.slots_per_seat == 0 and not layout.pad and layout.deck is None
-    assert [o.name for o in STEAMFUNKATEERS.info.options] == ["starting_vigor", "gm_vigor"]
+    assert [o.name for o in STEAMFUNKATEERS.info.options] == [
+        "starting_vigor",
+        "gm_vigor",
+        "vigor_once_per_roll",
+    ]
 
 
 def test_waiting_asks_for_a_pool_counted_by_sixes_and_says_when_a_reroll_is_possible() -> None:
@@ -114,10 +118,9 @@ def test_the_gm_verbs_build_commands_the_engine_takes() -> None:
         "bonus": 1,
         "extra_die": True,
     }
-    run_verb(game, "roll", "6", "1", "1", "2", "3")
-    run_verb(game, "reroll", "6", "6", "1", "2", "3")
+    run_verb(game, "roll", "6", "1", "1", "2", "3")  # Vigor spent on the extra die: it stands
     run_verb(game, "roll", "1", "1", "1", "1", "1", "1")
-    run_verb(game, "keep")
+    run_verb(game, "reroll", "1", "1", "1", "1", "1", "2")  # the GM's reroll, for 1 Vigor
     run_verb(game, "turn-order", "physical", "Ana=3/2/1", "Thug=3/2/1")
     run_verb(game, "roll", "5")
     run_verb(game, "roll", "2")
@@ -129,7 +132,7 @@ def test_the_gm_verbs_build_commands_the_engine_takes() -> None:
     run_verb(game, "gm-buy", "hazard", "--points", "2")
     run_verb(game, "award", "Ana")
     run_verb(game, "narrate", "Ana=1", "Bo=2")
-    assert game.state.narrator == "Bo" and game.state.vigor == {"Ana": 1, "Bo": 0, "GM": 2}
+    assert game.state.narrator == "Bo" and game.state.vigor == {"Ana": 2, "Bo": 0, "GM": 0}
     run_verb(game, "contest", "Ana", "Bo")
     run_verb(game, "fold", "Ana")
     run_verb(game, "end-game")

@@ -98,3 +98,60 @@ def test_the_gm_awards_vigor_and_new_game_gives_the_starting_vigor() -> None:
     assert vigor(game, "Ana") == 4
     with pytest.raises(InvalidCommand, match="options.starting: Steamfunkateers has no such"):
         Game().execute({"cmd": "new_game", "players": ["A"], "options": {"starting": 1}})
+
+
+def conflict(game: Game) -> None:
+    """A physical conflict of Ana, Bo and a Thug, in that turn order (Spot 3, 2, 1)."""
+    entrants = [
+        {"who": "Ana", "ranks": [3, 1, 1]},
+        {"who": "Bo", "ranks": [2, 1, 1]},
+        {"who": "Thug", "ranks": [1, 1, 1]},
+    ]
+    game.execute({"cmd": "turn_order", "kind": "physical", "entrants": entrants})
+
+
+def fold_ana_in_a_conflict() -> Game:
+    game = new_game(vigor=1)
+    conflict(game)
+    check(game, pool("Ana", 2), {"npc": "Thug"})
+    game.execute({"cmd": "fold", "player": "Ana"})
+    roll(game, 6, 1, 2, 3, 4, 5)  # the Thug's pool; the GM has no Vigor, so it stands
+    return game
+
+
+def test_a_player_who_folded_gets_no_vigor_from_the_gm_after_the_conflict() -> None:
+    """ "Characters who fold receive no Vigor from the GM after a given conflict.\""""
+    game = fold_ana_in_a_conflict()
+    with pytest.raises(VigorError, match="receive no Vigor from the GM"):
+        game.execute({"cmd": "award", "player": "Ana"})  # while the conflict goes on
+    game.execute({"cmd": "end_conflict"})
+    with pytest.raises(VigorError, match="Ana folded out of the last action"):
+        game.execute({"cmd": "award", "player": "Ana"})
+    game.execute({"cmd": "award", "player": "Bo"})  # who did not fold is rewarded
+    assert vigor(game, "Ana") == 0 and vigor(game, "Bo") == 2
+    check(game, pool("Ana", 1))  # the next action: Ana is in it and may be rewarded for it
+    roll(game, 6)
+    game.execute({"cmd": "award", "player": "Ana"})
+    assert vigor(game, "Ana") == 1
+
+
+def test_a_fold_takes_the_player_out_of_the_conflicts_turns_and_rolls() -> None:
+    """A fold removes the character "from the risks and the rewards of a given action": her
+    turns are skipped, and no new roll or condition of that conflict takes her in."""
+    game = fold_ana_in_a_conflict()
+    with pytest.raises(VigorError, match="Ana folded out of the action in play"):
+        check(game, pool("Ana", 2), {"npc": "Thug"})
+    with pytest.raises(VigorError, match="Ana folded out of the action in play"):
+        game.execute({"cmd": "condition", "target": "Ana", "by": "Thug"})
+    order = game.state.order
+    assert order is not None and order.current == "Ana"  # her turn, when she folded
+    turns = []
+    for _ in range(4):
+        game.execute({"cmd": "end_turn"})
+        assert game.state.order is not None
+        turns.append(game.state.order.current)
+    assert turns == ["Bo", "Thug", "Bo", "Thug"]
+    assert game.state.order.exchange == 2
+    game.execute({"cmd": "end_conflict"})
+    conflict(game)  # a new conflict: she is in it again
+    check(game, pool("Ana", 1))
