@@ -113,7 +113,7 @@ def new_game_command(rng: random.Random) -> dict[str, Any]:
         "options": {
             "hit_face": rng.choice((0, 6, 6, 1)),
             "single_shot_discard": rng.choice(("mixed", "always", "never")),
-            "reach_scores": rng.random() < 0.8,
+            "reach_scores": rng.random() < 0.2,
         },
     }
 
@@ -159,13 +159,11 @@ def random_command(state: GameState, rng: random.Random) -> dict[str, Any] | Non
                 "player": defender,
                 "slot": rng.choice(_face_down(state, defender)),
             }
-        a, d = rng.randint(0, 400), rng.randint(0, 400)
-        return {
-            "cmd": "race",
-            "winner": rng.choice(("attacker", "defender")),
-            "attacker_ms": a,
-            "defender_ms": d,
-        }
+        if rng.random() < 0.5:
+            # the times alone: the engine judges them as the mat's (`race.judge_race`)
+            a, d = rng.randint(0, 400), rng.randint(0, 400)
+            return {"cmd": "race", "attacker_ms": a, "defender_ms": d}
+        return {"cmd": "race", "winner": rng.choice(("attacker", "defender", "unclear"))}
     if phase in (Phase.DEFENDER_CHOOSES, Phase.REPLY):
         hand = state.hands[defender]
         if phase is Phase.REPLY and rng.random() < 0.15:
