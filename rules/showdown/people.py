@@ -424,7 +424,9 @@ class Gunslingers:
         choice = self.rng.choice([s for s in slots if s != grab] or slots)
         touch = isinstance(self.hands, TouchHands)
         first, second = sorted((("a", attack_ms), ("d", defend_ms)), key=lambda x: x[1])
-        self.settings.pause(first[1] / 1000)
+        # The mat times the race with its own clock: at a race people react in human time
+        # whatever the speed (`PeopleSettings.react`), or two hands land a few ms apart.
+        self.settings.react(first[1] / 1000)
         for who, _ in (first, second):
             if who == "a":
                 if touch:
@@ -439,7 +441,7 @@ class Gunslingers:
             elif defend_ms <= attack_ms or self.rng.random() < 0.5:
                 self._turn(seat, choice)
             if who == first[0]:
-                self.settings.pause((second[1] - first[1]) / 1000)
+                self.settings.react((second[1] - first[1]) / 1000)
         return True
 
     def _defender(self, state: dict[str, Any], players: Mapping[str, Any], reply: bool) -> bool:
