@@ -207,35 +207,46 @@ class TouchPads:
         halves = self.halves[zone]
         if touched:
             if self.zones[zone]:
-                return  # the other half already made the zone touched
+                # The other half is already touched: the same finger spreading, or a second
+                # hand. Reported with sides only; the zone itself did not change.
+                self._event(zone, TOUCHED, at, side, False)
+                return
             for other in halves:
                 pending = self.electrodes[other]
                 if other != key and pending.candidate_polls and pending.candidate_ms == at:
                     side = SIDE_UNKNOWN  # both halves first seen in the same poll
+                    pending.touched = True  # one event for both: the finger straddles them
+                    pending.candidate_polls = 0
             self.zones[zone] = True
-            self._event(zone, TOUCHED, at, side)
+            self._event(zone, TOUCHED, at, side, True)
             return
         if any(self.electrodes[other].touched for other in halves):
             return  # a finger is still on the other half
         self.zones[zone] = False
-        self._event(zone, RELEASED, at, SIDE_UNKNOWN)
+        self._event(zone, RELEASED, at, SIDE_UNKNOWN, True)
 
-    def _event(self, zone, state, at, side):
-        self.events.append((zone, state, at, side))
+    def _event(self, zone, state, at, side, zone_changed):
+        self.events.append((zone, state, at, side, zone_changed))
         if len(self.events) > MAX_PENDING:
             del self.events[0]
             self.dropped += 1
 
     def take_events_with_sides(self):
         """Returns the settled changes since the last call, oldest first, as (zone, TOUCHED or
-        RELEASED, t_ms, side): the half of a split pad first touched, SIDE_UNKNOWN otherwise."""
+        RELEASED, t_ms, side): a zone's touch names the half of a split pad first touched
+        (SIDE_UNKNOWN for a whole pad or both halves in one poll), and a half touched while the
+        other already is comes as a touch of its own side (the finger spreading, or a second
+        hand); a zone is released once both halves are."""
         events = self.events
         self.events = []
-        return events
+        return [event[:4] for event in events]
 
     def take_events(self):
-        """Returns the settled changes since the last call, oldest first: (zone, state, t_ms)."""
-        return [event[:3] for event in self.take_events_with_sides()]
+        """Returns the zones' settled changes since the last call, oldest first, as (zone,
+        state, t_ms): what a host without sides is told."""
+        events = self.events
+        self.events = []
+        return [event[:3] for event in events if event[4]]
 
     def touched_zones(self):
         """Returns the zones a finger is on now, in zone order."""
