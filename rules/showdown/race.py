@@ -10,7 +10,10 @@ was: the margin in milliseconds, and a tie as a tie.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from enum import Enum
+from typing import Final
 
 
 class RaceWinner(Enum):
@@ -87,3 +90,63 @@ def race_words(
     # An event logged before races were checked against their times (no window, or a winner
     # the times do not bear out): the result and the margin, and no claim beyond them.
     return f"{winner} won the race ({apart} ms apart)"
+
+
+# -- whose hand: touches with the side they came from ----------------------------------------
+
+
+class TouchSide(Enum):
+    """Which half of a split pad under the defender's bullet a finger reached first
+    (docs/mat.md, "Whose hand: split pads"): the half nearer the defender (their own hand),
+    the half nearer the attacker across the table, or unknown (a whole pad, or both halves at
+    once)."""
+
+    NEAR = "near"
+    FAR = "far"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class RaceTouch:
+    """One touch on one of the defender's face-down bullets during the race."""
+
+    slot: int
+    at_ms: int
+    side: TouchSide = TouchSide.UNKNOWN
+
+
+# A half of a split pad touched this long or more after the other half of the same pad was a
+# second hand, not the first finger spreading over the pad (a fingertip covers both halves
+# within a few ms of landing; a second person's reaction cannot follow the first so closely
+# on purpose). docs/mat.md, "Whose hand: split pads".
+SECOND_HAND_MS: Final = 15
+
+
+def credit_race(
+    touches: Sequence[RaceTouch], turned_slot: int | None
+) -> tuple[int | None, int | None]:
+    """(attacker_ms, defender_ms) from the touches on the defender's bullets and the bullet the
+    defender turned (None: none yet).
+
+    A touch whose side is known is credited by it: the far half is the attacker's hand, the
+    near half the defender's. A touch of unknown side is credited as a pad that cannot tell
+    whose hand it was must be: the first touch on the bullet the defender turned is the
+    defender's, the first on any other bullet the attacker's. On one pad, the other half
+    touched within `SECOND_HAND_MS` of the first is the same finger spreading and credits
+    nothing more."""
+    attacker: list[int] = []
+    defender: list[int] = []
+    first_on: dict[int, RaceTouch] = {}
+    for touch in sorted(touches, key=lambda t: t.at_ms):
+        first = first_on.setdefault(touch.slot, touch)
+        if first is not touch:
+            same_finger = touch.at_ms - first.at_ms < SECOND_HAND_MS
+            if same_finger or touch.side is TouchSide.UNKNOWN or touch.side is first.side:
+                continue
+        if touch.side is TouchSide.FAR:
+            attacker.append(touch.at_ms)
+        elif touch.side is TouchSide.NEAR or touch.slot == turned_slot:
+            defender.append(touch.at_ms)
+        else:
+            attacker.append(touch.at_ms)
+    return (min(attacker) if attacker else None, min(defender) if defender else None)

@@ -17,7 +17,15 @@ from rules.replay import replay_lines
 from rules.showdown.engine import Game
 from rules.showdown.events import RaceDecided, event_from_json, event_to_json
 from rules.showdown.game import SHOWDOWN
-from rules.showdown.race import race_words, too_close_to_call
+from rules.showdown.race import (
+    RaceTouch,
+    RaceWinner,
+    TouchSide,
+    credit_race,
+    judge_race,
+    race_words,
+    too_close_to_call,
+)
 from rules.showdown.state import Phase
 from rules.showdown.view import describe_event
 
@@ -208,3 +216,39 @@ def test_the_mats_tie_is_said_as_a_tie() -> None:
     assert describe_event(decided, table.state) == (
         "6 ms apart, too close to call: Bo, the defender, was fast enough (touch pads)"
     )
+
+
+# -- 11) whose hand: split pads name the side a finger came from --------------------------------
+
+
+def test_on_a_whole_pad_the_attackers_touch_on_the_very_bullet_turned_counts_as_the_defenders() -> (
+    None
+):
+    # the limitation split pads remove: a pad cannot tell whose finger it was
+    touches = [RaceTouch(3, 1000), RaceTouch(3, 1200)]
+    assert credit_race(touches, turned_slot=3) == (None, 1000)
+
+
+def test_with_split_pads_the_far_half_first_is_the_attackers_hand_even_on_the_bullet_turned() -> (
+    None
+):
+    # "If the attacker is able to touch one of the defender's bullets first, the attacker takes
+    # an 'Instant shot'": Ana's finger from across the table, then Bo's own 200 ms later
+    touches = [
+        RaceTouch(3, 1000, TouchSide.FAR),
+        RaceTouch(3, 1004, TouchSide.NEAR),  # Ana's fingertip spreading over the pad
+        RaceTouch(3, 1200, TouchSide.NEAR),  # Bo's hand
+    ]
+    attacker_ms, defender_ms = credit_race(touches, turned_slot=3)
+    assert (attacker_ms, defender_ms) == (1000, 1200)
+    assert judge_race(attacker_ms, defender_ms, 50) is RaceWinner.ATTACKER
+
+
+def test_with_split_pads_sides_beat_the_slots_and_unknown_sides_fall_back_to_them() -> None:
+    touches = [
+        RaceTouch(2, 1000, TouchSide.NEAR),  # Bo chose slot 2 first ...
+        RaceTouch(4, 1010, TouchSide.UNKNOWN),  # a finger across both halves of slot 4
+        RaceTouch(2, 1030, TouchSide.FAR),  # ... and Ana reached it too, 30 ms later
+    ]
+    assert credit_race(touches, turned_slot=2) == (1010, 1000)
+    assert credit_race([RaceTouch(5, 900, TouchSide.NEAR)], turned_slot=None) == (None, 900)
