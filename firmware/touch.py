@@ -12,12 +12,19 @@ from .wire import LOG_ERROR, LOG_INFO
 
 ELECTRODES_PER_CHIP = 12
 MAX_CHIPS = 4  # 0x5A-0x5D on one I2C bus
+MAX_MUXED_CHIPS = 8  # two channels of a TCA9548A, four chips each (a mat with split pads)
 DEBOUNCE_POLLS = 2
 MAX_PENDING = 64  # events kept for the host; older ones are dropped if nobody takes them
 RETRY_MS = 1000  # how often a chip that failed is set up again
 
 RELEASED = 0
 TOUCHED = 1
+
+# Which half of a split pad a finger reached first (docs/mat.md, "Whose hand: split pads"):
+# the half nearer the slot's owner, or the half nearer the player across the table.
+SIDE_UNKNOWN = 0  # a whole pad, a release, or both halves first seen in the same poll
+SIDE_NEAR = 1
+SIDE_FAR = 2
 
 
 def zones_per_chip(zone_count):
@@ -29,6 +36,62 @@ def zones_per_chip(zone_count):
         list(range(start, min(start + ELECTRODES_PER_CHIP, zone_count)))
         for start in range(0, zone_count, ELECTRODES_PER_CHIP)
     ]
+
+
+def split_zones_per_chip(zone_count, split):
+    """Wires electrodes to chips in zone order, 12 each, where each zone in `split` has a pad of
+    two halves taking two electrodes, `(zone, SIDE_NEAR)` then `(zone, SIDE_FAR)`; a whole pad
+    is its zone number, as `zones_per_chip` gives. More than four chips need the I2C mux
+    (`MuxedI2C`): chips 0-3 on its channel 0, 4-7 on channel 1."""
+    electrodes = []
+    for zone in range(zone_count):
+        if zone in split:
+            electrodes.append((zone, SIDE_NEAR))
+            electrodes.append((zone, SIDE_FAR))
+        else:
+            electrodes.append(zone)
+    if len(electrodes) > ELECTRODES_PER_CHIP * MAX_MUXED_CHIPS:
+        raise ValueError(
+            "%d electrodes need more than %d touch chips" % (len(electrodes), MAX_MUXED_CHIPS)
+        )
+    return [
+        electrodes[start : start + ELECTRODES_PER_CHIP]
+        for start in range(0, len(electrodes), ELECTRODES_PER_CHIP)
+    ]
+
+
+class MuxedI2C:
+    """One channel of a TCA9548A I2C switch, looking like the bus itself to an `Mpr121`: it
+    selects its channel before each transfer, writing the switch only when another channel was
+    selected last (`selected` is shared by the channels of one switch)."""
+
+    def __init__(self, i2c, channel, selected, address=0x70):
+        if not 0 <= channel <= 7:
+            raise ValueError("a TCA9548A has channels 0-7, not %d" % channel)
+        self.i2c = i2c
+        self.channel = channel
+        self.selected = selected  # a one-item list: the channel the switch has on now
+        self.address = address
+
+    def _select(self):
+        if self.selected[0] != self.channel:
+            self.i2c.writeto(self.address, bytes([1 << self.channel]))
+            self.selected[0] = self.channel
+
+    def readfrom_mem(self, address, register, count):
+        self._select()
+        return self.i2c.readfrom_mem(address, register, count)
+
+    def writeto_mem(self, address, register, data):
+        self._select()
+        self.i2c.writeto_mem(address, register, data)
+
+
+def _electrode(entry):
+    """(zone, side) of a wiring entry: a zone number is a whole pad."""
+    if isinstance(entry, tuple):
+        return entry
+    return entry, SIDE_UNKNOWN
 
 
 class TouchZone:
@@ -43,9 +106,13 @@ class TouchZone:
 
 
 class TouchPads:
-    """The touch electrodes of the whole mat, on up to four MPR121s.
+    """The touch electrodes of the whole mat, on up to four MPR121s (eight behind a mux).
 
-    `zones_per_chip[i]` lists the zone wired to each electrode of `chips[i]`, electrode 0 first.
+    `zones_per_chip[i]` lists the zone wired to each electrode of `chips[i]`, electrode 0 first:
+    a zone number for a whole pad, `(zone, SIDE_NEAR)` and `(zone, SIDE_FAR)` for the two
+    halves of a split pad (`split_zones_per_chip`). Each electrode is debounced on its own; a
+    zone is touched while any of its electrodes is, and its touch event says which half was
+    first seen (`take_events_with_sides`).
     """
 
     def __init__(self, chips, zones_per_chip, log=None, debounce=DEBOUNCE_POLLS, sample_ms=ESI_MS):
@@ -54,11 +121,16 @@ class TouchPads:
         self.log = log
         self.debounce = debounce
         self.sample_ms = sample_ms  # how often the chips measure (their ESI)
-        self.zones = {}
-        for zones in zones_per_chip:
-            for zone in zones:
-                self.zones[zone] = TouchZone()
-        self.events = []  # (zone, TOUCHED or RELEASED, t_ms)
+        self.zones = {}  # zone -> whether a finger is on any of its electrodes
+        self.electrodes = {}  # (zone, side) -> its debounced state
+        self.halves = {}  # zone -> its electrodes' keys
+        for entries in zones_per_chip:
+            for entry in entries:
+                key = _electrode(entry)
+                self.zones[key[0]] = False
+                self.electrodes[key] = TouchZone()
+                self.halves.setdefault(key[0], []).append(key)
+        self.events = []  # (zone, TOUCHED or RELEASED, t_ms, side)
         self.dropped = 0
         self.polls = 0
         self.last_poll_ms = None
@@ -108,14 +180,14 @@ class TouchPads:
                 self._say(LOG_ERROR, str(fault))
                 # A finger on a chip that stopped answering is not known to stay: release
                 # its zones now rather than report them touched forever.
-                for zone in self.zones_per_chip[index]:
-                    self._settle(zone, False, now)
+                for entry in self.zones_per_chip[index]:
+                    self._settle(_electrode(entry), False, now)
                 continue
-            for electrode, zone in enumerate(self.zones_per_chip[index]):
-                self._sample(zone, bool(mask & (1 << electrode)), now)
+            for electrode, entry in enumerate(self.zones_per_chip[index]):
+                self._sample(_electrode(entry), bool(mask & (1 << electrode)), now)
 
-    def _sample(self, zone, touched, now):
-        state = self.zones[zone]
+    def _sample(self, key, touched, now):
+        state = self.electrodes[key]
         if touched == state.touched:
             state.candidate_polls = 0
             return
@@ -123,25 +195,59 @@ class TouchPads:
             state.candidate_ms = now
         state.candidate_polls += 1
         if state.candidate_polls >= self.debounce:
-            self._settle(zone, touched, state.candidate_ms)
+            self._settle(key, touched, state.candidate_ms)
 
-    def _settle(self, zone, touched, at):
-        state = self.zones[zone]
+    def _settle(self, key, touched, at):
+        state = self.electrodes[key]
         state.candidate_polls = 0
         if touched == state.touched:
             return
         state.touched = touched
-        self.events.append((zone, TOUCHED if touched else RELEASED, at))
+        zone, side = key
+        halves = self.halves[zone]
+        if touched:
+            if self.zones[zone]:
+                # The other half is already touched: the same finger spreading, or a second
+                # hand. Reported with sides only; the zone itself did not change.
+                self._event(zone, TOUCHED, at, side, False)
+                return
+            for other in halves:
+                pending = self.electrodes[other]
+                if other != key and pending.candidate_polls and pending.candidate_ms == at:
+                    side = SIDE_UNKNOWN  # both halves first seen in the same poll
+                    pending.touched = True  # one event for both: the finger straddles them
+                    pending.candidate_polls = 0
+            self.zones[zone] = True
+            self._event(zone, TOUCHED, at, side, True)
+            return
+        if any(self.electrodes[other].touched for other in halves):
+            return  # a finger is still on the other half
+        self.zones[zone] = False
+        self._event(zone, RELEASED, at, SIDE_UNKNOWN, True)
+
+    def _event(self, zone, state, at, side, zone_changed):
+        self.events.append((zone, state, at, side, zone_changed))
         if len(self.events) > MAX_PENDING:
             del self.events[0]
             self.dropped += 1
 
-    def take_events(self):
-        """Returns the settled changes since the last call, oldest first."""
+    def take_events_with_sides(self):
+        """Returns the settled changes since the last call, oldest first, as (zone, TOUCHED or
+        RELEASED, t_ms, side): a zone's touch names the half of a split pad first touched
+        (SIDE_UNKNOWN for a whole pad or both halves in one poll), and a half touched while the
+        other already is comes as a touch of its own side (the finger spreading, or a second
+        hand); a zone is released once both halves are."""
         events = self.events
         self.events = []
-        return events
+        return [event[:4] for event in events]
+
+    def take_events(self):
+        """Returns the zones' settled changes since the last call, oldest first, as (zone,
+        state, t_ms): what a host without sides is told."""
+        events = self.events
+        self.events = []
+        return [event[:3] for event in events if event[4]]
 
     def touched_zones(self):
         """Returns the zones a finger is on now, in zone order."""
-        return sorted(zone for zone, state in self.zones.items() if state.touched)
+        return sorted(zone for zone, touched in self.zones.items() if touched)

@@ -530,11 +530,14 @@ class SimulatedPeople(Protocol):
 class PeopleSettings:
     """How simulated people behave: how often they make a mistake the table must catch, how
     long a game runs (a game's own unit: challenges per adventure, hands of poker, ...), and
-    how time passes for them (`pause(seconds)`, scaled by `tabletop sim --speed`)."""
+    how time passes for them (`pause(seconds)`, scaled by `tabletop sim --speed`; `react
+    (seconds)`, a reaction the table times, such as a race to touch a card, which passes in
+    human time whatever the speed, since the mat's clock is not sped up)."""
 
     mistake_rate: float = 0.02
     length: int = 12
     pause: Callable[[float], None] = lambda seconds: None
+    react: Callable[[float], None] = lambda seconds: None
 
 
 class GameRules(ABC):

@@ -51,6 +51,15 @@ def _new(a: argparse.Namespace) -> dict[str, Any]:
     return {"cmd": "new_game", "players": players, "options": options}
 
 
+def _race(a: argparse.Namespace) -> dict[str, Any]:
+    command: dict[str, Any] = {"cmd": "race", "how": "the game master"}
+    for key in ("winner", "slot", "attacker_ms", "defender_ms"):
+        value = getattr(a, key)
+        if value is not None:
+            command[key] = value
+    return command
+
+
 def _player_slot(cmd: str) -> tuple[ArgumentAdder, Any]:
     player = (("player",), {"help": "the gunslinger's name"})
     slot = (("slot",), {"type": int, "help": "the bullet's slot, 1 to 6"})
@@ -123,17 +132,29 @@ GM_ACTIONS: tuple[GmAction, ...] = (
     GmAction("reach", "a player reached for a shot without a Draw", *_player("reach")),
     GmAction(
         "race",
-        "who was first to the defender's cards (when the table cannot tell)",
+        "who was first to the defender's cards (when the table cannot tell); with times, the "
+        "times decide, within the tie window for the defender",
         _args(
-            (("winner",), {"help": "attacker, defender, or a name"}),
+            (
+                ("winner",),
+                {
+                    "nargs": "?",
+                    "help": "attacker, defender, unclear (the defender: 'If it is unclear which "
+                    "player was fastest ... the defender is considered to have been fast "
+                    "enough'), or a name; leave out to let the times decide",
+                },
+            ),
             (("--slot",), {"type": int, "help": "the bullet the defender chose"}),
+            (
+                ("--attacker-ms",),
+                {"type": int, "dest": "attacker_ms", "help": "the attacker's touch, ms"},
+            ),
+            (
+                ("--defender-ms",),
+                {"type": int, "dest": "defender_ms", "help": "the defender's touch, same clock"},
+            ),
         ),
-        lambda a: {
-            "cmd": "race",
-            "winner": a.winner,
-            "how": "the game master",
-            **({"slot": a.slot} if a.slot is not None else {}),
-        },
+        _race,
     ),
     GmAction(
         "roll",

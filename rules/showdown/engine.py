@@ -48,12 +48,14 @@ from .model import (
     OPTION_DEFAULTS,
     OPTIONS,
     ROUNDS,
+    TIE_WINDOW_MS,
     DrawError,
     LoadError,
     RoundError,
     ShootError,
     StareDownError,
 )
+from .race import RaceWinner, judge_race, race_words
 from .state import GameState, Phase
 
 
@@ -378,31 +380,62 @@ def _reach(out: _Out, command: Mapping[str, Any]) -> None:
 
 
 def _race(out: _Out, command: Mapping[str, Any]) -> None:
+    """Who was first to the defender's cards, entered by the table's reader, by hand or from a
+    file; its own timestamps, when it has any, are judged as the mat's are (`judge_race`)."""
     state = out.state
     if state.phase is not Phase.RACE:
         raise DrawError("no race is on: a race follows a Draw (or a reach)")
     attacker, defender = state.attacker, state.defender
     assert attacker is not None and defender is not None
-    winner = command.get("winner")
-    if winner == "attacker":
-        winner = attacker
-    elif winner == "defender":
-        winner = defender
-    if winner not in (attacker, defender):
-        raise InvalidCommand(
-            f"winner: expected attacker, defender, {attacker} or {defender}", "winner"
-        )
     attacker_ms = _optional_ms(command, "attacker_ms")
     defender_ms = _optional_ms(command, "defender_ms")
+    window = int(state.options.get("tie_window_ms", TIE_WINDOW_MS))
+    timed = attacker_ms is not None or defender_ms is not None
+    judged = None
+    if timed:
+        first = judge_race(attacker_ms, defender_ms, window)
+        judged = attacker if first is RaceWinner.ATTACKER else defender
+    sent = command.get("winner")
+    if sent is None and judged is not None:
+        winner = judged
+    else:
+        winner = _race_winner(sent, attacker, defender)
+    if judged is not None and winner != judged:
+        # "If it is unclear which player was fastest to the defender's cards, then the defender
+        # is considered to have been fast enough": the times decide, not the name sent with them.
+        said = race_words(judged, attacker_ms, defender_ms, window, defender)
+        raise DrawError(
+            f"winner: {winner} does not match the race's own times ({said}); send the times "
+            "alone, or the winner without times if the table's clock was wrong"
+        )
     how = command.get("how", "")
     how = how[:120] if isinstance(how, str) else ""
-    out.add(RaceDecided(winner, attacker_ms, defender_ms, how))
+    if sent == "unclear":
+        how = f"too close to call: {how}" if how else "too close to call"
+    out.add(RaceDecided(winner, attacker_ms, defender_ms, how, window if timed else None))
     if winner == attacker:
         out.add(ShotsCalled(((attacker,),)))  # "the attacker takes an Instant shot"
         return
     if command.get("slot") is not None and out.state.hands[defender].touched is None:
         slot = _face_down_slot(out.state, defender, command)
         out.add(Touched(defender, slot, defender_ms))
+
+
+def _race_winner(sent: object, attacker: str, defender: str) -> str:
+    """The race's winner named by a command: attacker, defender, a name, or unclear (the
+    game master could not tell: "If it is unclear which player was fastest ... the defender")."""
+    if sent == "attacker":
+        return attacker
+    if sent in ("defender", "unclear"):
+        return defender
+    if sent in (attacker, defender):
+        assert isinstance(sent, str)
+        return sent
+    raise InvalidCommand(
+        f"winner: expected attacker, defender, unclear, {attacker} or {defender} (or the "
+        f"times attacker_ms and defender_ms), got {quote(sent)}",
+        "winner",
+    )
 
 
 def _simultaneous(out: _Out) -> None:
@@ -555,8 +588,10 @@ def _end_round(out: _Out) -> None:
     scored: list[tuple[str, int]] = []
     for player in state.players:
         points = 0
+        # "Fail to draw or hit your opponent, you don't score points for the round": a hit
+        # scores only for a player who drew, unless the table chose `reach_scores`.
         if player in state.hits and (
-            player in state.drew or state.options.get("reach_scores", True)
+            player in state.drew or state.options.get("reach_scores", False)
         ):
             points = 1
             # "If a player revealed their Draw card second and hit their opponent"

@@ -76,12 +76,15 @@ class Reached:
 
 @dataclass(frozen=True, slots=True)
 class RaceDecided:
-    """Who was first to the defender's cards (the winner's name), from what the table saw."""
+    """Who was first to the defender's cards (the winner's name), from what the table saw:
+    the two touch times when known and the tie window they were judged with (None in events
+    logged before it was recorded)."""
 
     winner: str
     attacker_ms: int | None = None
     defender_ms: int | None = None
     how: str = ""
+    tie_window_ms: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

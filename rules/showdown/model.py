@@ -49,11 +49,15 @@ OPTIONS: Final = (
         "always (both players agree), never",
         ("mixed", "always", "never"),
     ),
+    # "Fail to draw or hit your opponent, you don't score points for the round": failing
+    # either one scores nothing, so a hit after a reach without a Draw scores nothing by
+    # default; true is the house reading that the reach "signalled their intention to shoot"
+    # as a Draw does.
     Option(
         "reach_scores",
-        True,
-        "a hit by a player who reached without revealing a Draw scores its point ('Fail to "
-        "draw or hit ... you don't score' read as failing both); false: it scores nothing",
+        False,
+        "a hit by a player who reached without revealing a Draw scores its point (default "
+        "no: 'Fail to draw or hit your opponent, you don't score points for the round')",
     ),
 )
 OPTION_DEFAULTS: Final[dict[str, Any]] = {o.name: o.default for o in OPTIONS}

@@ -113,7 +113,7 @@ def new_game_command(rng: random.Random) -> dict[str, Any]:
         "options": {
             "hit_face": rng.choice((0, 6, 6, 1)),
             "single_shot_discard": rng.choice(("mixed", "always", "never")),
-            "reach_scores": rng.random() < 0.8,
+            "reach_scores": rng.random() < 0.2,
         },
     }
 
@@ -160,13 +160,11 @@ def random_command(state: GameState, rng: random.Random) -> dict[str, Any] | Non
                 "player": defender,
                 "slot": rng.choice(_face_down(state, defender)),
             }
-        a, d = rng.randint(0, 400), rng.randint(0, 400)
-        return {
-            "cmd": "race",
-            "winner": rng.choice(("attacker", "defender")),
-            "attacker_ms": a,
-            "defender_ms": d,
-        }
+        if rng.random() < 0.5:
+            # the times alone: the engine judges them as the mat's (`race.judge_race`)
+            a, d = rng.randint(0, 400), rng.randint(0, 400)
+            return {"cmd": "race", "attacker_ms": a, "defender_ms": d}
+        return {"cmd": "race", "winner": rng.choice(("attacker", "defender", "unclear"))}
     if phase in (Phase.DEFENDER_CHOOSES, Phase.REPLY):
         hand = state.hands[defender]
         if phase is Phase.REPLY and rng.random() < 0.15:
@@ -434,7 +432,9 @@ class Gunslingers:
         choice = self.rng.choice([s for s in slots if s != grab] or slots)
         touch = isinstance(self.hands, TouchHands)
         first, second = sorted((("a", attack_ms), ("d", defend_ms)), key=lambda x: x[1])
-        self.settings.pause(first[1] / 1000)
+        # The mat times the race with its own clock: at a race people react in human time
+        # whatever the speed (`PeopleSettings.react`), or two hands land a few ms apart.
+        self.settings.react(first[1] / 1000)
         for who, _ in (first, second):
             if who == "a":
                 if touch:
@@ -449,7 +449,7 @@ class Gunslingers:
             elif defend_ms <= attack_ms or self.rng.random() < 0.5:
                 self._turn(seat, choice)
             if who == first[0]:
-                self.settings.pause((second[1] - first[1]) / 1000)
+                self.settings.react((second[1] - first[1]) / 1000)
         return True
 
     def _defender(self, state: dict[str, Any], players: Mapping[str, Any], reply: bool) -> bool:

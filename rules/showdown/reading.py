@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any
 
 from ..game import Reroll
@@ -29,36 +28,10 @@ from ..reading import EMPTY, Action, Alert, AlertCleared, Execute, SlotView
 from .decks import BULLETS, split_code
 from .engine import reroll_offer
 from .model import RACE_SETTLE_MS, TIE_WINDOW_MS
+from .race import RaceWinner, judge_race
 from .state import GameState, Phase
 
-
-class RaceWinner(Enum):
-    """Who was first to the defender's cards."""
-
-    ATTACKER = "attacker"
-    DEFENDER = "defender"
-
-
-def judge_race(
-    attacker_touch_ms: int | None, defender_touch_ms: int | None, tie_window_ms: int
-) -> RaceWinner:
-    """Who won the race to the defender's cards, from the two touch times (same clock).
-
-    "If it is unclear which player was fastest to the defender's cards, then the defender is
-    considered to have been fast enough": the attacker wins only when their touch came more
-    than `tie_window_ms` before the defender's. No attacker touch: the defender was first; no
-    defender touch: the attacker was."""
-    if tie_window_ms < 0:
-        raise ValueError(f"tie_window_ms: expected 0 or more, got {tie_window_ms}")
-    if attacker_touch_ms is None and defender_touch_ms is None:
-        raise ValueError("judge_race: neither player touched a bullet")
-    if attacker_touch_ms is None:
-        return RaceWinner.DEFENDER
-    if defender_touch_ms is None:
-        return RaceWinner.ATTACKER
-    if defender_touch_ms - attacker_touch_ms > tie_window_ms:
-        return RaceWinner.ATTACKER
-    return RaceWinner.DEFENDER
+__all__ = ["RaceWinner", "ShowdownReader", "judge_race"]
 
 
 @dataclass(slots=True)

@@ -36,6 +36,7 @@ from .events import (
     Touched,
 )
 from .model import DEFENDER_REVEALS, ROUNDS
+from .race import race_words
 from .state import GameState, Phase
 
 VIEW_VERSION = 1
@@ -276,13 +277,11 @@ def describe_event(event: Event, state: GameState | None = None, public: bool = 
             return f"{player} draws!"
         case Reached(player):
             return f"{player} reaches for a shot without a Draw"
-        case RaceDecided(winner, attacker_ms, defender_ms, how):
-            timing = ""
-            if attacker_ms is not None and defender_ms is not None:
-                timing = f" ({abs(attacker_ms - defender_ms)} ms apart)"
-            return f"{winner} was first to the defender's cards{timing}" + (
-                f": {how}" if how else ""
-            )
+        case RaceDecided(winner, attacker_ms, defender_ms, how, window):
+            # Said as it was: the margin, and a tie as a tie (never "first" inside the window).
+            defender = state.defender if state is not None else None
+            words = race_words(winner, attacker_ms, defender_ms, window, defender)
+            return words + (f" ({how})" if how else "")
         case ShotsCalled(groups, speeds):
             speed = f" (speed {', '.join(f'{p} {s}' for p, s in speeds)})" if speeds else ""
             order = " then ".join(

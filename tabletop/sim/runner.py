@@ -250,10 +250,15 @@ class SimulatedTable:
 
     def people_settings(self) -> PeopleSettings:
         """How the people play: their mistakes, the game's length, and their pauses (a
-        pause of s seconds at a real table lasts s / speed)."""
+        pause of s seconds at a real table lasts s / speed). A reaction the mat times (a
+        race's touches) lasts its human time at any speed: the mat dates touches with its own
+        real clock, so a sped-up reaction would put two hands a few ms apart."""
         speed = self.speed
         return PeopleSettings(
-            self.mistake_rate, self.challenges_per_adventure, lambda s: time.sleep(s / speed)
+            self.mistake_rate,
+            self.challenges_per_adventure,
+            lambda s: time.sleep(s / speed),
+            react=time.sleep,
         )
 
     @property

@@ -30,6 +30,8 @@ from rules.game import GameRules
 from wire.roles import Role, User
 
 CARD = re.compile(r"\b(?:10|[2-9AJQK])[CDHS]\b|\bJK[12]\b")
+# A game deck's card code (Six-Gun Showdown's `cowboy/draw-1`): `cowboy/draw-14` is another card.
+DECK_CODE = re.compile(r"[a-z0-9-]+/[a-z0-9-]+")
 # Seeds whose random games are short but full: Six Shooter's has challenges, Lucky Numbers and
 # the end of an adventure. A game that has not ended after MAX_COMMANDS is ended by the game
 # master (Steamfunkateers' random players never end one by themselves).
@@ -176,7 +178,7 @@ def seated(new_game: Mapping[str, Any]) -> list[str]:
 
 def hides(secret: str, text: str) -> bool:
     """True if `text` shows `secret`: a card by its code, any other secret word for word."""
-    if CARD.fullmatch(secret):
+    if CARD.fullmatch(secret) or DECK_CODE.fullmatch(secret):
         return re.search(rf"(?<![\w]){re.escape(secret)}(?![\w])", text) is not None
     return secret in text
 

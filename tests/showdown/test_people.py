@@ -4,25 +4,29 @@ with touch pads (they touch, then turn) and without (the first lift or flip deci
 from __future__ import annotations
 
 import random
+import statistics
 
 import pytest
 
-from rules.game import PeopleSettings
+from rules.game import PeopleSettings, SimulatedPeople
 from rules.showdown.game import SHOWDOWN
 from rules.showdown.state import Phase
 
 from .helpers import Table, TouchTable
 
 
-@pytest.mark.parametrize(("pads", "seed"), [(True, 1), (True, 2), (False, 3), (False, 4)])
-def test_gunslingers_play_whole_games_through_the_table(pads: bool, seed: int) -> None:
-    table: Table = TouchTable() if pads else Table()
+def play_a_game(table: Table, seed: int, speed: float = 1.0) -> tuple[SimulatedPeople, int]:
+    """Two gunslingers play one game at `table`; their pauses pass `speed` times faster than
+    the table's clock, their reactions at a race in human time (as `tabletop sim` has them).
+    Returns the people and how many races were run."""
     people = SHOWDOWN.simulated_people(
         ["Ana", "Bo"],
         table,
         random.Random(seed),
         table.send,
-        PeopleSettings(mistake_rate=0.1, pause=table.advance),
+        PeopleSettings(
+            mistake_rate=0.1, pause=lambda s: table.advance(s / speed), react=table.advance
+        ),
     )
     people.start_game(seed)
     races = 0
@@ -43,6 +47,13 @@ def test_gunslingers_play_whole_games_through_the_table(pads: bool, seed: int) -
             between = table.views[done]
         if phase is Phase.RACE and table.state.phase is not Phase.RACE:
             races += 1
+    return people, races
+
+
+@pytest.mark.parametrize(("pads", "seed"), [(True, 1), (True, 2), (False, 3), (False, 4)])
+def test_gunslingers_play_whole_games_through_the_table(pads: bool, seed: int) -> None:
+    table: Table = TouchTable() if pads else Table()
+    people, races = play_a_game(table, seed)
     assert table.state.over and table.state.winner is not None
     assert table.state.round >= 3 and races >= 1
     races_applied = [c for c in table.applied if c["cmd"] == "race"]
@@ -74,3 +85,25 @@ def test_the_gunslingers_decks_are_cards_the_simulated_mat_has_tags_for() -> Non
         example = load_deck(EXAMPLES / f"{name}.toml")
         assert enrolment_codes(deck) == enrolment_codes(example)
         assert all(tags.uid_for(parse_tagged(code)) for code in enrolment_codes(deck))
+
+
+def test_at_the_race_people_react_in_human_time_whatever_the_speed() -> None:
+    """Issue 31: at `--speed 20` the people's pauses were divided by 20 but the mat's clock was
+    not, so every race with two hands was 5-9 ms apart and the attacker never won. "At the
+    race, people react in human time whatever the speed": here the people's pauses run 20
+    times faster than the mat's clock and their races still come out human."""
+    gaps: list[int] = []
+    winners: list[str] = []
+    for seed in range(1, 9):
+        table = TouchTable()
+        play_a_game(table, seed, speed=20)
+        for race in (c for c in table.applied if c["cmd"] == "race"):
+            winners.append(race["winner"])
+            if "attacker_ms" in race and "defender_ms" in race:
+                gaps.append(abs(race["defender_ms"] - race["attacker_ms"]))
+    assert len(gaps) >= 8, gaps
+    # two human reactions (250 ms, sd 40, plus a reach; the defender 100 ms later on average)
+    # are tens to hundreds of ms apart, not the few ms a sped-up pause leaves
+    assert statistics.median(gaps) >= 40, gaps
+    assert max(gaps) >= 100, gaps
+    assert "attacker" in winners and "defender" in winners, winners

@@ -11,8 +11,17 @@ from hypothesis import strategies as st
 
 from rules.errors import RulesError
 from rules.showdown.engine import Game
-from rules.showdown.events import RoundEnded, RoundStarted, ShotResolved, ShotsCalled
+from rules.showdown.events import (
+    Drew,
+    RaceDecided,
+    Reached,
+    RoundEnded,
+    RoundStarted,
+    ShotResolved,
+    ShotsCalled,
+)
 from rules.showdown.game import SHOWDOWN
+from rules.showdown.race import RaceWinner, judge_race
 
 
 @settings(max_examples=60, deadline=None)
@@ -34,9 +43,18 @@ def test_random_games_keep_the_rules(seed: int, moves: int) -> None:
     hits_this_round: set[str] = set()
     group: tuple[str, ...] = ()
     after_hit: set[str] | None = None  # who may still resolve a shot once someone hit
+    event_attacker: str | None = None  # the round's first to draw or reach
     for event in game.events:
         if isinstance(event, RoundStarted):
-            hits_this_round, after_hit = set(), None
+            hits_this_round, after_hit, event_attacker = set(), None, None
+        elif isinstance(event, (Drew, Reached)) and event_attacker is None:
+            event_attacker = event.player
+        elif isinstance(event, RaceDecided) and event.tie_window_ms is not None:
+            # "If it is unclear which player was fastest ... the defender": a timed race
+            # always went the way its own times say
+            judged = judge_race(event.attacker_ms, event.defender_ms, event.tie_window_ms)
+            attacker_won = event.winner == event_attacker
+            assert attacker_won == (judged is RaceWinner.ATTACKER)
         elif isinstance(event, ShotsCalled):
             assert after_hit is None, "no shot is called after a hit"
             group = event.groups[0]

@@ -153,7 +153,8 @@ def test_an_attacker_first_to_the_defenders_cards_takes_an_instant_shot() -> Non
     events = game.execute(
         {"cmd": "race", "winner": "attacker", "attacker_ms": 100, "defender_ms": 400}
     )
-    assert events[0] == RaceDecided("Ana", 100, 400, "") and events[1] == ShotsCalled((("Ana",),))
+    assert events[0] == RaceDecided("Ana", 100, 400, "", 50)
+    assert events[1] == ShotsCalled((("Ana",),))
     game.execute(roll(6))
     assert points(game) == {"Ana": 1, "Bo": 0}  # drew first: no bonus
 
@@ -178,19 +179,47 @@ def test_a_defender_revealing_during_the_race_was_first() -> None:
 
 
 def test_a_reach_without_a_draw_signals_the_shot_and_the_last_card_revealed_stands() -> None:
+    # "If a player makes a move towards their opponent's cards without revealing a draw card,
+    # they are considered to have signalled their intention to shoot, and so their last card
+    # will be the last card they revealed for the round."
     game = loaded(ANA_DRAWS_2, BO_DRAWS_3)
     play(game, [reveal("Ana", 1), {"cmd": "reach", "player": "Ana"}])
     assert game.state.attacker == "Ana" and game.state.phase is Phase.RACE
     with pytest.raises(IllegalMove):
         game.execute(reveal("Ana", 2))
     play(game, [{"cmd": "race", "winner": "attacker"}, roll(6)])
-    assert points(game) == {"Ana": 1, "Bo": 0}
+    assert game.state.last_round is not None and game.state.last_round.hits == ("Ana",)
 
 
-def test_a_hit_after_a_reach_scores_nothing_when_the_table_reads_fail_to_draw_strictly() -> None:
-    game = loaded(ANA_DRAWS_2, BO_DRAWS_3, reach_scores=False)
+def test_by_default_a_hit_after_a_reach_without_a_draw_scores_nothing() -> None:
+    # "Fail to draw or hit your opponent, you don't score points for the round."
+    game = loaded(ANA_DRAWS_2, BO_DRAWS_3)
+    assert game.state.options["reach_scores"] is False
     play(game, [{"cmd": "reach", "player": "Bo"}, {"cmd": "race", "winner": "attacker"}, roll(6)])
+    round_ = game.state.last_round
+    assert round_ is not None and round_.hits == ("Bo",)  # Bo hit, but never drew
     assert points(game) == {"Ana": 0, "Bo": 0}
+
+
+def test_a_defender_who_reached_to_shoot_back_and_hit_scores_nothing_by_default() -> None:
+    # "Fail to draw or hit your opponent, you don't score points for the round."
+    game = loaded(ANA_DRAWS_2, BO_DRAWS_3)
+    attack(game)
+    play(game, [{"cmd": "race", "winner": "attacker"}, roll(1)])  # Ana misses
+    assert game.state.phase is Phase.REPLY
+    play(game, [{"cmd": "reach", "player": "Bo"}, roll(6)])
+    assert game.state.last_round is not None and game.state.last_round.hits == ("Bo",)
+    assert points(game) == {"Ana": 0, "Bo": 0}
+
+
+def test_a_table_may_choose_that_a_hit_after_a_reach_scores_its_point_but_no_bonus() -> None:
+    # The option's reading: the reach "signalled their intention to shoot"; the bonus stays
+    # with "If a player revealed their Draw card second and hit their opponent".
+    game = loaded(ANA_DRAWS_2, BO_DRAWS_3, reach_scores=True)
+    attack(game)
+    play(game, [{"cmd": "race", "winner": "attacker"}, roll(1)])
+    play(game, [{"cmd": "reach", "player": "Bo"}, roll(6)])
+    assert points(game) == {"Ana": 0, "Bo": 1}
 
 
 def test_a_defender_reveals_at_most_two_cards_after_the_attackers_draw() -> None:

@@ -184,6 +184,21 @@ def test_speed_scales_the_peoples_pauses_and_patience_not_below_the_floor(
         SimulatedTable(speed=0)
 
 
+def test_a_reaction_the_mat_times_passes_in_human_time_at_any_speed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 31: "At the race, people react in human time whatever the speed" (the mat dates
+    touches with its own real clock): a race's 250 ms reaction sleeps 250 ms at speed 20."""
+    slept: list[float] = []
+    monkeypatch.setattr(time, "sleep", slept.append)
+    for speed in (1, 20):
+        settings = SimulatedTable(speed=speed).people_settings()
+        settings.react(0.25)
+        assert slept[-1] == pytest.approx(0.25)
+        settings.pause(0.25)
+        assert slept[-1] == pytest.approx(0.25 / speed)
+
+
 def test_the_command_line_speed_defaults_to_20_headless_and_to_real_time_live(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

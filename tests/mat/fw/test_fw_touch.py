@@ -8,7 +8,17 @@ from fwhelpers import Mat, frames, touch_pads, vectors
 from firmware import mpr121, wire
 from firmware.simhw import SimMpr121Bus, SimTable, VirtualClock
 from firmware.ticks import TickCounter, ticks_diff
-from firmware.touch import RELEASED, TOUCHED, zones_per_chip
+from firmware.touch import (
+    RELEASED,
+    SIDE_FAR,
+    SIDE_NEAR,
+    SIDE_UNKNOWN,
+    TOUCHED,
+    MuxedI2C,
+    TouchPads,
+    split_zones_per_chip,
+    zones_per_chip,
+)
 
 
 def _touch_vectors():
@@ -266,3 +276,127 @@ def test_touch_times_wrap_on_the_wire_modulo_2_32():
     mat.controller.service()
     ((_boot_id, _seq, events),) = _touch_frames(mat.take_sent())
     assert events[0][0] == 1 and events[0][2] < 100  # past 2**32 ms: counted from 0 again
+
+
+# -- whose hand: split pads (docs/mat.md, "Whose hand: split pads") ---------------------------
+
+
+class _MaskChip:
+    """A touch chip whose status the test sets electrode by electrode."""
+
+    def __init__(self, address=0x5A):
+        self.address = address
+        self.mask = 0
+
+    def start(self):
+        return None
+
+    def touched(self):
+        return self.mask
+
+
+def _split_pads(split=(0, 1)):
+    wiring = split_zones_per_chip(3, split)
+    chips = [_MaskChip(0x5A + i) for i in range(len(wiring))]
+    pads = TouchPads(chips, wiring)
+    pads.start(0)
+    return pads, chips[0]
+
+
+def test_split_pads_take_two_electrodes_near_then_far_and_need_the_mux_past_four_chips():
+    wiring = split_zones_per_chip(37, set(range(36)))
+    assert [len(chip) for chip in wiring] == [12, 12, 12, 12, 12, 12, 1]
+    assert wiring[0][:3] == [(0, SIDE_NEAR), (0, SIDE_FAR), (1, SIDE_NEAR)]
+    assert wiring[6] == [36]  # the draw pad stays whole
+    assert split_zones_per_chip(3, ()) == [[0, 1, 2]]
+    try:
+        split_zones_per_chip(49, set(range(48)))
+    except ValueError as error:
+        assert "8 touch chips" in str(error)
+    else:
+        raise AssertionError("96 electrodes fit on eight chips?")
+
+
+def test_the_half_a_finger_reaches_first_names_the_side_it_came_from():
+    pads, chip = _split_pads()
+    chip.mask = 0b0010  # zone 0's far half: a hand from across the table
+    pads.poll(100)
+    chip.mask = 0b0011  # the finger lands on both halves
+    pads.poll(103)
+    pads.poll(106)
+    # the near half follows: this finger spreading, or the owner's hand (the judge decides)
+    assert pads.take_events_with_sides() == [
+        (0, TOUCHED, 100, SIDE_FAR),
+        (0, TOUCHED, 103, SIDE_NEAR),
+    ]
+    assert pads.touched_zones() == [0]
+    chip.mask = 0b0001  # lifting: the far half goes first, the zone is still touched
+    pads.poll(200)
+    pads.poll(203)
+    assert pads.take_events_with_sides() == []
+    chip.mask = 0
+    pads.poll(206)
+    pads.poll(209)
+    assert pads.take_events_with_sides() == [(0, RELEASED, 206, SIDE_UNKNOWN)]
+    chip.mask = 0b0100  # zone 1's near half: the owner's hand
+    pads.poll(300)
+    pads.poll(303)
+    chip.mask = 0b1100  # then its far half too: no change of the zone for a host without sides
+    pads.poll(306)
+    pads.poll(309)
+    assert pads.take_events() == [(1, TOUCHED, 300)]  # the v1 shape: no side
+
+
+def test_both_halves_first_seen_in_one_poll_is_an_unknown_side():
+    pads, chip = _split_pads()
+    chip.mask = 0b0011
+    pads.poll(50)
+    pads.poll(53)
+    assert pads.take_events_with_sides() == [(0, TOUCHED, 50, SIDE_UNKNOWN)]
+
+
+def test_a_whole_pad_beside_split_ones_reports_no_side():
+    pads, chip = _split_pads()
+    chip.mask = 0b10000  # zone 2: a whole pad, the fifth electrode
+    pads.poll(10)
+    pads.poll(13)
+    assert pads.take_events_with_sides() == [(2, TOUCHED, 10, SIDE_UNKNOWN)]
+
+
+class _SwitchBus:
+    """An I2C bus that records the writes to the switch and the chip reads."""
+
+    def __init__(self):
+        self.log = []
+
+    def writeto(self, address, data):
+        self.log.append(("select", address, data[0]))
+
+    def readfrom_mem(self, address, register, count):
+        self.log.append(("read", address, register))
+        return bytes(count)
+
+    def writeto_mem(self, address, register, data):
+        self.log.append(("write", address, register))
+
+
+def test_the_mux_selects_a_channel_only_when_another_was_selected_last():
+    bus = _SwitchBus()
+    selected = [None]
+    first, second = MuxedI2C(bus, 0, selected), MuxedI2C(bus, 1, selected)
+    first.readfrom_mem(0x5A, 0, 2)
+    first.readfrom_mem(0x5B, 0, 2)
+    second.writeto_mem(0x5A, 0x5E, b"\x00")
+    assert bus.log == [
+        ("select", 0x70, 0x01),
+        ("read", 0x5A, 0),
+        ("read", 0x5B, 0),
+        ("select", 0x70, 0x02),
+        ("write", 0x5A, 0x5E),
+    ]
+    try:
+        MuxedI2C(bus, 8, selected)
+    except ValueError as error:
+        assert "channels 0-7" in str(error)
+    else:
+        raise AssertionError("channel 8?")
