@@ -41,6 +41,7 @@ class Audience:
     prompt: str
     event: str
     commands: bool  # sends on game/command and reads game/reply
+    alert: str  # the alerts: the public words, or the referee's (which may name cards)
 
     def topics(self, topics: TableTopics) -> dict[str, str]:
         """Full topic -> snapshot key."""
@@ -49,7 +50,7 @@ class Audience:
             f"{root}/{self.state}": "state",
             f"{root}/{self.prompt}": "prompt",
             f"{root}/{self.event}": "events",
-            f"{root}/table/alert": "alert",
+            f"{root}/{self.alert}": "alert",
             f"{root}/leds/frame": "leds",
             f"{root}/dice/event": "dice",
             f"{root}/dice/picture": "picture",
@@ -57,8 +58,12 @@ class Audience:
         }
 
 
-ROOM = Audience("room", "game/state", "game/prompt", "game/event", commands=False)
-GAME_MASTER = Audience("gm", "referee/state", "referee/prompt", "referee/event", commands=True)
+ROOM = Audience(
+    "room", "game/state", "game/prompt", "game/event", commands=False, alert="table/alert"
+)
+GAME_MASTER = Audience(
+    "gm", "referee/state", "referee/prompt", "referee/event", commands=True, alert="referee/alert"
+)
 
 
 def hide_face_down(value: Any) -> Any:
