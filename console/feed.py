@@ -106,6 +106,7 @@ class TableFeed:
         self.parts: dict[str, Any] = {"events": []}
         self.picture: bytes | None = None  # the last throw, a JPEG
         self.broker_connected = False
+        self.broker_refusal: str | None = None  # why the broker refused this feed's login
         self.version = 0
         self._encoded = ""
         self._lock = threading.Lock()
@@ -212,6 +213,11 @@ class TableFeed:
         while not self._stop.is_set():
             item = self.link.get(timeout=0.2)
             if item is None:
+                # A refused login is not "no connection": the page says which (issue 33).
+                refusal = None if self.broker_connected else self.link.refusal
+                if refusal != self.broker_refusal:
+                    self.broker_refusal = refusal
+                    self._publish()
                 continue
             if isinstance(item, Connected | Disconnected):
                 self.broker_connected = isinstance(item, Connected)
@@ -300,6 +306,7 @@ class TableFeed:
                 "sent": time.time(),
                 "online": online,
                 "broker": self.broker_connected,
+                "refused": None if self.broker_connected else self.broker_refusal,
                 "table": self.table.table,
                 **self.parts,
             },

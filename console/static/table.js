@@ -201,6 +201,11 @@ const TableView = (() => {
     const node = document.getElementById("connection");
     let text = "Table online", online = true;
     if (!streamUp) { text = "Console unreachable — reconnecting…"; online = false; }
+    else if (!snapshot.broker && snapshot.refused) {
+      text = `Table offline: the broker refused the console's login (${snapshot.refused}); ` +
+             "the room view needs a broker user with the role viewer";
+      online = false;
+    }
     else if (!snapshot.broker) { text = "Table offline: no connection to the broker"; online = false; }
     else if (!snapshot.online) { text = "Table offline: the rules daemon is not running"; online = false; }
     node.textContent = text;
