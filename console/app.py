@@ -8,6 +8,7 @@ Routes:
     POST /gm/login         a broker user of role `gm` logs in (form: username, password)
     POST /gm/logout
     GET  /gm/events        the referee's live stream (logged in only)
+    GET  /gm/session       whether this browser's login is live (200) or not (401)
     GET  /gm/dice.jpg      the last throw's picture, for the game master's page
     GET  /gm/actions       the game's actions as form descriptions (logged in only)
     POST /gm/actions/VERB  a filled-in form (JSON object) -> the daemon's reply
@@ -26,6 +27,7 @@ from urllib.parse import parse_qs
 
 from sse_starlette import EventSourceResponse
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
@@ -36,11 +38,15 @@ from rules.errors import RulesError
 
 from .feed import TableFeed
 from .forms import FormError, forms_for
+from .guard import BodyTooLarge, Guard, ServedNames
 from .sessions import LoginRefused, Sessions
 
 STATIC = Path(__file__).parent / "static"
+SESSION_ENDED = (
+    "Your session ended (the console restarted, it was idle too long or reached its time, "
+    "or it was logged out in another tab): log in again."
+)
 COOKIE = "tabletop_console_gm"
-MAX_FORM_BYTES = 16_384
 
 
 def error(status: int, message: str, field: str | None = None) -> JSONResponse:
@@ -51,8 +57,16 @@ def error(status: int, message: str, field: str | None = None) -> JSONResponse:
     return JSONResponse(body, status_code=status)
 
 
-def build_app(room: TableFeed, sessions: Sessions, default_game: str) -> Starlette:
-    """The Starlette app over the room's feed and the game masters' sessions."""
+def build_app(
+    room: TableFeed,
+    sessions: Sessions,
+    default_game: str,
+    served: ServedNames,
+    *,
+    secure: bool = False,
+) -> Starlette:
+    """The Starlette app over the room's feed and the game masters' sessions, serving the
+    host names `served`; `secure`: served over TLS, so the cookie is sent over TLS only."""
 
     async def room_page(request: Request) -> Response:
         return _page("room.html")
@@ -68,7 +82,8 @@ def build_app(room: TableFeed, sessions: Sessions, default_game: str) -> Starlet
 
     async def gm_page(request: Request) -> Response:
         if sessions.get(request.cookies.get(COOKIE)) is None:
-            return _login_page()
+            ended = "ended" in request.query_params
+            return _login_page(SESSION_ENDED if ended else "")
         return _page("gm.html")
 
     async def gm_login(request: Request) -> Response:
@@ -87,13 +102,21 @@ def build_app(room: TableFeed, sessions: Sessions, default_game: str) -> Starlet
         except LoginRefused as refused:
             return _login_page(str(refused), status=403, username=username)
         response = RedirectResponse("/gm", status_code=303)
-        response.set_cookie(COOKIE, token, httponly=True, samesite="strict", path="/")
+        response.set_cookie(
+            COOKIE,
+            token,
+            max_age=max(1, int(sessions.seconds_left(token))),
+            httponly=True,
+            secure=secure,
+            samesite="strict",
+            path="/",
+        )
         return response
 
     async def gm_logout(request: Request) -> Response:
         await asyncio.to_thread(sessions.close, request.cookies.get(COOKIE))
         response = RedirectResponse("/gm", status_code=303)
-        response.delete_cookie(COOKIE, path="/")
+        response.delete_cookie(COOKIE, path="/", secure=secure, httponly=True, samesite="strict")
         return response
 
     def logged_in(
@@ -108,7 +131,14 @@ def build_app(room: TableFeed, sessions: Sessions, default_game: str) -> Starlet
         return checked
 
     async def gm_events(request: Request, feed: TableFeed) -> Response:
-        return EventSourceResponse(_stream(feed, request), ping=10, send_timeout=10)
+        token = request.cookies.get(COOKIE)
+        # the session was in use until its page stops following: its idle time starts then
+        stream = _stream(feed, request, on_end=lambda: sessions.touch(token))
+        return EventSourceResponse(stream, ping=10, send_timeout=10)
+
+    async def gm_session(request: Request, feed: TableFeed) -> Response:
+        left = sessions.seconds_left(request.cookies.get(COOKIE))
+        return JSONResponse({"ok": True, "seconds_left": round(left)})
 
     def game_forms(feed: TableFeed) -> tuple[str, dict[str, Any]]:
         name = feed.game or room.game or default_game
@@ -116,7 +146,7 @@ def build_app(room: TableFeed, sessions: Sessions, default_game: str) -> Starlet
             game = games.get(name)
         except RulesError:
             game = games.get(default_game)
-        return game.name, forms_for(game.gm_actions())
+        return game.name, forms_for(game.gm_actions(), game.roster_keys)
 
     async def gm_actions(request: Request, feed: TableFeed) -> Response:
         name, forms = game_forms(feed)
@@ -130,12 +160,10 @@ def build_app(room: TableFeed, sessions: Sessions, default_game: str) -> Starlet
             return error(404, f"{name} has no action {verb!r}; known: {', '.join(forms)}")
         if request.headers.get("content-type", "").split(";")[0] != "application/json":
             return error(415, "send the form as JSON (Content-Type: application/json)")
-        body = await request.body()
-        if len(body) > MAX_FORM_BYTES:
-            return error(413, f"the form is over {MAX_FORM_BYTES} bytes")
+        body = await request.body()  # bounded by the Guard: BodyTooLarge past its limit
         try:
             values = json.loads(body)
-        except ValueError as bad:
+        except (ValueError, RecursionError) as bad:
             return error(400, f"not valid JSON: {bad}")
         if not isinstance(values, dict):
             return error(400, "expected a JSON object of the form's fields")
@@ -159,16 +187,21 @@ def build_app(room: TableFeed, sessions: Sessions, default_game: str) -> Starlet
             Route("/gm/login", gm_login, methods=["POST"]),
             Route("/gm/logout", gm_logout, methods=["POST"]),
             Route("/gm/events", logged_in(gm_events)),
+            Route("/gm/session", logged_in(gm_session)),
             Route("/gm/actions", logged_in(gm_actions)),
             Route("/gm/actions/{verb}", logged_in(gm_act), methods=["POST"]),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
-        exception_handlers={404: _not_found, 405: _not_allowed},
+        middleware=[Middleware(Guard, served=served)],
+        exception_handlers={404: _not_found, 405: _not_allowed, BodyTooLarge: _too_large},
     )
 
 
-async def _stream(feed: TableFeed, request: Request) -> AsyncIterator[dict[str, Any]]:
-    """One page's server-sent events: the snapshot now, then each newer one."""
+async def _stream(
+    feed: TableFeed, request: Request, on_end: Callable[[], None] = lambda: None
+) -> AsyncIterator[dict[str, Any]]:
+    """One page's server-sent events: the snapshot now, then each newer one; the stream
+    ends when the feed does (the console stops, the session ends)."""
     subscriber = feed.follow()
     try:
         yield {"retry": 1000, "data": "{}", "event": "hello"}
@@ -179,6 +212,7 @@ async def _stream(feed: TableFeed, request: Request) -> AsyncIterator[dict[str, 
             yield {"event": "snapshot", "data": data}
     finally:
         feed.unfollow(subscriber)
+        on_end()
 
 
 def _picture(feed: TableFeed) -> Response:
@@ -203,6 +237,12 @@ def _login_page(message: str = "", status: int = 200, username: str = "") -> Res
 
 async def _not_found(request: Request, exc: Exception) -> Response:
     return error(404, f"nothing at {request.url.path}; the pages are / and /gm")
+
+
+async def _too_large(request: Request, exc: Exception) -> Response:
+    response = error(413, str(exc))
+    response.headers["Connection"] = "close"  # the rest of the body is never read
+    return response
 
 
 async def _not_allowed(request: Request, exc: Exception) -> Response:

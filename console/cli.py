@@ -45,7 +45,23 @@ def register(subparsers: Any) -> None:
         "--bind",
         default=DEFAULT_BIND,
         metavar="HOST:PORT",
-        help=f"where to serve (default {DEFAULT_BIND}; port 0 for a free one)",
+        help=f"where to serve (default {DEFAULT_BIND}; port 0 for a free one). Any address "
+        "but a loopback one needs --certfile and --keyfile, and users in the table's file",
+    )
+    parser.add_argument(
+        "--certfile",
+        metavar="CERT.pem",
+        help="serve over TLS (https://) with this certificate, PEM (with --keyfile)",
+    )
+    parser.add_argument("--keyfile", metavar="KEY.pem", help="the certificate's private key, PEM")
+    parser.add_argument(
+        "--server-name",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name the pages are opened by (table.local, 192.168.1.20); repeat for "
+        "several (default: none but loopback names and the --bind address; a request for "
+        "any other name is refused)",
     )
     parser.set_defaults(handler=run_console)
 
@@ -91,8 +107,18 @@ def run_console(args: argparse.Namespace) -> int:
         raise UserError(str(failed)) from failed
     except Exception as failed:  # the registry's RulesError for an unknown game
         raise UserError(str(failed)) from failed
-    server = ConsoleServer(url, table, host=host, port=port, users=users, game=game)
     try:
+        server = ConsoleServer(
+            url,
+            table,
+            host=host,
+            port=port,
+            users=users,
+            game=game,
+            certfile=args.certfile,
+            keyfile=args.keyfile,
+            server_names=args.server_name,
+        )
         server.start()
     except (ConsoleError, MqttError) as failed:
         raise UserError(str(failed)) from failed

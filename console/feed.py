@@ -41,6 +41,7 @@ class Audience:
     prompt: str
     event: str
     commands: bool  # sends on game/command and reads game/reply
+    alert: str  # the alerts: the public words, or the referee's (which may name cards)
 
     def topics(self, topics: TableTopics) -> dict[str, str]:
         """Full topic -> snapshot key."""
@@ -49,7 +50,7 @@ class Audience:
             f"{root}/{self.state}": "state",
             f"{root}/{self.prompt}": "prompt",
             f"{root}/{self.event}": "events",
-            f"{root}/table/alert": "alert",
+            f"{root}/{self.alert}": "alert",
             f"{root}/leds/frame": "leds",
             f"{root}/dice/event": "dice",
             f"{root}/dice/picture": "picture",
@@ -57,8 +58,12 @@ class Audience:
         }
 
 
-ROOM = Audience("room", "game/state", "game/prompt", "game/event", commands=False)
-GAME_MASTER = Audience("gm", "referee/state", "referee/prompt", "referee/event", commands=True)
+ROOM = Audience(
+    "room", "game/state", "game/prompt", "game/event", commands=False, alert="table/alert"
+)
+GAME_MASTER = Audience(
+    "gm", "referee/state", "referee/prompt", "referee/event", commands=True, alert="referee/alert"
+)
 
 
 def hide_face_down(value: Any) -> Any:
@@ -101,6 +106,7 @@ class TableFeed:
         self.parts: dict[str, Any] = {"events": []}
         self.picture: bytes | None = None  # the last throw, a JPEG
         self.broker_connected = False
+        self.broker_refusal: str | None = None  # why the broker refused this feed's login
         self.version = 0
         self._encoded = ""
         self._lock = threading.Lock()
@@ -207,6 +213,11 @@ class TableFeed:
         while not self._stop.is_set():
             item = self.link.get(timeout=0.2)
             if item is None:
+                # A refused login is not "no connection": the page says which (issue 33).
+                refusal = None if self.broker_connected else self.link.refusal
+                if refusal != self.broker_refusal:
+                    self.broker_refusal = refusal
+                    self._publish()
                 continue
             if isinstance(item, Connected | Disconnected):
                 self.broker_connected = isinstance(item, Connected)
@@ -295,6 +306,7 @@ class TableFeed:
                 "sent": time.time(),
                 "online": online,
                 "broker": self.broker_connected,
+                "refused": None if self.broker_connected else self.broker_refusal,
                 "table": self.table.table,
                 **self.parts,
             },

@@ -9,11 +9,15 @@ Nothing here knows a game's verbs.
 from __future__ import annotations
 
 import argparse
+import json
+import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
+from rules.errors import RulesError
 from rules.game import GmAction
+from rules.roster import RosterError, roster_from_data
 
 from . import ConsoleError
 
@@ -43,7 +47,9 @@ class Field:
     name: str  # the namespace's dest, also the input's name
     label: str
     help: str
-    kind: str  # "text", "number", "choice", "flag", "list" (space separated), "repeat" (lines)
+    # "text", "number", "choice", "flag", "list" (space separated), "repeat" (lines),
+    # "roster" (names one a line, or a roster's TOML or JSON text)
+    kind: str
     required: bool
     choices: tuple[str, ...] = ()
     option: str | None = None  # "--card" for an optional argument, None for a positional
@@ -102,15 +108,108 @@ class Form:
             raise FormError(f"{self.action.verb}: {error}") from None
 
 
-def forms_for(actions: Sequence[GmAction]) -> dict[str, Form]:
-    """Each verb's form, in the game's order."""
+def forms_for(
+    actions: Sequence[GmAction], roster_keys: Sequence[str] = ("players", "seed", "options")
+) -> dict[str, Form]:
+    """Each verb's form, in the game's order.
+
+    No path on the console's machine is ever taken from a page: an action that reads files
+    (`GmAction.reads_files`) is never offered; its `new` becomes a roster built in the page
+    (`roster_form`), and any other such action is left to `tabletop gm`."""
     forms: dict[str, Form] = {}
     for action in actions:
+        if action.reads_files:
+            if action.verb == "new":
+                forms[action.verb] = roster_form(action, tuple(roster_keys))
+            continue
         parser = _Parser(prog=action.verb, add_help=False)
         action.arguments(parser)
         fields = tuple(_field(argument) for argument in parser._actions)
         forms[action.verb] = Form(action, fields)
     return forms
+
+
+ROSTER_FIELD = "roster"
+# A single line that names a file rather than a player: the console says it reads no files.
+_PATH_HINTS = ("/", "\\", "~", ".toml", ".json")
+
+
+def roster_form(action: GmAction, keys: tuple[str, ...]) -> Form:
+    """The game's `new` as a roster given in the page: its players' names, or the roster's
+    own text (TOML or JSON, what a roster file holds), never a file's name."""
+    help_text = (
+        "the players' names, one a line, or the roster itself as TOML or JSON (keys: "
+        f"{', '.join(keys)}); 'Read a file' reads a roster from this device into the page"
+    )
+    field = Field(
+        name=ROSTER_FIELD, label=ROSTER_FIELD, help=help_text, kind="roster", required=True
+    )
+
+    def build(namespace: argparse.Namespace) -> dict[str, Any]:
+        return {"cmd": "new_game", **read_roster_value(namespace.roster, keys)}
+
+    web = GmAction(action.verb, "start a game from the roster given here", _no_arguments, build)
+    return _RosterForm(web, (field,))
+
+
+def _no_arguments(parser: argparse.ArgumentParser) -> None:
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class _RosterForm(Form):
+    """The `new` form of a game whose own `new` reads files: the roster comes in the form."""
+
+    def command(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        if not isinstance(values, Mapping):
+            raise FormError("expected a JSON object of the form's fields")
+        unknown = sorted(str(key) for key in values if key != ROSTER_FIELD)
+        if unknown:
+            raise FormError(f"{self.action.verb}: no field {unknown[0]!r}", unknown[0])
+        namespace = argparse.Namespace(roster=values.get(ROSTER_FIELD))
+        try:
+            return self.action.build(namespace)
+        except FormError as error:
+            raise FormError(f"{self.action.verb}.{error}", ROSTER_FIELD) from None
+        except RulesError as error:
+            raise FormError(f"{self.action.verb}: {error}", ROSTER_FIELD) from None
+
+
+def read_roster_value(value: Any, keys: Sequence[str]) -> dict[str, Any]:
+    """The roster a page sent: a JSON object or list, or text (names one a line, TOML or
+    JSON). Never opens anything: a value that looks like a file's name is refused in words."""
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            raise FormError("roster: required", ROSTER_FIELD)
+        one_line = "\n" not in text and text[0] not in "{[" and "=" not in text
+        if one_line and any(hint in text for hint in _PATH_HINTS):
+            raise FormError(
+                "roster: the console reads no files on its machine; give the players' names "
+                "(one a line) or the roster's own text, or read a file from this device with "
+                "'Read a file'",
+                ROSTER_FIELD,
+            )
+        value = _parse_roster_text(text)
+    try:
+        return roster_from_data(value, keys, "roster")
+    except RosterError as error:
+        raise FormError(str(error), ROSTER_FIELD) from None
+
+
+def _parse_roster_text(text: str) -> Any:
+    """Roster text -> data: JSON when it starts as JSON, TOML when it has a key, else names."""
+    if text[0] in "{[":
+        try:
+            return json.loads(text)
+        except (ValueError, RecursionError) as error:
+            raise FormError(f"roster: not valid JSON: {error}", ROSTER_FIELD) from None
+    if "=" in text:
+        try:
+            return tomllib.loads(text)
+        except tomllib.TOMLDecodeError as error:
+            raise FormError(f"roster: not valid TOML: {error}", ROSTER_FIELD) from None
+    return [line.strip() for line in text.splitlines() if line.strip()]
 
 
 def _field(argument: argparse.Action) -> Field:

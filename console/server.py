@@ -7,14 +7,21 @@
 
 uvicorn serves the app on a thread of its own, with its own event loop, so a program (a test,
 `tabletop sim`) can run a console beside whatever else it does.
+
+Off this machine the console serves over TLS only (`certfile`, `keyfile`): the game master's
+broker password and the session cookie cross the venue's network. Plain HTTP is served on a
+loopback address only, and so is a console without users (anyone who reaches it would be the
+game master).
 """
 
 from __future__ import annotations
 
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 import uvicorn
 
@@ -25,7 +32,8 @@ from wire.roles import User
 from . import ConsoleError
 from .app import build_app
 from .feed import ROOM, TableFeed
-from .sessions import Sessions
+from .guard import LOOPBACK_NAMES, ServedNames, is_loopback
+from .sessions import IDLE_SECONDS, LIFETIME_SECONDS, Sessions
 
 
 class ConsoleServer:
@@ -40,23 +48,62 @@ class ConsoleServer:
         port: int = 0,
         users: Sequence[User] = (),
         game: str = games.DEFAULT_GAME,
+        certfile: str | Path | None = None,
+        keyfile: str | Path | None = None,
+        server_names: Sequence[str] = (),
+        session_idle: float = IDLE_SECONDS,
+        session_lifetime: float = LIFETIME_SECONDS,
     ) -> None:
+        if (certfile is None) != (keyfile is None):
+            raise ConsoleError("TLS needs both a certificate (--certfile) and its key (--keyfile)")
         self.broker_url = url
         self.table = table
         self.host = host
         self.port = port
+        self.certfile = None if certfile is None else str(certfile)
+        self.keyfile = None if keyfile is None else str(keyfile)
+        self.users = tuple(users)
         self.room = TableFeed(url, table, ROOM)
-        self.sessions = Sessions(url, table, users)
+        self.sessions = Sessions(url, table, users, idle=session_idle, lifetime=session_lifetime)
         self.game = game
+        self.served = self._served_names(server_names)
+        self._sweep_every = max(0.2, min(30.0, session_idle / 4, session_lifetime / 4))
+        self._sweeper_stop = threading.Event()
+        self._sweeper: threading.Thread | None = None
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self._socket: socket.socket | None = None
 
     @property
+    def tls(self) -> bool:
+        return self.certfile is not None
+
+    @property
     def url(self) -> str:
         """Where the room view is (the game master's is `url + "gm"`)."""
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}/"
+        return f"{'https' if self.tls else 'http'}://{host}:{self.port}/"
+
+    def _served_names(self, names: Sequence[str]) -> ServedNames:
+        """The Host names the console answers to: loopback names, the bound address, and the
+        names given; without users, loopback names only (no one else may be game master)."""
+        if not self.users:
+            strangers = [name for name in names if not is_loopback(name)]
+            if strangers or not is_loopback(self.host):
+                raise ConsoleError(
+                    "without users anyone who reaches the console is the game master: serve "
+                    "on 127.0.0.1 only, or list the users in the table's file (--config) "
+                    "and log the console in as a display user (docs/security.md)"
+                )
+            return ServedNames.of(LOOPBACK_NAMES)
+        if not is_loopback(self.host) and not self.tls:
+            raise ConsoleError(
+                f"--bind {self.host}: off this machine the console serves over TLS only (the "
+                "game master's password crosses the network): give --certfile and --keyfile, "
+                "or bind 127.0.0.1 (docs/console.md)"
+            )
+        bound = () if self.host in ("0.0.0.0", "::") else (self.host,)
+        return ServedNames.of((*LOOPBACK_NAMES, *bound, *names))
 
     def start(self, timeout: float = 10.0) -> None:
         """Binds the address, starts following the table and serving; returns once serving.
@@ -74,10 +121,19 @@ class ConsoleServer:
             ) from None
         self.port = listener.getsockname()[1]
         self._socket = listener
+        if self.tls:
+            self._check_certificate()
         self.room.start(timeout=None)
-        app = build_app(self.room, self.sessions, self.game)
+        app = build_app(self.room, self.sessions, self.game, self.served, secure=self.tls)
         config = uvicorn.Config(
-            app, log_level="warning", timeout_graceful_shutdown=2, lifespan="off"
+            app,
+            log_level="warning",
+            timeout_graceful_shutdown=2,
+            lifespan="off",
+            ssl_certfile=self.certfile,
+            ssl_keyfile=self.keyfile,
+            # the console's own limits on what one connection may hold open
+            h11_max_incomplete_event_size=16_384,
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(
@@ -90,9 +146,36 @@ class ConsoleServer:
                 self.stop()
                 raise ConsoleError(f"the console did not start serving on {self.url}")
             time.sleep(0.02)
+        self._sweeper_stop.clear()
+        self._sweeper = threading.Thread(target=self._sweep, name="console-sessions", daemon=True)
+        self._sweeper.start()
+
+    def _sweep(self) -> None:
+        """Ends sessions past their lifetime even while a page follows them."""
+        while not self._sweeper_stop.wait(self._sweep_every):
+            self.sessions.sweep()
+
+    def _check_certificate(self) -> None:
+        """Reads the certificate and key once before serving, to say what is wrong in words."""
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        try:
+            context.load_cert_chain(str(self.certfile), str(self.keyfile))
+        except FileNotFoundError as missing:
+            raise ConsoleError(f"TLS: cannot read {missing.filename}: no such file") from None
+        except PermissionError as denied:
+            raise ConsoleError(f"TLS: cannot read {denied.filename}: permission denied") from None
+        except (ssl.SSLError, OSError) as bad:
+            raise ConsoleError(
+                f"TLS: {self.certfile} and {self.keyfile} are not a PEM certificate and its "
+                f"private key ({bad})"
+            ) from None
 
     def stop(self) -> None:
         """Ends every page's stream, stops serving and leaves the broker."""
+        self._sweeper_stop.set()
+        if self._sweeper is not None:
+            self._sweeper.join(5)
+            self._sweeper = None
         self.sessions.close_all()
         self.room.stop()
         if self._server is not None:

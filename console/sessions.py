@@ -5,6 +5,12 @@ MQTT connection with the name and password given, so the broker decides what it 
 send (docs/security.md); when the table's file lists its users, the console also refuses a
 user whose role is not `gm` or who is not scoped to this table, before trying the broker, and
 checks the password against the user's hash where there is one.
+
+A session ends: after `idle` seconds with no request and no page following the table, and
+`lifetime` seconds after the login whatever happens (the cookie's Max-Age says the same to the
+browser). A closed browser leaves a session behind with no page: the same user's next login
+replaces it, and when `MAX_SESSIONS` are open a new login ends the one used least recently
+(one with no page first), so the limit can never lock every game master out.
 """
 
 from __future__ import annotations
@@ -12,7 +18,9 @@ from __future__ import annotations
 import dataclasses
 import secrets
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from wire.mqtt import BrokerUrl, NotConnected
 from wire.passwords import PasswordHashError, verify_password
@@ -22,20 +30,57 @@ from . import ConsoleError
 from .feed import GAME_MASTER, TableFeed
 
 MAX_SESSIONS = 16
+IDLE_SECONDS = 2 * 3600.0  # a game master away from the table for two hours logs in again
+LIFETIME_SECONDS = 12 * 3600.0  # an evening's table; a session never outlives it
+# A session with no page for this long is stale: its user's next login replaces it. Not at
+# once: a page that has just logged in takes a moment to open its stream.
+STALE_SECONDS = 10.0
 
 
 class LoginRefused(ConsoleError):
     """A login the console or the broker refused; the message says why, for the person."""
 
 
-class Sessions:
-    """The logged-in game masters: a token (the cookie) -> their own feed of the table."""
+@dataclass(slots=True)
+class Session:
+    """One logged-in game master: their own feed of the table, and when it was last used."""
 
-    def __init__(self, url: BrokerUrl, table: str, users: Sequence[User]) -> None:
+    user: str
+    feed: TableFeed
+    opened: float
+    used: float
+
+    def active(self) -> bool:
+        """True while a page follows the table through this session."""
+        return self.feed.pages > 0
+
+
+class Sessions:
+    """The logged-in game masters: a token (the cookie) -> their session."""
+
+    def __init__(
+        self,
+        url: BrokerUrl,
+        table: str,
+        users: Sequence[User],
+        *,
+        idle: float = IDLE_SECONDS,
+        lifetime: float = LIFETIME_SECONDS,
+        limit: int = MAX_SESSIONS,
+        stale: float = STALE_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if limit < 1:
+            raise ValueError("the session limit must be 1 or more")
         self.url = url
         self.table = table
         self.users = tuple(users)
-        self._feeds: dict[str, TableFeed] = {}
+        self.idle = idle
+        self.lifetime = lifetime
+        self.limit = limit
+        self.stale = stale
+        self.clock = clock
+        self._sessions: dict[str, Session] = {}
         self._lock = threading.Lock()
 
     def open(self, username: str, password: str) -> str:
@@ -53,39 +98,117 @@ class Sessions:
                 )
             if ALL_TABLES not in user.tables and self.table not in user.tables:
                 raise LoginRefused(f"User {username!r} is not a game master of {self.table!r}.")
-        with self._lock:
-            if len(self._feeds) >= MAX_SESSIONS:
-                raise LoginRefused(f"{MAX_SESSIONS} game masters are logged in; log one out.")
         url = dataclasses.replace(self.url, username=username, password=password)
         feed = TableFeed(url, self.table, GAME_MASTER)
         try:
             feed.start(timeout=5.0)
         except NotConnected as failed:
             feed.stop()
-            raise LoginRefused(f"The broker refused this login: {failed}") from None
+            raise LoginRefused(_broker_refusal(failed)) from None
         token = secrets.token_urlsafe(32)
+        now = self.clock()
         with self._lock:
-            self._feeds[token] = feed
+            ended = self._expired(now)
+            # the same user's stale sessions (a closed browser) are replaced
+            ended += [
+                key
+                for key, session in self._sessions.items()
+                if session.user == username
+                and not session.active()
+                and now - session.used >= self.stale
+            ]
+            feeds = [self._sessions.pop(gone).feed for gone in set(ended)]
+            while len(self._sessions) >= self.limit:
+                oldest = min(
+                    self._sessions,
+                    key=lambda key: (self._sessions[key].active(), self._sessions[key].used),
+                )
+                feeds.append(self._sessions.pop(oldest).feed)
+            self._sessions[token] = Session(username, feed, now, now)
+        _stop_all(feeds)
         return token
 
     def get(self, token: str | None) -> TableFeed | None:
+        """The feed of a live session (and marks it used now), or None."""
         if token is None:
             return None
+        now = self.clock()
         with self._lock:
-            return self._feeds.get(token)
+            session = self._sessions.get(token)
+            if session is None:
+                return None
+            if self._ended(session, now):
+                del self._sessions[token]
+                _stop_later(session.feed)
+                return None
+            session.used = now
+            return session.feed
+
+    def touch(self, token: str | None) -> None:
+        """Marks a session used now: a page that stops following it was using it till now."""
+        with self._lock:
+            session = self._sessions.get(token) if token is not None else None
+            if session is not None:
+                session.used = max(session.used, self.clock())
+
+    def seconds_left(self, token: str | None) -> float:
+        """How long until the session ends at the latest (its absolute lifetime); 0 if none."""
+        with self._lock:
+            session = self._sessions.get(token) if token is not None else None
+            if session is None:
+                return 0.0
+            return max(0.0, session.opened + self.lifetime - self.clock())
+
+    def sweep(self) -> int:
+        """Ends every session past its idle or absolute lifetime; returns how many."""
+        with self._lock:
+            feeds = [self._sessions.pop(token).feed for token in self._expired(self.clock())]
+        _stop_all(feeds)
+        return len(feeds)
+
+    @property
+    def count(self) -> int:
+        with self._lock:
+            return len(self._sessions)
 
     def close(self, token: str | None) -> None:
         with self._lock:
-            feed = self._feeds.pop(token, None) if token is not None else None
-        if feed is not None:
-            feed.stop()
+            session = self._sessions.pop(token, None) if token is not None else None
+        if session is not None:
+            session.feed.stop()
 
     def close_all(self) -> None:
         with self._lock:
-            feeds = list(self._feeds.values())
-            self._feeds.clear()
-        for feed in feeds:
-            feed.stop()
+            feeds = [session.feed for session in self._sessions.values()]
+            self._sessions.clear()
+        _stop_all(feeds)
+
+    def _ended(self, session: Session, now: float) -> bool:
+        if now - session.opened >= self.lifetime:
+            return True
+        return not session.active() and now - session.used >= self.idle
+
+    def _expired(self, now: float) -> list[str]:
+        return [token for token, session in self._sessions.items() if self._ended(session, now)]
+
+
+def _broker_refusal(failed: NotConnected) -> str:
+    """The broker's refusal in the words a person at the login form needs."""
+    text = str(failed)
+    lowered = text.lower()
+    if "not authori" in lowered or "bad user name or password" in lowered:
+        return "The broker refused this user name or password."
+    return f"The broker refused this login: {text}"
+
+
+def _stop_all(feeds: Sequence[TableFeed]) -> None:
+    for feed in feeds:
+        feed.stop()
+
+
+def _stop_later(feed: TableFeed) -> None:
+    """Stops a feed off the caller's thread (the event loop must not wait for it)."""
+    threading.Thread(target=feed.stop, name="console-session-end", daemon=True).start()
 
 
 def _matches(password: str, hashed: str) -> bool:

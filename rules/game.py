@@ -382,6 +382,10 @@ class GmAction:
     help: str
     arguments: ArgumentAdder
     build: CommandBuilder
+    # True when `build` reads files named in the arguments (a roster, a deck): fine for
+    # `tabletop gm` on the game master's own machine, never for a web page (the console
+    # offers such a `new` as a roster built in the page instead).
+    reads_files: bool = False
 
 
 @dataclass(frozen=True, slots=True)

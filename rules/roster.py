@@ -28,19 +28,25 @@ def load_roster(path: str, keys: Sequence[str]) -> dict[str, Any]:
         data: Any = json.loads(text) if path.endswith(".json") else tomllib.loads(text)
     except (ValueError, tomllib.TOMLDecodeError) as error:
         raise RosterError(f"roster {path} is not valid {_kind(path)}: {error}") from error
+    return roster_from_data(data, keys, f"roster {path}")
+
+
+def roster_from_data(data: Any, keys: Sequence[str], source: str = "roster") -> dict[str, Any]:
+    """A roster already parsed (a table, or a list of players) as the fields of new_game,
+    checked as a roster file's are; `source` names it in messages. Reads no file."""
     bad = _lone_surrogate(data, "")
     if bad is not None:
         # JSON's "\ud800" reads as a lone surrogate, which the daemon could never store
-        raise RosterError(f"roster {path}: {bad} holds a lone surrogate, which no text can carry")
+        raise RosterError(f"{source}: {bad} holds a lone surrogate, which no text can carry")
     if isinstance(data, list):
         data = {"players": data}
     if not isinstance(data, dict):
-        raise RosterError(f"roster {path}: expected a table of players, got {type(data).__name__}")
+        raise RosterError(f"{source}: expected a table of players, got {type(data).__name__}")
     unknown = sorted(set(data) - set(keys))
     if unknown:
-        raise RosterError(f"roster {path}: unknown key {unknown[0]!r} (expected {', '.join(keys)})")
+        raise RosterError(f"{source}: unknown key {unknown[0]!r} (expected {', '.join(keys)})")
     if not isinstance(data.get("players"), list) or not data["players"]:
-        raise RosterError(f"roster {path}: 'players' must list at least one player")
+        raise RosterError(f"{source}: 'players' must list at least one player")
     return data
 
 

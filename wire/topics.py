@@ -73,6 +73,11 @@ class TableTopics:
     def referee_prompt(self) -> str:
         return f"{self.root}/referee/prompt"
 
+    @property
+    def referee_alert(self) -> str:
+        """The alerts in the referee's words: they may name face-down cards."""
+        return f"{self.root}/referee/alert"
+
     def seat_state(self, seat: int) -> str:
         """What the player at `seat` (1-based) may see; the daemon writes it, retained."""
         return f"{self.root}/seat/{seat}/state"

@@ -2,7 +2,7 @@
 "use strict";
 (() => {
   const el = TableView.el;
-  TableView.follow("/gm/events", document.body);
+  TableView.follow("/gm/events", document.body, "/gm/session");
 
   function input(verb, field) {
     const id = `${verb}-${field.name}`;
@@ -14,6 +14,23 @@
       control = el("select", { id, name: field.name, required: field.required, "aria-describedby": described },
                    field.required ? null : el("option", { value: "", text: "—" }),
                    ...field.choices.map((choice) => el("option", { value: choice, text: choice })));
+    } else if (field.kind === "roster") {
+      // The roster is written here or read from a file on this device: the console is never
+      // given a file name on its own machine.
+      control = el("textarea", { id, name: field.name, rows: 5, required: true,
+                                 "aria-describedby": described, placeholder: "Ana\nBo" });
+      const picker = el("input", { id: `${id}-file`, type: "file",
+                                   accept: ".toml,.json,.txt,text/plain,application/json" });
+      picker.addEventListener("change", async () => {
+        const file = picker.files && picker.files[0];
+        if (!file) return;
+        if (file.size > 16000) { control.value = ""; control.placeholder = `${file.name} is too large for a roster`; return; }
+        control.value = await file.text();
+      });
+      const label = el("label", { for: id, text: field.label });
+      const help = field.help ? el("small", { id: described, text: field.help }) : null;
+      return el("div", { class: "field roster" }, label, control,
+                el("label", { for: `${id}-file`, text: "Read a file from this device" }), picker, help);
     } else if (field.kind === "repeat") {
       control = el("textarea", { id, name: field.name, rows: 2, "aria-describedby": described,
                                  placeholder: "one per line" });
@@ -50,6 +67,7 @@
         const response = await fetch(`/gm/actions/${encodeURIComponent(action.verb)}`, {
           method: "POST", headers: { "Content-Type": "application/json" },
           body: JSON.stringify(values) });
+        if (response.status === 401) { TableView.sessionEnded(); return; }
         const body = await response.json();
         if (response.ok && body.ok) {
           result.className = "result accepted";
@@ -69,7 +87,7 @@
 
   async function loadActions() {
     const response = await fetch("/gm/actions");
-    if (response.status === 401) { window.location = "/gm"; return; }
+    if (response.status === 401) { TableView.sessionEnded(); return; }
     const body = await response.json();
     document.getElementById("game-name").textContent = `(${body.game})`;
     document.getElementById("actions").replaceChildren(...body.actions.map(form));

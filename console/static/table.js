@@ -201,6 +201,11 @@ const TableView = (() => {
     const node = document.getElementById("connection");
     let text = "Table online", online = true;
     if (!streamUp) { text = "Console unreachable — reconnecting…"; online = false; }
+    else if (!snapshot.broker && snapshot.refused) {
+      text = `Table offline: the broker refused the console's login (${snapshot.refused}); ` +
+             "the room view needs a broker user with the role viewer";
+      online = false;
+    }
     else if (!snapshot.broker) { text = "Table offline: no connection to the broker"; online = false; }
     else if (!snapshot.online) { text = "Table offline: the rules daemon is not running"; online = false; }
     node.textContent = text;
@@ -278,10 +283,13 @@ const TableView = (() => {
   }
 
   // Follows a stream of snapshots; EventSource reconnects by itself, and a stream closed
-  // for good (the server gone for a while) is opened again.
+  // for good (the server gone for a while) is opened again. With `sessionPath` (the game
+  // master's page) a lost stream asks whether the login is still live: when the console
+  // restarted, the session expired or it was logged out in another tab, the page goes to the
+  // login by itself rather than reconnecting for ever.
   let picturePath = "/dice.jpg";
 
-  function follow(path, target) {
+  function follow(path, target, sessionPath) {
     picturePath = path.replace(/events$/, "dice.jpg");
     let last = { broker: false, online: false };
     let source = null;
@@ -295,14 +303,35 @@ const TableView = (() => {
         target.dataset.version = last.version;
         document.dispatchEvent(new CustomEvent("table-rendered", { detail: last }));
       });
-      source.onerror = () => {
+      source.onerror = async () => {
         status(last, false);
-        if (source.readyState === EventSource.CLOSED) setTimeout(open, 1000);
+        const current = source;
+        if (sessionPath && await loggedOut(sessionPath)) {
+          current.close();
+          sessionEnded();
+          return;
+        }
+        if (current.readyState === EventSource.CLOSED) setTimeout(open, 1000);
       };
     }
     open();
     return { snapshot: () => last };
   }
 
-  return { follow, render, el };
+  // True only when the console answers that this browser's login is gone (401); an
+  // unreachable console is not an answer: the page keeps reconnecting.
+  async function loggedOut(sessionPath) {
+    try {
+      const answer = await fetch(sessionPath, { cache: "no-store", credentials: "same-origin" });
+      return answer.status === 401;
+    } catch (unreachable) {
+      return false;
+    }
+  }
+
+  function sessionEnded() {
+    window.location.replace("/gm?ended=1");
+  }
+
+  return { follow, render, el, sessionEnded };
 })();

@@ -42,7 +42,7 @@ from wire.topics import ROOT, RoomTopics, TableIdError, TableTopics, check_table
 
 from .referee import PROTOCOL_VERSION, Outcome, Referee
 from .store import GameLog, LogDatabase, StoreError, append_together
-from .table import PhysicalTable
+from .table import PhysicalTable, hidden_names
 from .waits import DEFAULT_PATIENCE_S, WaitWatch
 
 log = logging.getLogger(__name__)
@@ -304,9 +304,15 @@ class TableServer:
         return actions
 
     def _publish_table(self, table: PhysicalTable) -> None:
+        state = self.referee.game.state
+        rules = self.referee.rules
+        # The public alert never names what the public view hides (issue 33, finding 6);
+        # the referee's alert, for the game master, keeps the reader's words.
+        hidden = hidden_names(rules.referee_view(state), rules.public_view(state))
         for topic, payload in (
-            (self.topics.table_alert, table.alert_payload()),
-            (self.topics.leds_frame, table.led_payload(self.referee.game.state)),
+            (self.topics.table_alert, table.alert_payload(hidden)),
+            (self.topics.referee_alert, table.alert_payload()),
+            (self.topics.leds_frame, table.led_payload(state)),
         ):
             data = encode(payload)
             if self._last_table.get(topic) != data:

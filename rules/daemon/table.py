@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -269,15 +269,20 @@ class PhysicalTable:
                 changed = True
         return changed
 
-    def alert_payload(self) -> dict[str, Any]:
-        """The retained `table/alert` message: what is wrong and what the players must do."""
+    def alert_payload(self, hidden: Collection[str] | None = None) -> dict[str, Any]:
+        """The retained alert message: what is wrong and what the players must do.
+
+        With `hidden` (the names the public view hides: `hidden_names`) it is the public
+        `table/alert`, each of those names said as "the card"; without, the referee's
+        `referee/alert`, in the reader's own words."""
+        words = (lambda text: text) if hidden is None else _public_words(hidden)
         return {
             "v": ALERT_FORMAT_VERSION,
             "alerts": [
-                {"key": a.key, "message": a.message, "seat": a.seat, "slot": a.slot}
+                {"key": a.key, "message": words(a.message), "seat": a.seat, "slot": a.slot}
                 for a in self.alerts.values()
             ],
-            "instructions": list(self.reader.instructions),
+            "instructions": [words(text) for text in self.reader.instructions],
         }
 
     def led_payload(self, state: Any) -> dict[str, Any]:
@@ -324,3 +329,40 @@ def _reroll(raw: dict[str, Any]) -> Reroll | None:
             raise ValueError(f"{key}: expected a list of die values 1 to 6")
         parts.append(tuple(values))
     return Reroll(kept=parts[0], moved=parts[1], thrown=parts[2])
+
+
+# A name the referee's view may hold that the public's does not: a card (`9C`), a bullet
+# (`cowboy/draw-1`). Short and without spaces, so no sentence of a view is taken for one.
+_NAME = re.compile(r"^[^\s]{1,40}$")
+HIDDEN_CARD_WORDS = "the card"
+
+
+def hidden_names(referee_view: Any, public_view: Any) -> frozenset[str]:
+    """The short names in the referee's view that the public view does not show.
+
+    A table alert is retained where the viewer role reads it (issue 33 finding 6): its
+    words must not name what the public view hides, whatever a game's reader wrote."""
+    return frozenset(
+        name
+        for name in _leaves(referee_view) - _leaves(public_view)
+        if _NAME.match(name)
+    )
+
+
+def _leaves(value: Any) -> set[str]:
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, dict):
+        return set().union(*(_leaves(item) for item in value.values()))
+    if isinstance(value, list | tuple):
+        return set().union(*(_leaves(item) for item in value))
+    return set()
+
+
+def _public_words(hidden: Collection[str]) -> Callable[[str], str]:
+    """A text with each hidden name, as a whole word, said as "the card"."""
+    if not hidden:
+        return lambda text: text
+    names = "|".join(re.escape(name) for name in sorted(hidden, key=len, reverse=True))
+    pattern = re.compile(rf"(?<![\w/-])(?:{names})(?![\w/-])")
+    return lambda text: pattern.sub(HIDDEN_CARD_WORDS, text)

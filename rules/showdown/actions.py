@@ -117,6 +117,7 @@ GM_ACTIONS: tuple[GmAction, ...] = (
             ),
         ),
         _new,
+        reads_files=True,  # the deck files
     ),
     GmAction(
         "load",

@@ -136,6 +136,7 @@ GM_ACTIONS: tuple[GmAction, ...] = tuple(
                 ),
             ),
             _new,
+            True,  # reads the roster file
         ),
         (
             "reveal",

@@ -41,13 +41,14 @@ def login(url: BrokerUrl, user: str) -> BrokerUrl:
 class Table:
     """A broker with users, a rules daemon, and the console, all on this process's threads."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, **console_options: Any) -> None:
         self.workdir = workdir
         self.broker = EmbeddedBroker("127.0.0.1", free_port(), USERS)
         self.url = BrokerUrl("mqtt", "127.0.0.1", self.broker.port)
         self.db = workdir / "games.sqlite3"
         self.daemon: DaemonThread | None = None
-        self.console = ConsoleServer(login(self.url, "display"), TABLE, users=USERS)
+        options = {"users": USERS, **console_options}
+        self.console = ConsoleServer(login(self.url, "display"), TABLE, **options)
         self.gm: TableClient | None = None
 
     def start(self) -> None:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -12,10 +15,13 @@ from console.feed import hide_face_down
 from console.forms import Form, FormError, forms_for
 from rules import games
 
+ROOT = Path(__file__).resolve().parents[2]
+
 
 @pytest.fixture
 def forms() -> dict[str, Form]:
-    return forms_for(games.get("sixshooter").gm_actions())
+    game = games.get("sixshooter")
+    return forms_for(game.gm_actions(), game.roster_keys)
 
 
 def test_every_action_of_the_game_is_a_form_with_its_arguments(forms: dict[str, Form]) -> None:
@@ -27,7 +33,10 @@ def test_every_action_of_the_game_is_a_form_with_its_arguments(forms: dict[str, 
     assert fields["method"]["choices"] == ["danger", "sharpness", "slyness", "charm"]
     assert fields["player"]["required"] and not fields["card"]["required"]
     assert fields["wager"]["kind"] == "number"
-    assert {f["kind"] for f in forms["new"].to_json()["fields"]} == {"text", "number", "flag"}
+    # Six Shooter's own `new` reads a roster file: the console offers the roster itself
+    assert [(f["name"], f["kind"]) for f in forms["new"].to_json()["fields"]] == [
+        ("roster", "roster")
+    ]
     assert forms["contest"].to_json()["fields"][3]["kind"] == "repeat"
 
 
@@ -140,3 +149,71 @@ def test_the_feed_survives_payloads_that_are_not_the_daemons() -> None:
         )
     )
     assert feed.snapshot()["events"] == [{"number": 1, "text": "hi"}]
+
+
+ROSTER_TOML = """seed = 4
+[[players]]
+name = "Ana"
+descriptor = "sly"
+archetype = "Cat burglar"
+lucky = [7]
+"""
+
+
+@pytest.mark.parametrize(
+    ("roster", "command"),
+    [
+        ("Ana\nBo\n", {"cmd": "new_game", "players": ["Ana", "Bo"]}),
+        (
+            ROSTER_TOML,
+            {
+                "cmd": "new_game",
+                "seed": 4,
+                "players": [
+                    {"name": "Ana", "descriptor": "sly", "archetype": "Cat burglar", "lucky": [7]}
+                ],
+            },
+        ),
+        (
+            '{"players": ["Ana"], "jokers": true}',
+            {"cmd": "new_game", "players": ["Ana"], "jokers": True},
+        ),
+        ({"players": ["Ana"], "seed": 2}, {"cmd": "new_game", "players": ["Ana"], "seed": 2}),
+        (["Ana", "Bo"], {"cmd": "new_game", "players": ["Ana", "Bo"]}),
+    ],
+)
+def test_the_roster_is_given_in_the_form(
+    forms: dict[str, Form], roster: object, command: dict[str, object]
+) -> None:
+    assert forms["new"].command({"roster": roster}) == command
+
+
+@pytest.mark.parametrize(
+    ("roster", "message"),
+    [
+        ("", "new.roster: required"),
+        ("rosters/three.toml", "new.roster: the console reads no files on its machine"),
+        ("C:\\tables\\roster.json", "new.roster: the console reads no files on its machine"),
+        ("{not json", "new.roster: not valid JSON"),
+        ("seed = = 4", "new.roster: not valid TOML"),
+        ('{"players": ["Ana"], "deck": [], "path": "/etc"}', "unknown key 'path'"),
+        ('{"players": []}', "'players' must list at least one player"),
+        (42, "expected a table of players, got int"),
+    ],
+)
+def test_a_wrong_roster_is_refused_in_words(
+    forms: dict[str, Form], roster: object, message: str
+) -> None:
+    with pytest.raises(FormError, match=re.escape(message)) as refused:
+        forms["new"].command({"roster": roster})
+    assert refused.value.field == "roster"
+
+
+def test_showdown_decks_come_in_the_roster_not_as_files() -> None:
+    game = games.get("showdown")
+    new = forms_for(game.gm_actions(), game.roster_keys)["new"]
+    deck = tomllib.loads((ROOT / "examples/decks/cowboy.toml").read_text())
+    command = new.command({"roster": {"players": [{"name": "Ana", "deck": deck}]}})
+    assert command["players"][0]["deck"]["name"] == "cowboy"
+    with pytest.raises(FormError, match="no field 'players'"):
+        new.command({"players": "Ana=/etc/passwd Bo=/dev/zero"})

@@ -32,11 +32,12 @@ def test_game_master_starts_a_game_and_sees_a_refusal_beside_the_form(
 ) -> None:
     gm_login(page, table.console.url)
     expect(page.locator("#connection")).to_have_text("Table online")
-    roster = tmp_path / "roster.json"
+    roster = tmp_path / "roster.json"  # on the game master's device, read by the page
     roster.write_text(json.dumps({key: ROSTER[key] for key in ("players", "seed")}))
 
     new = page.locator('form[data-verb="new"]')
-    new.get_by_label("roster").fill(str(roster))
+    new.get_by_label("Read a file from this device").set_input_files(roster)
+    expect(new.get_by_label("roster", exact=True)).to_have_value(roster.read_text())
     new.get_by_role("button", name="new").click()
     expect(new.locator(".result")).to_have_text("Done.")
     # the referee's view shows every card, face-down ones too

@@ -145,3 +145,20 @@ def test_the_room_view_fits_a_phone_without_sideways_scrolling(table: Table, pag
     first = page.locator('.seat[data-seat="0"]').bounding_box()
     second = page.locator('.seat[data-seat="1"]').bounding_box()
     assert first and second and second["y"] >= first["y"] + first["height"]
+
+
+def test_a_refused_console_login_is_not_called_no_connection(table: Table, page: Page) -> None:
+    """Issue 33 finding 7: a wrong display password read "no connection to the broker"."""
+    import dataclasses
+
+    from console.server import ConsoleServer
+
+    table.console.stop()
+    wrong = dataclasses.replace(table.url, username="display", password="not-the-password")
+    table.console = ConsoleServer(wrong, "main")
+    table.console.start()
+    page.goto(table.console.url)
+    expect(page.locator("#connection")).to_contain_text(
+        "the broker refused the console's login", timeout=15_000
+    )
+    expect(page.locator("#connection")).to_contain_text("needs a broker user with the role viewer")

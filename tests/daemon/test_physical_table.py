@@ -50,7 +50,9 @@ def test_a_game_read_from_the_simulated_mat(
 ) -> None:
     with client(broker.url, table) as gm:
         alert_topic = f"{gm.topics.root}/table/alert"
+        referee_alert = f"{gm.topics.root}/referee/alert"
         gm.link.subscribe(alert_topic)
+        gm.link.subscribe(referee_alert)
         reply = gm.send(dict(ROSTER))
         assert reply["ok"] and reply["waiting"] == "the deal on the mat"
 
@@ -69,13 +71,18 @@ def test_a_game_read_from_the_simulated_mat(
         # after the grace period the table is told which slot to fix.
         running.sim.flip("s2.3")
 
-        def alerted() -> bool:
-            raw = gm.retained.get(alert_topic)
+        def alerted(topic: str = alert_topic) -> bool:
+            raw = gm.retained.get(topic)
             body = json.loads(raw) if isinstance(raw, str) else raw
             return bool(body and body["alerts"])
 
         pump_until(gm, alerted, 10, "the alert")
         raw = gm.retained[alert_topic]
+        body = json.loads(raw) if isinstance(raw, str) else raw
+        # 4H should be face-down: the room's alert does not name it, the game master's does
+        assert body["alerts"][0]["message"] == "Bo's slot 3: turn the card face-down"
+        pump_until(gm, lambda: alerted(referee_alert), 10, "the referee's alert")
+        raw = gm.retained[referee_alert]
         body = json.loads(raw) if isinstance(raw, str) else raw
         assert body["alerts"][0]["message"] == "Bo's slot 3: turn 4H face-down"
         assert gm.state()["players"][1]["slots"][2]["state"] == "face_down"

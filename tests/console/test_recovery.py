@@ -1,0 +1,73 @@
+"""Issue 30 item 5: the game master's page recovers by itself, in Chromium.
+
+Before, a page whose session was gone (the console restarted, the session ended, a log-out in
+another tab) said "Console unreachable — reconnecting…" for ever; now it asks the console
+whether its login is live and shows the login form, saying why, with no reload by hand.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from playwright.sync_api import Browser, Page, expect
+
+from console.server import ConsoleServer
+from tests.console.conftest import TABLE, USERS, Table, gm_login, login
+
+ENDED = "Your session ended"
+
+
+def test_after_a_console_restart_the_page_shows_the_login(table: Table, page: Page) -> None:
+    gm_login(page, table.console.url)
+    expect(page.locator("#connection")).to_have_text("Table online")
+    port = table.console.port
+    table.console.stop()
+    table.console = ConsoleServer(login(table.url, "display"), TABLE, port=port, users=USERS)
+    table.console.start()
+    # the sessions were the old console's: the page goes to the login by itself
+    expect(page.locator("#login-error")).to_contain_text(ENDED, timeout=15_000)
+    gm_login(page, table.console.url)
+    expect(page.locator("#connection")).to_have_text("Table online")
+
+
+def test_an_expired_session_shows_the_login(tmp_path: Path, page: Page) -> None:
+    table = Table(tmp_path, session_lifetime=3)
+    table.start()
+    try:
+        gm_login(page, table.console.url)
+        expect(page.locator("#connection")).to_have_text("Table online")
+        expect(page.locator("#login-error")).to_contain_text(ENDED, timeout=15_000)
+        expect(page.get_by_label("User name")).to_be_visible()
+    finally:
+        table.stop()
+
+
+def test_a_log_out_in_another_tab_shows_the_login_here(table: Table, browser: Browser) -> None:
+    context = browser.new_context()
+    try:
+        first = context.new_page()
+        gm_login(first, table.console.url)
+        expect(first.locator("#connection")).to_have_text("Table online")
+        second = context.new_page()
+        second.goto(table.console.url + "gm")
+        expect(second.locator("#connection")).to_have_text("Table online")
+        second.get_by_role("button", name="Log out").click()
+        expect(first.locator("#login-error")).to_contain_text(ENDED, timeout=15_000)
+    finally:
+        context.close()
+
+
+def test_an_unreachable_console_is_retried_not_taken_for_a_log_out(
+    table: Table, page: Page
+) -> None:
+    gm_login(page, table.console.url)
+    expect(page.locator("#connection")).to_have_text("Table online")
+    # the venue's Wi-Fi drops: nothing the page sends reaches the console
+    page.route("**/gm/**", lambda route: route.abort())
+    table.console.sessions.close_all()  # ends the stream; the page cannot learn why
+    expect(page.locator("#connection")).to_have_text("Console unreachable — reconnecting…")
+    page.wait_for_timeout(2500)  # several tries: still the game master's page, still trying
+    assert page.url.endswith("/gm")
+    page.unroute("**/gm/**")
+    # reachable again: the console says the session is gone, and the page shows the login
+    expect(page.locator("#login-error")).to_contain_text(ENDED, timeout=15_000)
