@@ -308,7 +308,10 @@ class TableServer:
         rules = self.referee.rules
         # The public alert never names what the public view hides (issue 33, finding 6);
         # the referee's alert, for the game master, keeps the reader's words.
-        hidden = hidden_names(rules.referee_view(state), rules.public_view(state))
+        # Both views are built only when there are words to check (a room ticks every table).
+        hidden: frozenset[str] = frozenset()
+        if table.alerts or table.reader.instructions:
+            hidden = hidden_names(rules.referee_view(state), rules.public_view(state))
         for topic, payload in (
             (self.topics.table_alert, table.alert_payload(hidden)),
             (self.topics.referee_alert, table.alert_payload()),
