@@ -250,9 +250,8 @@ class Gunslingers:
         players = {p["name"]: p for p in state.get("players", [])}
         if round_ != self.seen_round:
             self._new_round(state, round_)
-        if phase in ("stare_down", "defender_chooses", "reply") and self._ahead_of_the_table(
-            players
-        ):
+        turning = ("stare_down", "race", "defender_chooses", "reply")
+        if phase in turning and self._ahead_of_the_table(players):
             return False
         pending = (prompt or {}).get("pending") or state.get("pending") or {}
         shown = sum(b.get("face_up", False) for p in players.values() for b in p["bullets"])
@@ -292,7 +291,13 @@ class Gunslingers:
             if match is None or key in self.putting_right:
                 continue
             seat, slot = int(match.group(1)) - 1, int(match.group(2))
-            shown_wrong = message.endswith("it was revealed; turn it face up")
+            # A person looks at the card before turning it: one their hands left face up
+            # is not turned again, whatever a late reading of the mat said (turning it
+            # would hide a revealed bullet: the ghost face-down bullets of issue 30).
+            shown_wrong = (
+                message.endswith("it was revealed; turn it face up")
+                and (seat, slot) not in self.up
+            )
             turned_wrong = "turn it face down again" in message and (seat, slot) in self.up
             if shown_wrong or turned_wrong:
                 self._flip(seat, slot)

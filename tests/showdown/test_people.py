@@ -107,3 +107,49 @@ def test_at_the_race_people_react_in_human_time_whatever_the_speed() -> None:
     assert statistics.median(gaps) >= 40, gaps
     assert max(gaps) >= 100, gaps
     assert "attacker" in winners and "defender" in winners, winners
+
+
+def test_a_late_reading_never_makes_a_gunslinger_hide_a_revealed_bullet() -> None:
+    """Issue 30, the ghost face-down bullets: "it was revealed; turn it face up" said of a
+    bullet the gunslinger's hands left face up (the mat's late reading) must not make them turn
+    it: they look at the card first, as a person would. They turned it before, hiding a
+    revealed bullet."""
+    table = TouchTable()
+    people = SHOWDOWN.simulated_people(
+        ["Ana", "Bo"],
+        table,
+        random.Random(1),
+        table.send,
+        PeopleSettings(mistake_rate=0.0, pause=table.advance, react=table.advance),
+    )
+    people.start_game(1)
+    for _ in range(50):
+        if table.state.phase is Phase.STARE_DOWN:
+            break
+        view = SHOWDOWN.public_view(table.state)
+        if not people.step(view, {"pending": view["pending"]}, dict(table.alerts)):
+            table.advance(0.5)
+    assert table.state.phase is Phase.STARE_DOWN
+    from rules.showdown.people import Gunslingers
+
+    assert isinstance(people, Gunslingers)
+    gunslingers = people
+    gunslingers.up.add((0, 2))  # Ana's hands left slot 2 face up
+    flips: list[tuple[int, int]] = []
+    original = table.flip
+
+    def recording_flip(seat: int, slot: int) -> None:
+        flips.append((seat, slot))
+        original(seat, slot)
+
+    table.flip = recording_flip  # type: ignore[method-assign]
+    view = SHOWDOWN.public_view(table.state)
+    late = {"slot.s1.2": "Ana's slot 2: it was revealed; turn it face up"}
+    gunslingers._put_right(late)
+    assert (0, 2) not in flips
+    # ... while one their hands left face down is turned up, as the table asks.
+    gunslingers.up.discard((0, 2))
+    gunslingers.putting_right.clear()
+    gunslingers._put_right(late)
+    assert flips == [(0, 2)]
+    assert view["phase"] == "stare_down"
