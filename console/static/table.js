@@ -151,11 +151,14 @@ const TableView = (() => {
                                el("p", { class: "facts", text: facts.join(" · ") })));
     });
     const round = state.round;
+    // Once a roll is resolved its pools stay in sight (the last result), said as the last roll.
+    const last = !round && state.last_result && (state.last_result.pools || []).length
+      ? state.last_result : null;
     const scene = el("article", { class: "seat scene" },
                      el("h3", { text: round ? `The roll: ${round.kind}` + (round.task ? `, ${round.task}` : "")
-                                            : "No roll on the table" }),
+                                            : last ? "The last roll (resolved)" : "No roll on the table" }),
                      el("p", { class: "facts", text: `Game master's Vigor ${state.gm_vigor ?? 0}` }));
-    for (const pool of (round && round.pools) || []) {
+    for (const pool of (round && round.pools) || (last && last.pools) || []) {
       const notes = [`${pool.sixes} ${pool.sixes === 1 ? "six" : "sixes"}`];
       if (pool.rerolled) notes.push("rerolled");
       if (pool.folded) notes.push("folded");

@@ -148,6 +148,9 @@ class GameState:
     options: Mapping[str, Any] = field(default_factory=dict)
     round: Round | None = None
     last_result: RoundResolved | None = None
+    # The pools of the roll that resolved last, as thrown: the room still sees the dice once
+    # nothing more can change them (a pool bought an extra die: no re-roll waits).
+    last_round: Round | None = None
     contest: Contest | None = None
     order: Order | None = None
     condition: PendingCondition | None = None
@@ -197,8 +200,9 @@ class GameState:
                 )
                 called = Round(RoundKind(kind), made, task)
                 if self.action_in_play:
-                    return replace(self, round=called, last_result=None)
-                return self._begun(round=called, last_result=None)  # a check on its own
+                    return replace(self, round=called, last_result=None, last_round=None)
+                # a check on its own
+                return self._begun(round=called, last_result=None, last_round=None)
             case DiceRolled(who, values):
                 return self._pool(who, values=values, first_sixes=sixes(values))
             case DiceRerolled(who, values):
@@ -212,8 +216,9 @@ class GameState:
                 return state
             case RoundResolved():
                 if self.action_in_play:
-                    return replace(self, round=None, last_result=event)
-                return self._ended(round=None, last_result=event)  # a check on its own
+                    return replace(self, round=None, last_result=event, last_round=self.round)
+                # a check on its own
+                return self._ended(round=None, last_result=event, last_round=self.round)
             case ContestStarted(participants, goal):
                 contest = Contest(participants, dict.fromkeys(participants, 0), goal)
                 return self._begun(contest=contest)

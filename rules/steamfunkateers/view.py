@@ -96,6 +96,10 @@ def state_to_json(state: GameState) -> dict[str, Any]:
         "last_result": None
         if result is None
         else {
+            # the roll as thrown (its pools and dice), once nothing more can change it
+            "pools": [_pool_json(p) for p in state.last_round.pools]
+            if state.last_round is not None
+            else [],
             "sixes": dict(result.sixes),
             "winners": list(result.winners),
             "failed": list(result.failed),

@@ -31,6 +31,9 @@ def test_steamfunkateers_shows_vigor_pools_and_the_sixes_that_count(
     assert table.send(check)["ok"]
     expect(page.locator(".scene h3")).to_contain_text("stop the stagecoach")
     assert table.send({"cmd": "roll", "values": [6, 6, 1, 2, 3]})["ok"]
+    # Bo bought an extra die, so no re-roll waits: the roll is resolved at once, and the room
+    # still sees its dice, as the last roll.
+    expect(page.locator(".scene h3")).to_contain_text("The last roll (resolved)")
     pool = page.locator(".scene .pool").first
     expect(pool.locator(".die")).to_have_count(5)
     expect(pool.locator(".die.six")).to_have_count(2)
