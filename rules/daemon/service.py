@@ -155,7 +155,9 @@ class TableServer:
         if table is not None:
             try:
                 self._act(table, table.tick(self.referee.game.state, now), self.outcomes, now)
-                if now >= self._next_wait_check:
+                # Once a second; while the alert is up, at every round, so that it clears
+                # as soon as the table moves.
+                if now >= self._next_wait_check or self.waits.raised:
                     self._next_wait_check = now + WAIT_CHECK_SECONDS
                     prompt = self.referee.prompt_json()
                     table.record(self.waits.check(prompt, self.referee.last_seq, now))

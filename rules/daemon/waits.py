@@ -32,12 +32,20 @@ DEFAULT_PATIENCE_S: Final[Mapping[WaitKind, float]] = {
 }
 
 
+# The least patience at any speed: a throw read by the camera on a loaded 2-core host can take
+# seconds, and a wait alert is for a table that has truly stopped.
+MIN_PATIENCE_S: Final = 10.0
+
+
 def patience_scaled(scale: float) -> dict[WaitKind, float]:
     """The default patience divided by `scale` (the simulated table's people are `scale`
-    times quicker than people), never under 5 s: the devices keep their own time."""
+    times quicker than people), never under `MIN_PATIENCE_S`: the devices, the camera and a
+    busy host keep their own time."""
     if not scale > 0:
         raise ValueError(f"scale: expected a positive number, got {scale!r}")
-    return {kind: max(5.0, seconds / scale) for kind, seconds in DEFAULT_PATIENCE_S.items()}
+    return {
+        kind: max(MIN_PATIENCE_S, seconds / scale) for kind, seconds in DEFAULT_PATIENCE_S.items()
+    }
 
 
 def _minutes(seconds: float) -> str:

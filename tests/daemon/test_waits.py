@@ -71,10 +71,10 @@ def test_the_words_fit_each_kind() -> None:
     assert gm.startswith("the table has waited over 5 min for the game master")
 
 
-def test_the_simulated_tables_patience_is_scaled_but_never_under_five_seconds() -> None:
-    scaled = patience_scaled(20)
-    assert scaled[WaitKind.CARD] == DEFAULT_PATIENCE_S[WaitKind.CARD] / 20
-    assert scaled[WaitKind.DICE] == 5.0
+def test_the_simulated_tables_patience_is_scaled_but_never_under_ten_seconds() -> None:
+    scaled = patience_scaled(10)
+    assert scaled[WaitKind.CARD] == DEFAULT_PATIENCE_S[WaitKind.CARD] / 10
+    assert scaled[WaitKind.DICE] == 10.0
     with pytest.raises(ValueError, match="scale"):
         patience_scaled(0)
 
