@@ -391,9 +391,13 @@ class SimulatedTable:
         deadline = time.monotonic() + 600 * self.games
         last_seen: Any = None
         moved_at = time.monotonic()
+        next_tick = moved_at
         while games < self.games and time.monotonic() < deadline:
             self._drain(client)
             seen = self._visible(client)
+            if self._view is not None and time.monotonic() >= next_tick:
+                next_tick = time.monotonic() + 1.0
+                self._view.tick()  # the clocks run on while the table waits
             if seen != last_seen:
                 last_seen, moved_at = seen, time.monotonic()
             elif time.monotonic() - moved_at >= self.stall_after:

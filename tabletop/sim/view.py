@@ -78,9 +78,11 @@ class LiveView:
     _started: float | None = None
     _live: Live | None = None
     _frame: Frame | None = None
+    _changed_at: float | None = None  # when the table last showed something new
 
     def start(self) -> None:
         self._started = self.clock()
+        self._changed_at = None
         self._live = Live(
             self.render(),
             console=self.console,
@@ -96,6 +98,13 @@ class LiveView:
         """Draws `frame`, noting each alert raised or cleared since the last one."""
         self._note_alerts(frame.alerts)
         self._frame = frame
+        self._changed_at = None  # stamped when it is drawn (below), with the clock read there
+        if self._live is not None:
+            self._live.update(self.render(), refresh=True)
+
+    def tick(self) -> None:
+        """Draws the same frame again with the clocks moved on: a table where nothing moves
+        still shows a running clock, and for how long nothing has moved."""
         if self._live is not None:
             self._live.update(self.render(), refresh=True)
 
@@ -152,7 +161,7 @@ class LiveView:
         return Panel(
             lines,
             title="tabletop sim: a simulated table",
-            subtitle=f"running {self._elapsed():.0f} s",
+            subtitle=self._clocks(),
             border_style="cyan",
         )
 
@@ -236,6 +245,17 @@ class LiveView:
             if key not in now:
                 self.alert_history.append(f"{stamp} cleared {self._where(alert)}")
         self._alerts = now
+
+    def _clocks(self) -> str:
+        """The header's clocks: time running, and for how long nothing moved (from 10 s)."""
+        now = self.clock()
+        if self._changed_at is None:
+            self._changed_at = now
+        started = self._started if self._started is not None else now
+        words = f"running {now - started:.0f} s"
+        if (quiet := now - self._changed_at) >= 10:
+            words += f" · nothing has moved for {quiet:.0f} s"
+        return words
 
     def _elapsed(self) -> float:
         return 0.0 if self._started is None else self.clock() - self._started

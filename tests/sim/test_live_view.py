@@ -218,3 +218,26 @@ def test_the_command_line_speed_defaults_to_20_headless_and_to_real_time_live(
     assert speeds == [20.0, 1.0, 3.0]
     assert main(["sim", "--speed", "0"]) != 0
     assert "--speed 0.0: expected a positive number" in capsys.readouterr().err
+
+
+def test_the_clock_runs_on_and_says_how_long_nothing_has_moved() -> None:
+    """Issue 30: in a stall the live clock stopped, so nobody could tell a table waiting from
+    a frozen program. The view is drawn again each second and says how long nothing moved."""
+    now = [100.0]
+    output = io.StringIO()
+    console = Console(file=output, width=120, height=48, force_terminal=False)
+    view = LiveView(console, HEADER, games.get("sixshooter"), NAMES, clock=lambda: now[0])
+    view.start()
+    view.show(frame(six_shooter_view(), [], "Bo, lay your card"))
+    now[0] += 5
+    assert "nothing has moved" not in view._clocks()
+    now[0] += 40
+    view.tick()
+    assert view._clocks() == "running 45 s · nothing has moved for 45 s"
+    screen = Console(file=io.StringIO(), width=120, height=48)
+    screen.print(view.render())
+    assert "nothing has moved for 45 s" in screen.file.getvalue()  # type: ignore[attr-defined]
+    view.show(frame(six_shooter_view(), [], "Cy, lay your card"))
+    now[0] += 1
+    assert view._clocks() == "running 46 s"
+    view.stop()
