@@ -433,8 +433,9 @@ class SimulatedTable:
             acted_on, acted_at = state, (time.monotonic() if acted else None)
         self.summary.mistakes_made = people.mistakes_made
         self.summary.mistakes_caught = people.mistakes_caught
-        # A finished game clears the table's alerts; let that reach us before counting.
-        settle = time.monotonic() + 3.0
+        # A finished game clears the table's alerts; let that reach us before counting (it
+        # returns as soon as they are clear; a loaded 2-core host took over 3 s at times).
+        settle = time.monotonic() + 10.0
         while time.monotonic() < settle:
             self._drain(client)
             seen = self._visible(client)
