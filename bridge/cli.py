@@ -55,7 +55,9 @@ def run(args: argparse.Namespace) -> int:
 
     # The camera's watcher expects the throw the table's prompt awaits.
     awaited = AwaitedThrow()
-    dice = camera_throws(config.camera.source, config.camera.calibration, awaited)
+    dice = camera_throws(
+        config.camera.source, config.camera.calibration, awaited, config.camera.dice_model
+    )
     bridge = Bridge(
         url,
         config.table,

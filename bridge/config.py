@@ -57,6 +57,8 @@ class CameraConfig:
     source: str = "sim"
     calibration: str | None = None
     fps: float = 30.0
+    # A folder written by `tabletop dice enrol`: this table's own dice (None: the shipped reader).
+    dice_model: str | None = None
 
 
 Process = Literal["rules", "bridge"]
@@ -259,7 +261,9 @@ def parse_config(raw: dict[str, Any]) -> TableConfig:
         raise ConfigError(f"table.id: {error}") from None
     seats = _seats(top.raw.get("seats"))
     mat = _Section(raw.get("mat", {}), "mat", ("port", "cards", "draw_pad"))
-    camera = _Section(raw.get("camera", {}), "camera", ("source", "calibration", "fps"))
+    camera = _Section(
+        raw.get("camera", {}), "camera", ("source", "calibration", "fps", "dice_model")
+    )
     leds = _Section(raw.get("leds", {}), "leds", ("backend", "blink_hz", "active_high"))
     broker = _Section(
         raw.get("broker", {}),
@@ -299,6 +303,7 @@ def parse_config(raw: dict[str, Any]) -> TableConfig:
             source=camera.text("source", "sim") or "sim",
             calibration=camera.text("calibration", None),
             fps=camera.number("fps", 30.0, 1.0, 120.0),
+            dice_model=camera.text("dice_model", None),
         ),
         leds=LedConfig(
             backend=backend or "sim",

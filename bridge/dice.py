@@ -103,12 +103,34 @@ class AwaitedThrow:
             watcher.expect(wanted)
 
 
+def table_values(dice_model: str | None) -> Any:
+    """The value reader for the table: its enrolled dice, or the shipped reader (a table
+    whose enrolment is missing or stale still reads dice; the log says why)."""
+    from pathlib import Path
+
+    from vision.classify import ValueClassifier
+    from vision.enrol import EnrolError, table_model
+
+    if dice_model is None:
+        return ValueClassifier()
+    try:
+        return ValueClassifier(table_model(Path(dice_model)))
+    except EnrolError as error:
+        log.warning("[camera] dice_model: %s; reading with the shipped dice model", error)
+        return ValueClassifier()
+
+
 def camera_throws(
-    source_url: str, calibration_path: str | None, awaited: AwaitedThrow | None = None
+    source_url: str,
+    calibration_path: str | None,
+    awaited: AwaitedThrow | None = None,
+    dice_model: str | None = None,
 ) -> Callable[[threading.Event], Iterator[dict[str, Any]]]:
     """A dice source for the bridge: opens `source_url` (usb:0, picamera, a file, sim:...) when
     the bridge starts, and yields every throw the watcher announces, as JSON objects. With
-    `awaited`, the watcher expects the throw the table's prompt waits for."""
+    `awaited`, the watcher expects the throw the table's prompt waits for; with `dice_model`
+    (a `tabletop dice enrol` folder) it reads the table's own dice, falling back to the
+    shipped reader, with a warning saying why, when that folder cannot be used."""
 
     def throws(stop: threading.Event) -> Iterator[dict[str, Any]]:
         import cv2
@@ -123,7 +145,9 @@ def camera_throws(
         cv2.setNumThreads(1)  # the mat and MQTT share the Pi's cores
         calibration = Calibration.load(calibration_path) if calibration_path else None
         detector = RestDetector(background=calibration.background if calibration else None)
-        watcher = ThrowWatcher(DiceReader(calibration=calibration), detector)
+        watcher = ThrowWatcher(
+            DiceReader(calibration=calibration, values=table_values(dice_model)), detector
+        )
         with open_source(source_url) as source:
             for frame in source:
                 if stop.is_set():

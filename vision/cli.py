@@ -45,6 +45,9 @@ def register(subparsers: Any) -> None:
     read.add_argument("--json", action="store_true", help="one JSON object per picture")
     read.add_argument("--calibration", type=Path, help="a calibration file (optional)")
     read.add_argument("--annotate", type=Path, metavar="DIR", help="write annotated pictures")
+    read.add_argument(
+        "--model", type=Path, metavar="DIR", help="a table's enrolled dice (tabletop dice enrol)"
+    )
     read.set_defaults(handler=run_read)
 
     watch = actions.add_parser(
@@ -64,7 +67,34 @@ def register(subparsers: Any) -> None:
     watch.add_argument(
         "--frames", type=int, default=0, help="stop after N frames (default 0: never)"
     )
+    watch.add_argument(
+        "--model", type=Path, metavar="DIR", help="a table's enrolled dice (tabletop dice enrol)"
+    )
     watch.set_defaults(handler=run_watch)
+
+    enrol = actions.add_parser(
+        "enrol",
+        help="adapt the dice reader to this table's own dice, light and camera",
+        description="Reads photos of this table's tray, each die given by its centre and "
+        "value in a CSV (image,cx,cy,value; pixels; image paths relative to the CSV's "
+        "folder), and writes the table's dice model to DIR: `dice read --model DIR`, `dice "
+        "watch --model DIR` and the bridge ([camera] dice_model in the table file) use it.",
+    )
+    enrol.add_argument(
+        "--labels",
+        type=Path,
+        required=True,
+        metavar="FILE.csv",
+        help="the dice of the table's photos: image,cx,cy,value (required)",
+    )
+    enrol.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        metavar="DIR",
+        help="the folder to write the table's dice model to (required)",
+    )
+    enrol.set_defaults(handler=run_enrol)
 
     calibrate = actions.add_parser(
         "calibrate",
@@ -79,6 +109,42 @@ def register(subparsers: Any) -> None:
     calibrate.add_argument("--die-size", type=float, help="side of a die in pixels, if known")
     calibrate.add_argument("--out", type=Path, help="file to write (default: the table's config)")
     calibrate.set_defaults(handler=run_calibrate)
+
+
+def _values(model: Path | None) -> Any:
+    """The value reader: a table's enrolled one (`--model DIR`) or the shipped one."""
+    from vision.classify import ValueClassifier
+    from vision.enrol import EnrolError, table_model
+
+    if model is None:
+        return ValueClassifier()
+    try:
+        return ValueClassifier(table_model(model))
+    except EnrolError as error:
+        raise UserError(str(error)) from error
+
+
+def run_enrol(args: argparse.Namespace) -> int:
+    """Enrols the table's dice from its labelled photos, with progress, and says how it went."""
+    from vision.enrol import EnrolError, enrol, read_labels
+    from vision.progress import progress
+
+    cv2.setNumThreads(1)
+    try:
+        photos = {die.image for die in read_labels(args.labels)}
+        with progress(len(photos), "photos enrolled") as step:
+            report = enrol(args.labels, args.out, step=step)
+    except EnrolError as error:
+        raise UserError(str(error)) from error
+    right = report.to_json()["looks_read_right"]
+    print(
+        f"enrolled {report.dice} dice of {report.photos} photos into {args.out} "
+        f"({report.dice_sized_by_the_reader} sized by the reader's own box); of their "
+        f"{report.looks} looks the shipped reader read {right['shipped']} right, the table's "
+        f"{right['enrolled']}. Use it: tabletop dice read --model {args.out} ..., or "
+        f'[camera] dice_model = "{args.out}" in the table file'
+    )
+    return 0
 
 
 def _load_calibration(path: Path | None, required: bool) -> Any:
@@ -105,7 +171,7 @@ def run_read(args: argparse.Namespace) -> int:
 
     cv2.setNumThreads(1)
     calibration = _load_calibration(args.calibration, required=True) if args.calibration else None
-    reader = DiceReader(calibration=calibration)
+    reader = DiceReader(calibration=calibration, values=_values(args.model))
     try:
         reader.load()
     except VisionError as error:
@@ -191,7 +257,7 @@ def run_watch(args: argparse.Namespace) -> int:
 
     cv2.setNumThreads(1)
     calibration = None if args.no_calibration else _load_calibration(args.calibration, False)
-    reader = DiceReader(calibration=calibration)
+    reader = DiceReader(calibration=calibration, values=_values(args.model))
     detector = RestDetector(background=None)
     watcher = ThrowWatcher(reader, detector)
     if args.preview and not _has_gui():

@@ -1,0 +1,169 @@
+"""What enrolling a table's own dice does: the reader before and after `tabletop dice enrol`.
+
+    .venv/bin/python bench/vision_enrol.py [--photos 200] [--share 0.1] [--seed 1]
+
+Two tables, each enrolled with a share of its photos (10 % by default) and read on the rest:
+
+- "novel dice": a table the reader has never seen, rendered: dice of looks that no training
+  set holds (`NOVEL_DIE_STYLES`), small (26-34 px), with thin pips, seen from the side
+  (as from an oblique webcam), under dim light with focus blur, noise and a cheap JPEG.
+  One set of dice per table, as at a real table.
+- "real photos": the 200 real photos of tests/data/dice-tray (the shipped reader was trained
+  on all of them, so its figure there is an upper bound; enrolment must not make it worse).
+
+Read right, not read and wrong are counted over the dice found, as `bench/vision_accuracy.py`
+counts them. Progress on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import random
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from hardware.camera.render import BGR, random_scene, render  # noqa: E402
+from vision.classify import ValueClassifier  # noqa: E402
+from vision.enrol import enrol  # noqa: E402
+from vision.evaluate import LabelledDie, Score, load_labels, load_photo  # noqa: E402
+from vision.progress import progress  # noqa: E402
+from vision.reader import DiceReader  # noqa: E402
+
+PHOTOS = ROOT / "tests" / "data" / "dice-tray"
+# Body and pip colours (BGR) no training set of ours holds.
+NOVEL_DIE_STYLES: tuple[tuple[BGR, BGR], ...] = (
+    ((180, 130, 230), (40, 30, 90)),  # pink, dark red pips
+    ((170, 170, 60), (250, 250, 250)),  # teal, white pips
+    ((130, 130, 130), (60, 200, 60)),  # grey, green pips
+    ((60, 190, 220), (30, 30, 160)),  # gold, red pips
+)
+
+
+def novel_table(folder: Path, photos: int, seed: int) -> dict[str, list[LabelledDie]]:
+    """Renders a table the reader never saw; writes the photos and returns their labels."""
+    rng = np.random.default_rng(seed)
+    labels: dict[str, list[LabelledDie]] = {}
+    for index in range(photos):
+        scene = random_scene(
+            rng,
+            int(rng.integers(3, 7)),
+            die_size=float(rng.uniform(26, 34)),
+            styles=NOVEL_DIE_STYLES,
+        )
+        dice = tuple(
+            replace(
+                die,
+                pip_radius=0.12,
+                lean=(float(rng.uniform(0.4, 0.6)), float(rng.uniform(0.2, 0.4))),
+                translucent=0.0,
+            )
+            for die in scene.dice
+        )
+        scene = replace(scene, dice=dice, light=0.6, focus_blur=1.0, noise=6.0)
+        name = f"novel-{index:03d}.jpg"
+        # a cheap webcam's JPEG
+        cv2.imwrite(str(folder / name), render(scene, seed=index), [cv2.IMWRITE_JPEG_QUALITY, 60])
+        half = [d.size / 2 for d in dice]
+        labels[name] = [
+            LabelledDie(d.x - h, d.y - h, d.x + h, d.y + h, d.value)
+            for d, h in zip(dice, half, strict=True)
+        ]
+    return labels
+
+
+def write_centres(path: Path, folder: Path, labels: dict[str, list[LabelledDie]]) -> None:
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        out = csv.writer(handle)
+        out.writerow(["image", "cx", "cy", "value"])
+        for name, dice in sorted(labels.items()):
+            for die in dice:
+                cx, cy = die.center
+                out.writerow([str(folder / name), f"{cx:.1f}", f"{cy:.1f}", die.value])
+
+
+def score(
+    folder: Path, labels: dict[str, list[LabelledDie]], names: list[str], reader: DiceReader
+) -> Score:
+    total = Score()
+    with progress(len(names), "photos read") as step:
+        for name in names:
+            reading = reader.read(load_photo(folder, name))
+            total.add(name, labels[name], reading)
+            step(f"{len(reading.dice)} dice")
+    return total
+
+
+def words(result: Score) -> dict[str, object]:
+    found = result.found
+    return {
+        "found": found,
+        "read_right": result.read_right,
+        "read_right_share": round(result.read_right / found, 4) if found else None,
+        "not_read": result.not_read,
+        "wrong": result.wrong_values,
+        "wrong_share": round(result.wrong_values / found, 4) if found else None,
+    }
+
+
+def measure(
+    what: str, folder: Path, labels: dict[str, list[LabelledDie]], share: float, seed: int
+) -> dict[str, object]:
+    names = sorted(labels)
+    random.Random(seed).shuffle(names)
+    count = max(1, round(share * len(names)))
+    enrolled, held = sorted(names[:count]), sorted(names[count:])
+    with tempfile.TemporaryDirectory(prefix="tabletop-enrol-bench-") as scratch:
+        csv_path = Path(scratch) / "labels.csv"
+        write_centres(csv_path, folder, {n: labels[n] for n in enrolled})
+        started = time.monotonic()
+        with progress(len(enrolled), f"{what}: photos enrolled") as step:
+            report = enrol(csv_path, Path(scratch) / "table", step=step)
+        seconds = time.monotonic() - started
+        table = Path(scratch) / "table" / "dice_values.onnx"
+        before = score(folder, labels, held, DiceReader())
+        after = score(folder, labels, held, DiceReader(values=ValueClassifier(table)))
+    return {
+        "table": what,
+        "photos_enrolled": len(enrolled),
+        "dice_enrolled": report.dice,
+        "enrol_seconds": round(seconds, 1),
+        "photos_read": len(held),
+        "shipped": words(before),
+        "enrolled": words(after),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--photos", type=int, default=200, help="novel-table renders (200)")
+    parser.add_argument("--share", type=float, default=0.1, help="share enrolled (0.1)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--novel-only", action="store_true", help="leave out the real photos")
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    results = []
+    with tempfile.TemporaryDirectory(prefix="tabletop-novel-") as folder:
+        labels = novel_table(Path(folder), args.photos, args.seed)
+        results.append(measure("novel dice", Path(folder), labels, args.share, args.seed))
+    if args.novel_only:
+        print(json.dumps(results[0]))
+        return
+    real = load_labels(PHOTOS / "labels.csv")
+    results.append(measure("real photos", PHOTOS / "images", real, args.share, args.seed))
+    for result in results:
+        print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,169 @@
+"""`tabletop dice enrol`: a table's own dice adapt the value reader (issue 34, item 3)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import logging
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bridge.dice import table_values
+from vision.classify import ValueClassifier
+from vision.enrol import (
+    COCKED_ROW,
+    ENROLMENT_FILE,
+    MODEL_FILE,
+    EnrolError,
+    FeatureNetwork,
+    Head,
+    enrol,
+    fit_head,
+    read_labels,
+    shipped_model,
+    table_model,
+    with_head,
+)
+from vision.evaluate import load_labels
+from vision.runtime import open_network
+
+ROOT = Path(__file__).resolve().parents[2]
+PHOTOS = ROOT / "tests" / "data" / "dice-tray"
+
+
+def centres_csv(folder: Path, photos: int) -> Path:
+    """An enrolment CSV (image,cx,cy,value) of the first photos of the real set, paths
+    relative to the CSV's folder as a person would write them."""
+    labels = load_labels(PHOTOS / "labels.csv")
+    images = folder / "photos"
+    images.mkdir()
+    path = folder / "labels.csv"
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        out = csv.writer(handle)
+        out.writerow(["image", "cx", "cy", "value"])
+        for name in sorted(labels)[:photos]:
+            (images / name).write_bytes((PHOTOS / "images" / name).read_bytes())
+            for die in labels[name]:
+                out.writerow([f"photos/{name}", *die.center, die.value])
+    return path
+
+
+def test_the_labels_say_what_is_wrong_and_where(tmp_path: Path) -> None:
+    path = tmp_path / "labels.csv"
+    path.write_text("image,cx,cy\na.jpg,1,2\n")
+    with pytest.raises(EnrolError, match="must name image,cx,cy,value; missing value"):
+        read_labels(path)
+    path.write_text("image,cx,cy,value\na.jpg,1,2,5\na.jpg,x,2,5\n")
+    with pytest.raises(EnrolError, match="line 3: cx and cy must be pixel numbers"):
+        read_labels(path)
+    path.write_text("image,cx,cy,value\na.jpg,1,2,7\n")
+    with pytest.raises(EnrolError, match="line 2, value: expected a die value 1 to 6, got '7'"):
+        read_labels(path)
+    path.write_text("image,cx,cy,value\nsub/a.jpg,10.5,20,3\n")
+    [die] = read_labels(path)
+    assert die.image == tmp_path / "sub" / "a.jpg" and (die.cx, die.cy, die.value) == (10.5, 20, 3)
+
+
+def test_the_head_learns_the_tables_dice_and_never_moves_cocked() -> None:
+    network = FeatureNetwork(shipped_model())
+    network.load()
+    shipped = network.head
+    assert shipped is not None and shipped.weights.shape[0] == 7
+    rng = np.random.default_rng(1)
+    # Features the shipped head reads wrong: each value's dice lie where another's would.
+    centres = rng.normal(0, 1, (6, shipped.weights.shape[1])).astype(np.float32)
+    values = np.repeat(np.arange(1, 7), 30)
+    features = centres[values % 6] + rng.normal(0, 0.05, (len(values), centres.shape[1]))
+    features = features.astype(np.float32)
+    fitted = fit_head(features, values, shipped)
+    assert (fitted.logits(features).argmax(axis=1) == values - 1).mean() > 0.95
+    assert np.array_equal(fitted.weights[COCKED_ROW], shipped.weights[COCKED_ROW])
+    assert fitted.bias[COCKED_ROW] == shipped.bias[COCKED_ROW]
+
+
+def test_a_new_head_is_written_into_the_model_that_both_runtimes_read() -> None:
+    model = shipped_model()
+    network = FeatureNetwork(model)
+    network.load()
+    assert network.head is not None
+    head = Head(network.head.weights * 0.5, network.head.bias + 0.25)
+    table = with_head(model, network.head, head)
+    assert len(table) == len(model) and table != model
+    crops = [np.full((40, 40, 3), v, np.uint8) for v in (30, 128, 220)]
+    features = network.features(crops)
+    from vision.classify import to_blob
+
+    for runtime in ("onnxruntime", "opencv"):
+        logits = open_network(table, "table", runtime)(to_blob(crops)).reshape(3, 7)
+        assert np.allclose(logits, head.logits(features), atol=1e-3), runtime
+    with pytest.raises(EnrolError, match="plain bytes"):
+        with_head(model[:100], network.head, head)
+
+
+def test_enrolling_real_photos_writes_a_table_model_the_reader_and_bridge_use(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    labels = centres_csv(tmp_path, 3)
+    steps: list[str] = []
+    report = enrol(labels, tmp_path / "table", step=steps.append)
+    assert len(steps) == 3 and report.photos == 3 and report.dice >= 10
+    assert report.dice_sized_by_the_reader == report.dice  # the reader found each die
+    assert report.looks == report.dice * 3 * 4  # three sizes, four turns
+    record = json.loads((tmp_path / "table" / ENROLMENT_FILE).read_text())
+    assert record["dice"] == report.dice
+    assert record["looks_read_right"]["enrolled"] >= record["looks_read_right"]["shipped"] - 2
+    model = table_model(tmp_path / "table")
+    assert model == tmp_path / "table" / MODEL_FILE
+    assert isinstance(table_values(str(tmp_path / "table")), ValueClassifier)
+    # A table whose enrolment folder is gone still reads dice, and the log says why.
+    with caplog.at_level(logging.WARNING, logger="bridge.dice"):
+        fallback = table_values(str(tmp_path / "nowhere"))
+    assert fallback.model_path is None
+    assert "holds no enrolled table" in caplog.text
+
+
+def test_an_enrolment_of_another_shipped_model_is_refused_in_words(tmp_path: Path) -> None:
+    folder = tmp_path / "table"
+    folder.mkdir()
+    (folder / MODEL_FILE).write_bytes(shipped_model())
+    (folder / ENROLMENT_FILE).write_text(json.dumps({"shipped_model_sha256": "0" * 64}))
+    with pytest.raises(EnrolError, match="another version of the shipped dice model"):
+        table_model(folder)
+
+
+@pytest.mark.slow
+def test_dice_enrol_and_read_on_the_command_line(tmp_path: Path) -> None:
+    labels = centres_csv(tmp_path, 2)
+    tabletop = [sys.executable, "-m", "tabletop"]
+    enrolled = subprocess.run(
+        [*tabletop, "dice", "enrol", "--labels", str(labels), "--out", str(tmp_path / "t")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert enrolled.returncode == 0, enrolled.stderr
+    assert "photos enrolled: 2/2" in enrolled.stderr  # progress, one line per photo
+    assert enrolled.stdout.startswith("enrolled ")
+    photo = next((tmp_path / "photos").iterdir())
+    read = subprocess.run(
+        [*tabletop, "dice", "read", "--json", "--model", str(tmp_path / "t"), str(photo)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert read.returncode == 0, read.stderr
+    assert json.loads(read.stdout)["dice"]
+    missing = subprocess.run(
+        [*tabletop, "dice", "read", "--model", str(tmp_path / "none"), str(photo)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert missing.returncode != 0 and "holds no enrolled table" in missing.stderr

@@ -1,0 +1,329 @@
+"""Adapts the value reader to one table's own dice, light and camera (`tabletop dice enrol`).
+
+A table is enrolled from photos of its own tray, each die given by its centre and value (a CSV
+`image,cx,cy,value`, pixel coordinates, image paths relative to the CSV's folder). The shipped
+value network's last layer is a linear head over 96 pooled features; enrolment keeps every
+layer below it and fits a new head to the table's dice:
+
+- each die is cut as the reader cuts it (`ValueClassifier.looks`: squared up, four quarter
+  turns) at three sizes around the die's own, its size taken from the reader's box nearest the
+  given centre (a die the reader missed takes the photo's median die size);
+- the head is a multinomial logistic regression started from the shipped head and held near
+  it (an L2 pull towards the shipped weights), so a few dozen dice adjust it without
+  forgetting what the shipped network knows; the `cocked` row is never moved, since the
+  photos hold no cocked die to learn it from, and an unsure die stays unclear;
+- the table's model is the shipped ONNX file with the head's weights replaced in place (the
+  same bytes, same length), so both runtimes read it as they read the shipped one.
+
+No clock and no randomness: the same labels give the same model. The work is in seconds on
+a laptop and in minutes on a Pi (the reader's pass over each photo), with progress.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from .classify import VALUE_CLASSES, ValueClassifier, softmax, to_blob
+from .errors import VisionError
+
+Image = npt.NDArray[np.uint8]
+Floats = npt.NDArray[np.float32]
+
+ENROL_FORMAT: Final = 1
+MODEL_FILE: Final = "dice_values.onnx"  # the table's model, in the enrolment's folder
+ENROLMENT_FILE: Final = "enrolment.json"  # what was enrolled, and how well it fits
+SCALES: Final = (0.9, 1.0, 1.1)  # the sizes each die is cut at, around its own
+COCKED_ROW: Final = VALUE_CLASSES - 1  # the head's row for `cocked` (values 1-6 first)
+PULL: Final = 0.01  # the L2 pull towards the shipped head, per weight
+STEPS: Final = 1000
+LEARNING_RATE: Final = 0.5
+
+
+class EnrolError(VisionError):
+    """Enrolment cannot go on: a label file, a photo or the model is not what it needs."""
+
+
+@dataclass(frozen=True, slots=True)
+class EnrolledDie:
+    """One die of the table's photos, given by a person: where its centre is, and its value."""
+
+    image: Path
+    cx: float
+    cy: float
+    value: int
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """The value network's last, linear layer: logits = features @ weights.T + bias."""
+
+    weights: Floats  # VALUE_CLASSES x features
+    bias: Floats  # VALUE_CLASSES
+
+    def logits(self, features: Floats) -> Floats:
+        return np.asarray(features @ self.weights.T + self.bias, np.float32)
+
+
+@dataclass(frozen=True, slots=True)
+class EnrolReport:
+    """What an enrolment did: dice and photos used, and how the heads read them."""
+
+    photos: int
+    dice: int
+    dice_sized_by_the_reader: int
+    shipped_right: int  # of the enrolled dice, read right by the shipped head (every look)
+    enrolled_right: int  # ... by the table's head
+    looks: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "photos": self.photos,
+            "dice": self.dice,
+            "dice_sized_by_the_reader": self.dice_sized_by_the_reader,
+            "looks": self.looks,
+            "looks_read_right": {"shipped": self.shipped_right, "enrolled": self.enrolled_right},
+        }
+
+
+def read_labels(csv_path: Path) -> list[EnrolledDie]:
+    """The dice of an enrolment CSV (`image,cx,cy,value`); errors name the line and column."""
+    try:
+        text = csv_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise EnrolError(f"cannot read the labels {csv_path}: {error}") from error
+    dice: list[EnrolledDie] = []
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    missing = {"image", "cx", "cy", "value"} - set(reader.fieldnames or ())
+    if missing:
+        raise EnrolError(
+            f"{csv_path}: the header must name image,cx,cy,value; missing "
+            + ", ".join(sorted(missing))
+        )
+    for line, row in enumerate(reader, start=2):
+        where = f"{csv_path}, line {line}"
+        try:
+            cx, cy = float(row["cx"]), float(row["cy"])
+        except (TypeError, ValueError):
+            raise EnrolError(f"{where}: cx and cy must be pixel numbers") from None
+        value = (row["value"] or "").strip()
+        if value not in {"1", "2", "3", "4", "5", "6"}:
+            raise EnrolError(f"{where}, value: expected a die value 1 to 6, got {value!r}")
+        name = (row["image"] or "").strip()
+        if not name:
+            raise EnrolError(f"{where}, image: empty")
+        dice.append(EnrolledDie(csv_path.parent / name, cx, cy, int(value)))
+    if not dice:
+        raise EnrolError(f"{csv_path}: no dice to enrol")
+    return dice
+
+
+def shipped_model() -> bytes:
+    """The value network that ships with the package."""
+    return resources.files("vision.model").joinpath(ValueClassifier.default_file).read_bytes()
+
+
+class FeatureNetwork:
+    """The value network cut below its head: crops in, pooled features out (OpenCV's dnn)."""
+
+    def __init__(self, model: bytes) -> None:
+        self.model = model
+        self._net: Any = None
+        self._feature_layer = ""
+        self.head: Head | None = None
+
+    def load(self) -> None:
+        """Reads the network and finds its linear head; EnrolError if it has none."""
+        try:
+            # The classic engine gives a layer's output by name (the pooled features); it is
+            # chosen only when reading from a file (OpenCV 5 reads a buffer with the new one).
+            with tempfile.TemporaryDirectory(prefix="tabletop-enrol-") as folder:
+                path = Path(folder) / MODEL_FILE
+                path.write_bytes(self.model)
+                net = cv2.dnn.readNetFromONNX(str(path), engine=cv2.dnn.ENGINE_CLASSIC)
+        except cv2.error as error:
+            raise EnrolError(f"the value model cannot be read: {error}") from error
+        names = list(net.getLayerNames())
+        for index in range(len(names) - 1, 0, -1):
+            blobs = net.getLayer(net.getLayerId(names[index])).blobs
+            if len(blobs) == 2 and blobs[0].shape[0] == VALUE_CLASSES and blobs[0].ndim == 2:
+                weights = np.asarray(blobs[0], np.float32)
+                bias = np.asarray(blobs[1], np.float32).reshape(-1)
+                self.head = Head(weights, bias)
+                self._feature_layer = names[index - 1]
+                break
+        else:
+            raise EnrolError("the value model has no linear last layer to enrol a table with")
+        self._net = net
+        # The cut must be exact: the head over the features gives the network's own answer.
+        probe = np.full((1, 3, 40, 40), 0.1, np.float32)
+        features, logits = self._forward(probe, with_logits=True)
+        if not np.allclose(self.head.logits(features), logits, atol=1e-3):
+            raise EnrolError("the value model's last layer is not a plain linear head")
+
+    def _forward(self, blob: Floats, *, with_logits: bool = False) -> tuple[Floats, Floats]:
+        self._net.setInput(blob)
+        names = [self._feature_layer] + (
+            [self._net.getUnconnectedOutLayersNames()[0]] if with_logits else []
+        )
+        outputs = self._net.forward(names)
+        features = np.asarray(outputs[0], np.float32).reshape(blob.shape[0], -1)
+        logits = np.asarray(outputs[-1], np.float32).reshape(blob.shape[0], -1)
+        return features, logits
+
+    def features(self, crops: Sequence[Image]) -> Floats:
+        """The pooled features of each crop (one row per crop)."""
+        if self._net is None:
+            self.load()
+        rows = [self._forward(to_blob(crops[i : i + 64]))[0] for i in range(0, len(crops), 64)]
+        return np.concatenate(rows) if rows else np.zeros((0, 0), np.float32)
+
+
+def fit_head(
+    features: Floats, values: npt.NDArray[np.int64], start: Head, *, pull: float = PULL
+) -> Head:
+    """A head fitted to these features and values (1-6), started from and held near `start`;
+    the `cocked` row stays as it was."""
+    if len(features) == 0:
+        raise EnrolError("no dice to fit")
+    targets = np.zeros((len(values), VALUE_CLASSES), np.float32)
+    targets[np.arange(len(values)), values - 1] = 1.0
+    weights, bias = start.weights.copy(), start.bias.copy()
+    movable = np.ones(VALUE_CLASSES, np.float32)
+    movable[COCKED_ROW] = 0.0
+    # Features on one scale, so one learning rate suits every weight.
+    scale = float(np.sqrt((features**2).sum(axis=1).mean())) or 1.0
+    for _ in range(STEPS):
+        probabilities = softmax(features @ weights.T + bias)
+        error = (probabilities - targets) / len(values)
+        grad_w = error.T @ features / scale**2 + pull * (weights - start.weights)
+        grad_b = error.sum(axis=0)
+        weights -= LEARNING_RATE * grad_w * movable[:, None]
+        bias -= LEARNING_RATE * grad_b * movable
+    return Head(weights.astype(np.float32), bias.astype(np.float32))
+
+
+def with_head(model: bytes, shipped: Head, head: Head) -> bytes:
+    """The ONNX model with its head's weights replaced in place (the same bytes' length)."""
+    old_w, old_b = shipped.weights.astype("<f4").tobytes(), shipped.bias.astype("<f4").tobytes()
+    if model.count(old_w) != 1 or model.count(old_b) != 1:
+        raise EnrolError("the value model does not hold its head's weights as plain bytes")
+    new_w, new_b = head.weights.astype("<f4").tobytes(), head.bias.astype("<f4").tobytes()
+    return model.replace(old_w, new_w).replace(old_b, new_b)
+
+
+def die_size(
+    reader_boxes: Sequence[tuple[int, int, int, int]], cx: float, cy: float
+) -> float | None:
+    """The side of the reader's die whose box holds (cx, cy), or None."""
+    for x0, y0, x1, y1 in reader_boxes:
+        if x0 <= cx <= x1 and y0 <= cy <= y1:
+            return float((x1 - x0) + (y1 - y0)) / 2.0
+    return None
+
+
+def enrol(
+    labels: Path,
+    out: Path,
+    *,
+    step: Callable[[str], None] = lambda note: None,
+    reader: Any = None,
+) -> EnrolReport:
+    """Enrols a table from its labelled photos: writes `out/dice_values.onnx` and
+    `out/enrolment.json`. `step` is called once per photo (progress)."""
+    from .reader import DiceReader  # the reader imports the classifiers; keep import light
+
+    dice = read_labels(labels)
+    by_photo: dict[Path, list[EnrolledDie]] = {}
+    for die in dice:
+        by_photo.setdefault(die.image, []).append(die)
+    model = shipped_model()
+    network = FeatureNetwork(model)
+    network.load()
+    assert network.head is not None
+    reader = reader if reader is not None else DiceReader()
+    cutter = ValueClassifier()
+    crops: list[Image] = []
+    values: list[int] = []
+    sized = 0
+    for photo, photo_dice in by_photo.items():
+        loaded = cv2.imread(str(photo), cv2.IMREAD_COLOR)
+        if loaded is None:
+            raise EnrolError(f"{labels}: cannot read the photo {photo}")
+        image = np.asarray(loaded, np.uint8)
+        boxes = [d.box for d in reader.read(image).dice]
+        sides = [die_size(boxes, d.cx, d.cy) for d in photo_dice]
+        known = [s for s in sides if s is not None]
+        fallback = (
+            float(np.median([(b[2] - b[0] + b[3] - b[1]) / 2.0 for b in boxes])) if boxes else None
+        )
+        for die, side in zip(photo_dice, sides, strict=True):
+            if side is not None:
+                sized += 1
+            size = side if side is not None else (float(np.median(known)) if known else fallback)
+            if size is None:
+                raise EnrolError(
+                    f"{labels}: {photo.name}: the reader finds no die to take the size of "
+                    f"the die at ({die.cx:.0f}, {die.cy:.0f}) from"
+                )
+            for scale in SCALES:
+                cuts = cutter.looks(image, die.cx, die.cy, size * scale)
+                crops.extend(cuts)
+                values.extend([die.value] * len(cuts))
+        step(f"{len(photo_dice)} dice")
+    features = network.features(crops)
+    targets = np.asarray(values, np.int64)
+    head = fit_head(features, targets, network.head)
+    shipped_right = int((network.head.logits(features).argmax(axis=1) == targets - 1).sum())
+    enrolled_right = int((head.logits(features).argmax(axis=1) == targets - 1).sum())
+    out.mkdir(parents=True, exist_ok=True)
+    (out / MODEL_FILE).write_bytes(with_head(model, network.head, head))
+    report = EnrolReport(len(by_photo), len(dice), sized, shipped_right, enrolled_right, len(crops))
+    (out / ENROLMENT_FILE).write_text(
+        json.dumps(
+            {
+                "v": ENROL_FORMAT,
+                "labels": str(labels),
+                "shipped_model_sha256": hashlib.sha256(model).hexdigest(),
+                **report.to_json(),
+            },
+            indent=2,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    return report
+
+
+def table_model(folder: Path) -> Path:
+    """The table's value model in an enrolment folder; EnrolError, saying what to do, if the
+    folder holds none or it was enrolled from another shipped model."""
+    model = folder / MODEL_FILE
+    meta = folder / ENROLMENT_FILE
+    if not model.is_file() or not meta.is_file():
+        raise EnrolError(
+            f"{folder} holds no enrolled table ({MODEL_FILE} and {ENROLMENT_FILE}); "
+            "make one with tabletop dice enrol --labels FILE.csv --out DIR"
+        )
+    try:
+        shipped = json.loads(meta.read_text(encoding="utf-8")).get("shipped_model_sha256")
+    except (OSError, ValueError, AttributeError) as error:
+        raise EnrolError(f"{meta}: not an enrolment record ({error})") from error
+    if shipped != hashlib.sha256(shipped_model()).hexdigest():
+        raise EnrolError(
+            f"{folder} was enrolled with another version of the shipped dice model; "
+            "enrol the table again (tabletop dice enrol) to use it"
+        )
+    return model
