@@ -6,9 +6,10 @@ while every scanner is making progress, so a hung scan loop resets the mat.
 """
 
 from . import wire
-from .config import ScanConfig
+from .config import SPLIT_SEATS, ScanConfig
 from .debounce import ZoneState
 from .hal import NullLock
+from .touch import split_seat_zones
 
 FIRMWARE_VERSION = "tabletop-mat 1.0.0"
 STALL_MS = 1000
@@ -72,7 +73,16 @@ class MatController:
     """Answers the host and reports the zone table; the scanners run beside it."""
 
     def __init__(
-        self, table, link, clock, boot_id, scanners=(), leds=None, watchdog=None, touch=None
+        self,
+        table,
+        link,
+        clock,
+        boot_id,
+        scanners=(),
+        leds=None,
+        watchdog=None,
+        touch=None,
+        touch_factory=None,
     ):
         self.table = table
         self.link = link
@@ -90,6 +100,8 @@ class MatController:
         # Touch pads (touch.TouchPads) or None; their events go out only to a host that asked
         # for the touch extension in its last HELLO_REQUEST, so a v1 host never sees a TOUCH.
         self.touch = touch
+        # Builds the touch pads again for another split_seats (CONFIGURE): split_seats -> pads.
+        self.touch_factory = touch_factory
         self.touch_on = False
         self.touch_seq = 0
 
@@ -237,13 +249,23 @@ class MatController:
     def _configure(self, pairs):
         # Check every pair before changing anything, so a refused command changes nothing.
         probe = ScanConfig()
+        layout = self.table.layout
         for key, value in pairs:
             try:
                 probe.set(key, value)
+                if key == SPLIT_SEATS:
+                    split_seat_zones(layout.seats, layout.slots, value)
             except KeyError as error:
                 raise wire.CommandError(wire.BAD_KEY, str(error.args[0])) from None
             except ValueError as error:
                 raise wire.CommandError(wire.BAD_VALUE, str(error)) from None
+        split_before = self.table.config.split_seats
         with self.table.lock:
             for key, value in pairs:
                 self.table.config.set(key, value)
+        split_seats = self.table.config.split_seats
+        if split_seats != split_before and self.touch_factory is not None:
+            # The electrodes are read in another order: start the pads afresh (a finger on a
+            # pad now is reported as a touch once more).
+            self.touch = self.touch_factory(split_seats)
+            self.touch.start(self.clock.now_ms())

@@ -16,6 +16,7 @@ from firmware.touch import (
     TOUCHED,
     MuxedI2C,
     TouchPads,
+    split_seat_zones,
     split_zones_per_chip,
     zones_per_chip,
 )
@@ -400,3 +401,65 @@ def test_the_mux_selects_a_channel_only_when_another_was_selected_last():
         assert "channels 0-7" in str(error)
     else:
         raise AssertionError("channel 8?")
+
+
+def test_a_fully_split_mat_reads_seven_chips_through_the_switch_and_feels_the_side():
+    clock = VirtualClock()
+    table = SimTable(37)
+    split = split_seat_zones(6, 6, 0x3F)
+    pads, i2c = touch_pads(table, 37, clock, None, split)
+    assert len(pads.chips) == 7 and i2c.muxed
+    assert [c.address for c in pads.chips] == [0x5A, 0x5B, 0x5C, 0x5D, 0x5A, 0x5B, 0x5C]
+    assert isinstance(pads.chips[5].i2c, MuxedI2C) and pads.chips[5].i2c.channel == 1
+    pads.start(0)
+    # s6.4 (zone 33) lies on the sixth chip, behind channel 1: a hand from across the table
+    # reaches its far half first, the near half 8 ms later; the draw pad (36) stays whole.
+    table.touch(33, True, 100, SIDE_FAR, 8)
+    table.touch(36, True, 100)
+    for ms in range(100, 130, 3):
+        _poll_at(pads, clock, ms)
+    events = pads.take_events_with_sides()
+    assert [(z, s, side) for z, s, _t, side in events] == [
+        (33, TOUCHED, SIDE_FAR),
+        (36, TOUCHED, SIDE_UNKNOWN),
+        (33, TOUCHED, SIDE_NEAR),
+    ]
+    far_ms, near_ms = events[0][2], events[2][2]
+    # the chip's 4 ms filter and the 3 ms polls (each poll's reads take ~1 ms of the bus)
+    assert 103 <= far_ms <= 107 and 5 <= near_ms - far_ms <= 11
+    table.touch(33, False, 200)
+    for ms in range(200, 215, 3):
+        _poll_at(pads, clock, ms)
+    ((zone, state, released_ms, side),) = pads.take_events_with_sides()
+    assert (zone, state, side) == (33, RELEASED, SIDE_UNKNOWN) and 203 <= released_ms <= 207
+
+
+def test_a_finger_lifted_before_it_reached_the_other_half_never_touches_it():
+    table = SimTable(2)
+    table.touch(0, True, 100, SIDE_NEAR, 10)
+    table.touch(0, False, 105)
+    assert table.feels(0, SIDE_NEAR, 104) and not table.feels(0, SIDE_NEAR, 105)
+    assert not any(table.feels(0, SIDE_FAR, ms) for ms in (100, 105, 110, 200))
+    assert table.touched[0] is False
+
+
+def test_two_fingers_on_one_pad_keep_it_touched_until_both_leave():
+    table = SimTable(2)
+    table.touch(1, True, 100, SIDE_FAR, 5)  # the attacker's finger
+    table.touch(1, True, 150, SIDE_NEAR, 5)  # the defender's, while the first is still there
+    table.touch(1, False, 250)  # the attacker's leaves
+    assert table.feels(1, SIDE_NEAR, 260) and table.feels(1, SIDE_FAR, 260)
+    table.touch(1, False, 300)
+    assert not table.feels(1, None, 300)
+
+
+def test_split_seats_name_the_zones_of_those_seats_and_only_seats_the_mat_has():
+    assert split_seat_zones(2, 3, 0) == set()
+    assert split_seat_zones(2, 3, 0b10) == {3, 4, 5}
+    assert split_seat_zones(6, 6, 0x3F) == set(range(36))
+    try:
+        split_seat_zones(2, 3, 0b100)
+    except ValueError as error:
+        assert "past 2: the mat has 2 seats" in str(error)
+    else:
+        raise AssertionError("seat 3 split on a mat of two seats?")
