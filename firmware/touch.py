@@ -173,6 +173,10 @@ class TouchPads:
         """How many zones have an electrode."""
         return len(self.zones)
 
+    def split_zones(self):
+        """Returns the zones whose pad is split in two halves, in zone order."""
+        return sorted(zone for zone, keys in self.halves.items() if len(keys) > 1)
+
     def start(self, now):
         """Sets every chip up; a chip that fails is logged and retried while polling."""
         for index in range(len(self.chips)):

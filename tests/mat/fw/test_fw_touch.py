@@ -463,3 +463,98 @@ def test_split_seats_name_the_zones_of_those_seats_and_only_seats_the_mat_has():
         assert "past 2: the mat has 2 seats" in str(error)
     else:
         raise AssertionError("seat 3 split on a mat of two seats?")
+
+
+# -- touch extension v2: sides on the wire (firmware/vectors/touch-v2.json) -------------------
+
+
+def _touch_sides_frames(sent):
+    out = []
+    for msg_type, payload in sent:
+        if msg_type == wire.TOUCH_SIDES:
+            boot_id, seq, count = struct.unpack("<IHB", payload[:7])
+            events = [struct.unpack("<BBBI", payload[7 + 7 * i : 14 + 7 * i]) for i in range(count)]
+            out.append((boot_id, seq, events))
+    return out
+
+
+def test_touch_v2_messages_match_their_golden_bytes():
+    checked = 0
+    for message in vectors("touch-v2.json")["messages"]:
+        fields = message["fields"]
+        if message["kind"] == "capabilities":
+            frame = wire.encode_capabilities(
+                fields["extensions"],
+                fields["touch_zones"],
+                fields["sample_ms"],
+                fields["debounce"],
+                fields["split_zones"],
+            )
+        elif message["kind"] == "touch_sides":
+            events = [tuple(e) for e in fields["events"]]
+            frame = wire.encode_touch_sides(fields["boot_id"], fields["seq"], events)
+        elif message["kind"] == "hello_request":
+            found = frames(bytes.fromhex(message["frame_hex"]))
+            got = wire.decode_hello_request(found[0][1])
+            assert got == (fields["version"], fields["extensions"]), message["name"]
+            checked += 1
+            continue
+        else:
+            continue
+        assert frame.hex() == message["frame_hex"], message["name"]
+        checked += 1
+    assert checked == 7
+    for stream in vectors("touch-v2.json")["streams"]:
+        got = [[t, bytes(p).hex()] for t, p in frames(bytes.fromhex(stream["stream_hex"]))]
+        assert got == stream["frames"], stream["name"]
+
+
+def test_a_host_that_asks_for_sides_gets_v2_capabilities_and_the_side_of_each_touch():
+    mat = Mat(seats=2, slots=3, touch=True, split_seats=0b10)  # seat 2's pads are split
+    _boot(mat)
+    sides = wire.EXT_TOUCH | wire.EXT_TOUCH_SIDES
+    sent = mat.command(wire.HELLO_REQUEST, bytes([1, sides]))
+    assert [t for t, _ in sent] == [wire.HELLO, wire.CAPABILITIES, wire.SNAPSHOT]
+    # touch v2, 7 zones, and the bitmap: zones 3-5 (seat 2) split
+    assert list(sent[1][1]) == [sides, 2, 7, 1, 2, 0b111000]
+    # Seat 1's hand on seat 2's slot 1 (zone 3), from across the table: the far half first.
+    mat.table.touch(3, True, mat.clock.now_ms(), SIDE_FAR, 10)
+    mat.run(40)
+    mat.controller.service()
+    sides_frames = _touch_sides_frames(mat.take_sent())
+    assert [seq for _b, seq, _e in sides_frames] == list(range(1, len(sides_frames) + 1))
+    events = [e for _b, _s, es in sides_frames for e in es]
+    assert [(z, s, side) for z, s, side, _t in events] == [(3, 1, SIDE_FAR), (3, 1, SIDE_NEAR)]
+    assert 6 <= events[1][3] - events[0][3] <= 14
+    # A whole pad (seat 1) says no side.
+    mat.table.touch(1, True, mat.clock.now_ms())
+    mat.run(30)
+    mat.controller.service()
+    events = [e for _b, _s, es in _touch_sides_frames(mat.take_sent()) for e in es]
+    assert [(z, s, side) for z, s, side, _t in events] == [(1, 1, SIDE_UNKNOWN)]
+
+
+def test_a_host_that_asks_for_touch_alone_gets_touch_v1_from_a_split_mat():
+    mat = Mat(seats=2, slots=3, touch=True, split_seats=0b10)
+    _boot(mat)
+    sent = mat.command(wire.HELLO_REQUEST, bytes([1, wire.EXT_TOUCH]))
+    assert list(sent[1][1]) == [wire.EXT_TOUCH, 1, 7, 1, 2]  # five bytes, version 1
+    mat.table.touch(3, True, mat.clock.now_ms(), SIDE_FAR, 10)
+    mat.run(40)
+    mat.controller.service()
+    sent = mat.take_sent()
+    assert _touch_sides_frames(sent) == []
+    # one zone change, no side: the second half is no news to a host without sides
+    assert [e[:2] for _, _, es in _touch_frames(sent) for e in es] == [(3, 1)]
+
+
+def test_split_seats_changed_by_configure_are_announced_to_a_host_that_asked_for_extensions():
+    mat = Mat(seats=2, slots=3, touch=True)
+    _boot(mat)
+    mat.command(wire.HELLO_REQUEST, bytes([1, wire.EXT_TOUCH | wire.EXT_TOUCH_SIDES]))
+    sent = mat.command(wire.CONFIGURE, bytes([1]) + struct.pack("<BH", 10, 0b01))
+    assert [t for t, _ in sent] == [wire.RESULT, wire.CAPABILITIES]
+    assert list(sent[1][1])[5:] == [0b000111]  # seat 1's zones 0-2 now split
+    mat.command(wire.HELLO_REQUEST, bytes([1]))  # a v1 host: no CAPABILITIES after CONFIGURE
+    sent = mat.command(wire.CONFIGURE, bytes([1]) + struct.pack("<BH", 10, 0))
+    assert [t for t, _ in sent] == [wire.RESULT]
