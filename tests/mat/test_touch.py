@@ -437,3 +437,42 @@ def test_the_monitor_shows_touches_and_their_frames(touch_vectors: dict[str, Any
     assert describe_event(event) == "s2.4: touched at 123456 ms"
     up = LinkEvent(EventKind.LINK_UP, "/dev/ttyACM0", "tabletop-mat 1.0.0", BOOT, 37)
     assert describe_event(up).endswith("(tabletop-mat 1.0.0, touch pads on 37 zones)")
+
+
+def test_the_simulated_mats_split_pads_feel_the_side_a_hand_comes_from(tmp_path: Path) -> None:
+    mat = SimulatedMat(MatLayout(2, 3, True), link_dir=str(tmp_path), miss_rate=0.0, split_seats=2)
+    driver = MatDriver(mat.start())
+    driver.start()
+    try:
+        _wait_for(driver, lambda e: isinstance(e, LinkEvent))
+        caps = driver.session.capabilities
+        assert caps is not None and caps.sides and caps.split_zones == {3, 4, 5}
+        time.sleep(0.3)  # past the boot's busy first sweeps, when polls may come late
+        mat.touch("s2.1", hand=0)  # seat 1's hand on seat 2's slot: from across the table
+        far, near = _touch_event(driver), _touch_event(driver)
+        assert (far.zone, far.side, near.zone, near.side) == (
+            "s2.1",
+            PadSide.FAR,
+            "s2.1",
+            PadSide.NEAR,
+        )
+        assert 0 < near.t_ms - far.t_ms < 15  # the fingertip spreading, not a second hand
+        mat.release("s2.1")
+        released = _touch_event(driver)
+        assert released.kind is EventKind.RELEASE and released.side is None
+        mat.touch("s2.2")  # the owner's own hand
+        assert _touch_event(driver).side is PadSide.NEAR
+        mat.touch("s1.1", hand=1)  # seat 1's pads are whole: no side to tell
+        whole = _touch_event(driver)
+        assert (whole.zone, whole.kind, whole.side) == ("s1.1", EventKind.TOUCH, None)
+    finally:
+        driver.close()
+        mat.stop()
+
+
+def test_a_sim_url_names_its_split_seats_and_refuses_a_seat_it_lacks() -> None:
+    assert SimulatedMat.from_url("sim:?seats=3&split=1,3").split_seats == 0b101
+    assert SimulatedMat.from_url("sim:?seats=4&split=all").split_seats == 0b1111
+    assert SimulatedMat.from_url("sim:?seats=2").split_seats == 0
+    with pytest.raises(MatError, match="split must be seat numbers 1-2 or all, not '3'"):
+        SimulatedMat.from_url("sim:?seats=2&split=3")
