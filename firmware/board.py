@@ -11,9 +11,8 @@ import neopixel
 
 from .hal import Clock, FaceSensors, Leds, Link, Watchdog
 from .mfrc522 import DecodedSelect, Mfrc522Bus, ResetChain, seat_board_positions, sleep_us
-from .mpr121 import ADDRESSES, Mpr121
 from .ticks import TickCounter
-from .touch import TouchPads, zones_per_chip
+from .touch import build_pads, split_seat_zones
 
 # Bus A: SPI0 and its two 74HC154 decoders (and the two 74HC4067 muxes on the same lines)
 BUS_A = {"spi": 0, "sck": 2, "mosi": 3, "miso": 4, "address": (5, 6, 7, 8), "enable": (9, 14)}
@@ -35,6 +34,10 @@ RESET_DATA, RESET_CLOCK, RESET_LATCH = 16, 17, 28
 TOUCH_SDA, TOUCH_SCL = RESET_DATA, RESET_CLOCK
 I2C_BAUD = 400_000
 TOUCH_PADS = True  # False on a mat built without the touch chips
+# The seats whose slots were built with split pads (near and far half, docs/mat.md "Whose hand:
+# split pads"), a bit per seat (bit 0 is seat 1): 0 for whole pads, 0b11 for seats 1 and 2,
+# 0x3F for all six. It is the CONFIGURE key split_seats' value at boot.
+SPLIT_SEATS = 0
 LED_DATA = 0  # WS2812B chain, through a 74AHCT125 to 5 V
 MAINTENANCE = 1  # a jumper to GND at power-up keeps the REPL (the scan loop does not start)
 SPI_BAUD = 4_000_000
@@ -149,6 +152,11 @@ class SharedLines:
         with self.lock:
             self.i2c.writeto_mem(address, register, data)
 
+    def writeto(self, address, data):
+        """A plain write: the TCA9548A switch's channel byte, on a mat with split pads."""
+        with self.lock:
+            self.i2c.writeto(address, data)
+
 
 class SharedResetChain(ResetChain):
     """The reset chain on lines it shares with I2C: takes them, shifts, gives them back.
@@ -170,11 +178,11 @@ class SharedResetChain(ResetChain):
             self.lines.to_i2c()
 
 
-def build_touch(layout, log):
-    """Returns the touch pads (four MPR121s at 0x5A-0x5D on the shared I2C), not started."""
-    wiring = zones_per_chip(layout.count)
-    chips = [Mpr121(SHARED, ADDRESSES[i], len(zones)) for i, zones in enumerate(wiring)]
-    return TouchPads(chips, wiring, log)
+def build_touch(layout, log, split_seats=SPLIT_SEATS):
+    """Returns the touch pads on the shared I2C, not started: four MPR121s at 0x5A-0x5D for
+    whole pads, behind the TCA9548A switch when the seats in `split_seats` need more."""
+    split = split_seat_zones(layout.seats, layout.slots, split_seats)
+    return build_pads(SHARED, layout.count, split, log)
 
 
 SHARED = SharedLines()

@@ -9,6 +9,7 @@ FACE_THRESHOLD = 6
 FACE_HYSTERESIS = 7
 FACE_BRIGHTER = 8
 PRESENCE_CHECKS = 9
+SPLIT_SEATS = 10
 
 # key: (attribute, lowest, highest)
 KEYS = {
@@ -21,6 +22,7 @@ KEYS = {
     FACE_HYSTERESIS: ("face_hysteresis", 0, 32767),
     FACE_BRIGHTER: ("face_brighter", 0, 1),
     PRESENCE_CHECKS: ("presence_checks", 0, 1),
+    SPLIT_SEATS: ("split_seats", 0, 63),
 }
 
 
@@ -44,6 +46,10 @@ class ScanConfig:
         # 1 when the deck's faces reflect more than its backs (white faces, dark backs).
         self.face_brighter = 1
         self.presence_checks = 1
+        # The seats whose slots have split touch pads (near half and far half, docs/mat.md
+        # "Whose hand: split pads"), a bit per seat (bit 0 is seat 1); 0: every pad is whole.
+        # Its value at boot is how the mat was built (`board.SPLIT_SEATS`).
+        self.split_seats = 0
 
     def set(self, key, value):
         """Changes one setting; raises KeyError for an unknown key, ValueError out of range."""

@@ -6,9 +6,10 @@ while every scanner is making progress, so a hung scan loop resets the mat.
 """
 
 from . import wire
-from .config import ScanConfig
+from .config import SPLIT_SEATS, ScanConfig
 from .debounce import ZoneState
 from .hal import NullLock
+from .touch import split_seat_zones
 
 FIRMWARE_VERSION = "tabletop-mat 1.0.0"
 STALL_MS = 1000
@@ -72,7 +73,16 @@ class MatController:
     """Answers the host and reports the zone table; the scanners run beside it."""
 
     def __init__(
-        self, table, link, clock, boot_id, scanners=(), leds=None, watchdog=None, touch=None
+        self,
+        table,
+        link,
+        clock,
+        boot_id,
+        scanners=(),
+        leds=None,
+        watchdog=None,
+        touch=None,
+        touch_factory=None,
     ):
         self.table = table
         self.link = link
@@ -90,8 +100,16 @@ class MatController:
         # Touch pads (touch.TouchPads) or None; their events go out only to a host that asked
         # for the touch extension in its last HELLO_REQUEST, so a v1 host never sees a TOUCH.
         self.touch = touch
+        # Builds the touch pads again for another split_seats (CONFIGURE): split_seats -> pads.
+        self.touch_factory = touch_factory
         self.touch_on = False
         self.touch_seq = 0
+        # What the last HELLO_REQUEST asked for: extensions at all (then CAPABILITIES is due
+        # after HELLO and after the pads change), and touches with their side (TOUCH_SIDES).
+        self.extensions_asked = False
+        self.sides_asked = False
+        self.sides_on = False
+        self._capabilities_due = False
 
     def start(self):
         """Announces the mat with a HELLO; the first snapshot follows once the zones are known."""
@@ -131,7 +149,10 @@ class MatController:
                     self.handle(msg_type, payload)
         if self.touch is not None:
             self.touch.poll(self.clock.now_ms())
-            self._send_touches(self.touch.take_events())
+            if self.sides_on:
+                self._send_touches(self.touch.take_events_with_sides())
+            else:
+                self._send_touches(self.touch.take_events())
         for level, text in self.table.take_logs():
             self.link.write(wire.encode_log(level, text))
         now = self.clock.now_ms()
@@ -166,19 +187,27 @@ class MatController:
         for start in range(0, len(events), wire.MAX_TOUCH_EVENTS):
             self.touch_seq = (self.touch_seq + 1) & 0xFFFF
             chunk = events[start : start + wire.MAX_TOUCH_EVENTS]
-            self.link.write(wire.encode_touch(self.boot_id, self.touch_seq, chunk))
+            if self.sides_on:
+                self.link.write(wire.encode_touch_sides(self.boot_id, self.touch_seq, chunk))
+            else:
+                self.link.write(wire.encode_touch(self.boot_id, self.touch_seq, chunk))
 
     def _send_capabilities(self):
+        # A host that asked for sides reads touch version 2 (with the split pads); any other
+        # gets version 1's five bytes exactly as before.
         touch = self.touch
+        split = None
+        if self.sides_asked:
+            split = touch.split_zones() if touch is not None else []
         if touch is None:
-            self.link.write(wire.encode_capabilities(0, 0, 0, 0))
+            self.link.write(wire.encode_capabilities(0, 0, 0, 0, split))
             return
+        extensions = wire.EXT_TOUCH if self.touch_on else 0
+        if self.sides_on:
+            extensions |= wire.EXT_TOUCH_SIDES
         self.link.write(
             wire.encode_capabilities(
-                wire.EXT_TOUCH if self.touch_on else 0,
-                touch.count,
-                touch.sample_ms,
-                touch.debounce,
+                extensions, touch.count, touch.sample_ms, touch.debounce, split
             )
         )
 
@@ -196,8 +225,11 @@ class MatController:
             if msg_type == wire.HELLO_REQUEST:
                 _version, extensions = wire.decode_hello_request(payload)
                 self.touch_on = bool(extensions & wire.EXT_TOUCH) and self.touch is not None
+                self.extensions_asked = len(payload) > 1
+                self.sides_asked = bool(extensions & wire.EXT_TOUCH_SIDES)
+                self.sides_on = self.touch_on and self.sides_asked
                 self._send_hello()
-                if len(payload) > 1:  # a host that knows extensions: say which this mat has
+                if self.extensions_asked:  # a host that knows extensions: say which we have
                     self._send_capabilities()
                 if self.ready:
                     self.send_snapshot(wire.REASON_REQUEST)
@@ -212,6 +244,9 @@ class MatController:
             elif msg_type == wire.CONFIGURE:
                 self._configure(wire.decode_configure(payload))
                 self.link.write(wire.encode_result(msg_type, wire.OK))
+                if self._capabilities_due:  # the pads changed: say how they are now
+                    self._capabilities_due = False
+                    self._send_capabilities()
             else:
                 raise wire.CommandError(
                     wire.UNKNOWN_COMMAND, "unknown command type 0x%02x" % msg_type
@@ -237,13 +272,24 @@ class MatController:
     def _configure(self, pairs):
         # Check every pair before changing anything, so a refused command changes nothing.
         probe = ScanConfig()
+        layout = self.table.layout
         for key, value in pairs:
             try:
                 probe.set(key, value)
+                if key == SPLIT_SEATS:
+                    split_seat_zones(layout.seats, layout.slots, value)
             except KeyError as error:
                 raise wire.CommandError(wire.BAD_KEY, str(error.args[0])) from None
             except ValueError as error:
                 raise wire.CommandError(wire.BAD_VALUE, str(error)) from None
+        split_before = self.table.config.split_seats
         with self.table.lock:
             for key, value in pairs:
                 self.table.config.set(key, value)
+        split_seats = self.table.config.split_seats
+        if split_seats != split_before and self.touch_factory is not None:
+            # The electrodes are read in another order: start the pads afresh (a finger on a
+            # pad now is reported as a touch once more).
+            self.touch = self.touch_factory(split_seats)
+            self.touch.start(self.clock.now_ms())
+            self._capabilities_due = self.extensions_asked

@@ -42,8 +42,18 @@ def run():
     link = board.UsbLink()
     # Started last: the readers' set-up above may take longer than the watchdog allows.
     watchdog = board.HardwareWatchdog()
-    touch = board.build_touch(layout, table.log) if board.TOUCH_PADS else None
-    controller = MatController(table, link, clock, boot_id, scanners, leds, watchdog, touch)
+    touch = None
+    touch_factory = None
+    if board.TOUCH_PADS:
+        table.config.split_seats = board.SPLIT_SEATS
+
+        def touch_factory(split_seats):
+            return board.build_touch(layout, table.log, split_seats)
+
+        touch = touch_factory(board.SPLIT_SEATS)
+    controller = MatController(
+        table, link, clock, boot_id, scanners, leds, watchdog, touch, touch_factory
+    )
 
     def second_core():
         while True:

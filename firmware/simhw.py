@@ -7,6 +7,7 @@ See docs/mat.md, "Timing model", for where the figures come from.
 """
 
 from .hal import FaceSensors, Leds, Link, ReaderFault, RfidBus
+from .touch import MAX_CHIPS, SIDE_FAR, SIDE_NEAR
 
 # Microseconds per operation. "tuned" is this firmware on an RP2040: 1 ms REQA timeout, a
 # wake-up for a known card, antennas off between reads. "plain" is the common Arduino sketch:
@@ -74,8 +75,12 @@ class SimTable:
         self.cards = [None] * zone_count
         self.faces = ["up"] * zone_count
         self.hung = [False] * zone_count
-        self.touched = [False] * zone_count
+        self.touched = [False] * zone_count  # a finger on either half of the zone's pad now
         self.touch_ms = [None] * zone_count  # when a finger last arrived or left (mat's clock)
+        # Fingers on each half of each pad, (zone, SIDE_NEAR or SIDE_FAR) -> [count before the
+        # changes kept, [(at_ms, +1 or -1), ...]]: a finger from a side reaches its own half
+        # first and the other a little later, so a change may lie in the future.
+        self.fingers = {}
         self.miss_rate = miss_rate
         self.rng = Rng(seed)
 
@@ -93,10 +98,65 @@ class SimTable:
         """Makes the zone's reader stop answering until it is reset."""
         self.hung[zone] = True
 
-    def touch(self, zone, touched, at_ms):
-        """A finger arrives on (or leaves) the zone at `at_ms`, the mat's milliseconds."""
-        self.touched[zone] = touched
-        self.touch_ms[zone] = at_ms
+    def touch(self, zone, touched, at_ms, side=None, lead_ms=0):
+        """A finger arrives on (or leaves) the zone at `at_ms`, the mat's milliseconds.
+
+        A finger from `side` (SIDE_NEAR: the slot's owner; SIDE_FAR: across the table) reaches
+        that half of a split pad first and the other half `lead_ms` later; with no side it lands
+        on both at once. A finger leaves both halves at once (and never reaches a half it had
+        not reached yet). Fingers add up: a pad is touched while any finger is on it."""
+        halves = (SIDE_NEAR, SIDE_FAR)
+        if touched:
+            for half in halves:
+                late = lead_ms if side is not None and half != side else 0
+                self._change(zone, half, at_ms + late, 1)
+        else:
+            for half in halves:
+                changes = self._half(zone, half)[1]
+                pending = [c for c in changes if c[0] > at_ms and c[1] > 0]
+                if pending:
+                    changes.remove(pending[-1])  # lifted before it got there
+                elif self.feels(zone, half, at_ms):
+                    self._change(zone, half, at_ms, -1)
+        now_touched = self.feels(zone, None, at_ms)
+        if now_touched != self.touched[zone]:
+            self.touched[zone] = now_touched
+            self.touch_ms[zone] = at_ms
+
+    def _half(self, zone, half):
+        key = (zone, half)
+        if key not in self.fingers:
+            self.fingers[key] = [0, []]
+        return self.fingers[key]
+
+    def _change(self, zone, half, at_ms, delta):
+        record = self._half(zone, half)
+        changes = record[1]
+        changes.append((at_ms, delta))
+        changes.sort()
+        if len(changes) > 32:  # fold old changes into the count; keep the recent ones
+            old = changes[:16]
+            record[0] += sum(d for _, d in old)
+            del changes[:16]
+
+    def feels(self, zone, half, at_ms):
+        """Whether a finger is on the zone's `half` (None: on either half) at `at_ms`."""
+        if half is None:
+            return self.feels(zone, SIDE_NEAR, at_ms) or self.feels(zone, SIDE_FAR, at_ms)
+        record = self.fingers.get((zone, half))
+        if record is None:
+            return False
+        count = record[0]
+        for at, delta in record[1]:
+            if at <= at_ms:
+                count += delta
+        return count > 0
+
+    def lift_all(self):
+        """Every finger gone (the mat powered off and on again)."""
+        self.fingers = {}
+        self.touched = [False] * len(self.touched)
+        self.touch_ms = [None] * len(self.touch_ms)
 
 
 class VirtualClock:
@@ -227,10 +287,16 @@ I2C_WRITE_US = 25  # per byte written
 class SimMpr121Bus:
     """An I2C bus of simulated MPR121s whose electrodes feel the fingers a SimTable records.
 
-    `zones_per_chip` maps each chip (at 0x5A, 0x5B, ...) electrode by electrode to its zone. A
-    chip reports a change `response_ms` after it happened (its second filter, SFI x ESI) and
-    answers only the registers the driver uses; a chip in `absent` does not answer at all.
+    `zones_per_chip` maps each chip electrode by electrode to its zone: a zone number for a
+    whole pad, (zone, SIDE_NEAR or SIDE_FAR) for a half of a split one (as
+    `touch.split_zones_per_chip`). Up to four chips sit at 0x5A-0x5D; more sit behind a
+    TCA9548A switch at 0x70 (chips 0-3 on channel 0, 4-7 on channel 1), whose channel is
+    chosen with `writeto`. A chip reports a change `response_ms` after it happened (its second
+    filter, SFI x ESI) and answers only the registers the driver uses; a chip in `absent`
+    (its address, or (channel, address) behind the switch) does not answer at all.
     """
+
+    SWITCH = 0x70
 
     def __init__(self, table, zones_per_chip, clock, pacer, response_ms=4):
         self.table = table
@@ -241,16 +307,36 @@ class SimMpr121Bus:
         self.absent = set()
         self.registers = {}
         self.reads = 0
+        self.muxed = len(zones_per_chip) > MAX_CHIPS
+        self.channel = None  # the switch's channel (none selected at power-up)
+        self._index = {}
         for index in range(len(zones_per_chip)):
-            self.registers[0x5A + index] = {0x5D: 0x24}
+            key = self._key(index // MAX_CHIPS, 0x5A + index % MAX_CHIPS)
+            self.registers[key] = {0x5D: 0x24}
+            self._index[key] = index
+
+    def _key(self, channel, address):
+        return (channel, address) if self.muxed else address
 
     def _chip(self, address):
-        if address in self.absent or address not in self.registers:
+        key = self._key(self.channel, address)
+        if key in self.absent or key not in self.registers:
             raise OSError(19, "ENODEV")  # what machine.I2C raises for a missing device
-        return self.registers[address]
+        return key, self.registers[key]
+
+    def writeto(self, address, data):
+        """A plain write: the switch's channel byte (one bit set)."""
+        if not self.muxed or address != self.SWITCH:
+            raise OSError(19, "ENODEV")
+        self.pacer.spend(I2C_WRITE_US * (len(data) + 1))
+        mask = data[0]
+        self.channel = None
+        for channel in range(8):
+            if mask == 1 << channel:
+                self.channel = channel
 
     def writeto_mem(self, address, register, data):
-        chip = self._chip(address)
+        _key, chip = self._chip(address)
         self.pacer.spend(I2C_WRITE_US * (len(data) + 2))
         if register == 0x80 and data[:1] == bytes([0x63]):
             chip.clear()
@@ -260,24 +346,25 @@ class SimMpr121Bus:
             chip[register + offset] = value
 
     def readfrom_mem(self, address, register, count):
-        chip = self._chip(address)
+        key, chip = self._chip(address)
         self.pacer.spend(I2C_READ_US)
         self.reads += 1
         if register == 0x00:
-            mask = self._status(address - 0x5A, chip)
+            mask = self._status(self._index[key], chip)
             return bytes([mask & 0xFF, mask >> 8])
         return bytes([chip.get(register + i, 0) for i in range(count)])
 
     def _status(self, index, chip):
         if not chip.get(0x5E, 0) & 0x0F:  # Stop mode: no measurements
             return 0
-        now = self.clock.now_ms()
+        # The chip shows what its filter has caught up with: the fingers response_ms ago.
+        seen_at = self.clock.now_ms() - self.response_ms
         mask = 0
-        for electrode, zone in enumerate(self.zones_per_chip[index]):
-            touched = self.table.touched[zone]
-            changed = self.table.touch_ms[zone]
-            if changed is not None and now - changed < self.response_ms:
-                touched = not touched  # the chip has not caught up with the change yet
-            if touched:
+        for electrode, entry in enumerate(self.zones_per_chip[index]):
+            if isinstance(entry, tuple):
+                zone, half = entry
+            else:
+                zone, half = entry, None
+            if self.table.feels(zone, half, seen_at):
                 mask |= 1 << electrode
         return mask

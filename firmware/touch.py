@@ -7,7 +7,7 @@ debouncing delays the report, never the timestamp. docs/mat-protocol.md ("Touch 
 says how the events travel.
 """
 
-from .mpr121 import ESI_MS, TouchChipFault
+from .mpr121 import ADDRESSES, ESI_MS, Mpr121, TouchChipFault
 from .wire import LOG_ERROR, LOG_INFO
 
 ELECTRODES_PER_CHIP = 12
@@ -58,6 +58,37 @@ def split_zones_per_chip(zone_count, split):
         electrodes[start : start + ELECTRODES_PER_CHIP]
         for start in range(0, len(electrodes), ELECTRODES_PER_CHIP)
     ]
+
+
+def split_seat_zones(seats, slots, split_seats):
+    """The zones with split pads: every slot of each seat whose bit is set in `split_seats`
+    (bit 0 is seat 1; the CONFIGURE key split_seats). Raises ValueError naming a seat the mat
+    does not have."""
+    if split_seats >> seats:
+        raise ValueError(
+            "split_seats 0x%02x names a seat past %d: the mat has %d seats"
+            % (split_seats, seats, seats)
+        )
+    zones = set()
+    for seat in range(seats):
+        if split_seats & (1 << seat):
+            zones.update(range(seat * slots, (seat + 1) * slots))
+    return zones
+
+
+def build_pads(i2c, zone_count, split, log=None):
+    """Returns the touch pads (not started) of `zone_count` zones on `i2c`, the zones in `split`
+    with split pads: electrodes in zone order, 12 a chip (`split_zones_per_chip`). Up to four
+    chips sit on the bus itself at 0x5A-0x5D; more sit behind a TCA9548A switch at 0x70, chips
+    0-3 on its channel 0 and 4-7 on channel 1 (docs/mat.md, "Whose hand: split pads")."""
+    wiring = split_zones_per_chip(zone_count, split)
+    selected = [None]  # the channel the switch has on: shared by the chips behind it
+    chips = []
+    for index, electrodes in enumerate(wiring):
+        muxed = len(wiring) > MAX_CHIPS
+        bus = MuxedI2C(i2c, index // MAX_CHIPS, selected) if muxed else i2c
+        chips.append(Mpr121(bus, ADDRESSES[index % MAX_CHIPS], len(electrodes)))
+    return TouchPads(chips, wiring, log)
 
 
 class MuxedI2C:
@@ -141,6 +172,10 @@ class TouchPads:
     def count(self):
         """How many zones have an electrode."""
         return len(self.zones)
+
+    def split_zones(self):
+        """Returns the zones whose pad is split in two halves, in zone order."""
+        return sorted(zone for zone, keys in self.halves.items() if len(keys) > 1)
 
     def start(self, now):
         """Sets every chip up; a chip that fails is logged and retried while polling."""

@@ -27,6 +27,7 @@ LOG = 0x05
 # Mat -> host, only to a host that asked for extensions in its HELLO_REQUEST (touch extension)
 CAPABILITIES = 0x06
 TOUCH = 0x07
+TOUCH_SIDES = 0x08  # touch extension v2: TOUCH with the half of a split pad first touched
 # Host -> mat
 HELLO_REQUEST = 0x81
 SNAPSHOT_REQUEST = 0x82
@@ -64,8 +65,11 @@ LOG_ERROR = 2
 
 # Extensions a host asks for in HELLO_REQUEST's second byte, and a mat offers in CAPABILITIES
 EXT_TOUCH = 0x01
+EXT_TOUCH_SIDES = 0x02  # with EXT_TOUCH: touches carry their side (touch extension v2)
 TOUCH_VERSION = 1
+TOUCH_SIDES_VERSION = 2
 TOUCH_EVENT_SIZE = 6
+TOUCH_SIDE_EVENT_SIZE = 7
 MAX_TOUCH_EVENTS = 64  # per TOUCH frame
 
 
@@ -203,14 +207,22 @@ def encode_log(level, text):
     return encode_frame(LOG, struct.pack("<B", level) + text.encode())
 
 
-def encode_capabilities(extensions, touch_zones, sample_ms, debounce):
-    """CAPABILITIES: the extensions this mat has on (bit 0 touch), the touch extension's version,
-    how many zones have a touch pad (0: none), the touch chip's sample interval and the polls
-    a touch change must last."""
-    return encode_frame(
-        CAPABILITIES,
-        struct.pack("<BBBBB", extensions, TOUCH_VERSION, touch_zones, sample_ms, debounce),
-    )
+def encode_capabilities(extensions, touch_zones, sample_ms, debounce, split_zones=None):
+    """CAPABILITIES: the extensions this mat has on (bit 0 touch, bit 1 sides), the touch
+    extension's version, how many zones have a touch pad (0: none), the touch chip's sample
+    interval and the polls a touch change must last.
+
+    `split_zones` None is touch version 1 (five bytes, for a host that did not ask for sides);
+    otherwise version 2, followed by a bitmap of the zones with split pads, a bit per touch
+    zone (bit 0 of the first byte is zone 0)."""
+    version = TOUCH_VERSION if split_zones is None else TOUCH_SIDES_VERSION
+    payload = struct.pack("<BBBBB", extensions, version, touch_zones, sample_ms, debounce)
+    if split_zones is not None:
+        bitmap = bytearray((touch_zones + 7) // 8)
+        for zone in split_zones:
+            bitmap[zone // 8] |= 1 << (zone % 8)
+        payload += bytes(bitmap)
+    return encode_frame(CAPABILITIES, payload)
 
 
 def encode_touch(boot_id, seq, events):
@@ -221,6 +233,17 @@ def encode_touch(boot_id, seq, events):
     for zone, state, t_ms in events:
         payload += struct.pack("<BBI", zone, state, t_ms & 0xFFFFFFFF)
     return encode_frame(TOUCH, payload)
+
+
+def encode_touch_sides(boot_id, seq, events):
+    """TOUCH_SIDES: settled touch changes, each (zone, 1 touched or 0 released, t_ms since
+    boot, side: 0 unknown, 1 near half, 2 far half), for a host that asked for sides."""
+    if len(events) > MAX_TOUCH_EVENTS:
+        raise ValueError("%d touch events is over %d a frame" % (len(events), MAX_TOUCH_EVENTS))
+    payload = struct.pack("<IHB", boot_id, seq & 0xFFFF, len(events))
+    for zone, state, t_ms, side in events:
+        payload += struct.pack("<BBBI", zone, state, side, t_ms & 0xFFFFFFFF)
+    return encode_frame(TOUCH_SIDES, payload)
 
 
 # ---- commands the mat reads -------------------------------------------------------------

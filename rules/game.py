@@ -14,6 +14,7 @@ Everything here is pure: no I/O, no clock, no global random state.
 from __future__ import annotations
 
 import argparse
+import inspect
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -451,6 +452,11 @@ class TableReader(Protocol):
     def tick(self, state: Any, now: float) -> list[Action]: ...
 
 
+# The half of a split touch pad a finger reached first (docs/mat.md, "Whose hand: split pads"):
+# the slot owner's side, the side across the table, or both at once.
+TOUCH_SIDES = ("near", "far", "unknown")
+
+
 @runtime_checkable
 class TouchReader(Protocol):
     """The optional part of a `TableReader` for mats with touch pads (docs/mat-protocol.md)."""
@@ -460,23 +466,42 @@ class TouchReader(Protocol):
     ) -> list[Action]:
         """A finger landed on (0-based seat, 1-based slot) at `at_ms`, the mat controller's
         milliseconds since its boot: compare touches by `at_ms`, not by `now` (when the
-        message arrived), which carries the link's delays."""
+        message arrived), which carries the link's delays.
+
+        Where the slot's pad is split, the table also passes `side=` one of `TOUCH_SIDES`
+        (whose hand it was); a reader that takes no `side` is never passed one."""
         ...
 
 
 def touch_observer(
     reader: TableReader,
-) -> Callable[[Any, int, int, int, float], list[Action]] | None:
-    """The reader's `observe_touch`, or None for a game that does not use touches."""
+) -> Callable[..., list[Action]] | None:
+    """The reader's `observe_touch` as a call that takes the touch's `side=` (None: no side),
+    handing the side on only to a reader whose `observe_touch` takes one; None for a game
+    that does not use touches."""
     observe = getattr(reader, "observe_touch", None)
-    return observe if callable(observe) else None
+    if not callable(observe):
+        return None
+    takes_side = "side" in inspect.signature(observe).parameters
+
+    def call(
+        state: Any, seat: int, slot: int, at_ms: int, now: float, *, side: str | None = None
+    ) -> list[Action]:
+        if side is None or not takes_side:
+            return list(observe(state, seat, slot, at_ms, now))
+        return list(observe(state, seat, slot, at_ms, now, side=side))
+
+    return call
 
 
 @runtime_checkable
 class TouchHands(Protocol):
     """Simulated hands that can touch a slot's pad without moving its card (a touch mat)."""
 
-    def touch(self, seat: int, slot: int) -> None: ...
+    def touch(self, seat: int, slot: int, hand: int | None = None) -> None:
+        """A finger on (seat, slot); `hand` is the seat whose hand it is (None: the slot's
+        owner), so a split pad feels it come from that side."""
+        ...
 
 
 class TableHands(Protocol):

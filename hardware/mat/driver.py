@@ -39,21 +39,26 @@ REOPEN_S = 0.2
 ENVIRONMENT = "TABLETOP_MAT"
 
 
-def open_mat(url: str | None = None, cards: CardMap | None = None) -> MatDriver:
+def open_mat(
+    url: str | None = None, cards: CardMap | None = None, split_seats: int | None = None
+) -> MatDriver:
     """The one factory: a driver for `url`, else $TABLETOP_MAT, else a simulated mat ("sim:").
 
-    The driver is not started; use it in a `with` block or call start().
+    `split_seats` (a bit per seat, None: as the mat was built) tells the mat which seats'
+    touch pads are split. The driver is not started; use it in a `with` block or call start().
     """
-    return MatDriver(url or os.environ.get(ENVIRONMENT) or "sim:", cards)
+    return MatDriver(url or os.environ.get(ENVIRONMENT) or "sim:", cards, split_seats)
 
 
 class MatDriver:
     """A sensor mat opened by URL, read on its own thread; `events()` yields what happens."""
 
-    def __init__(self, url: str, cards: CardMap | None = None) -> None:
+    def __init__(
+        self, url: str, cards: CardMap | None = None, split_seats: int | None = None
+    ) -> None:
         self.url = url
         self.cards = cards if cards is not None else default_card_map()
-        self.session = MatSession(url, self.cards)
+        self.session = MatSession(url, self.cards, split_seats=split_seats)
         self.results: queue.Queue[Result] = queue.Queue()
         self.pongs: queue.Queue[Pong] = queue.Queue()
         self._events: queue.Queue[MatEvent] = queue.Queue()

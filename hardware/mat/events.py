@@ -8,7 +8,7 @@ from typing import Any
 
 from rules.cards import TaggedCard
 
-from .protocol import Face
+from .protocol import Face, PadSide
 
 
 class EventKind(Enum):
@@ -107,6 +107,9 @@ class TouchEvent:
     `t_ms` is the mat controller's clock, milliseconds since its boot `boot_id` (the clock of
     the snapshots' `uptime_ms`), dated by the first poll that saw the change: compare it only
     with other times of the same boot. `at` is when the host received it (time.monotonic()).
+    `side` is the half of the zone's split pad the finger reached first (docs/mat.md, "Whose
+    hand: split pads"), so whose hand it was: None for a whole pad, a release, or a mat that
+    does not tell sides.
     """
 
     kind: EventKind
@@ -114,14 +117,18 @@ class TouchEvent:
     t_ms: int
     boot_id: int
     at: float = 0.0
+    side: PadSide | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "event": self.kind.value,
             "zone": self.zone,
             "t_ms": self.t_ms,
             "boot_id": f"{self.boot_id:08x}",
         }
+        if self.side is not None:
+            out["side"] = self.side.text
+        return out
 
 
 MatEvent = CardEvent | ZoneEvent | LinkEvent | ResyncEvent | TouchEvent
@@ -145,7 +152,8 @@ def describe_event(event: MatEvent) -> str:
         return f"{event.zone}: reader answering again"
     if isinstance(event, TouchEvent):
         what = "touched" if event.kind is EventKind.TOUCH else "released"
-        return f"{event.zone}: {what} at {event.t_ms} ms"
+        side = f" ({event.side.text} half first)" if event.side is not None else ""
+        return f"{event.zone}: {what} at {event.t_ms} ms{side}"
     if isinstance(event, LinkEvent):
         if event.kind is EventKind.LINK_UP:
             pads = f", touch pads on {event.touch_zones} zones" if event.touch_zones else ""

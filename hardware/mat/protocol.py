@@ -17,7 +17,11 @@ PROTOCOL_VERSION = 1
 # Extensions of v1 a host asks for in HELLO_REQUEST's second byte (docs/mat-protocol.md,
 # "Touch extension"); a mat sends their frames only to a host that asked.
 EXT_TOUCH = 0x01
+# With EXT_TOUCH: touches carry the half of a split pad first touched (touch extension v2,
+# "Touch extension, version 2: sides"); a mat that does not know it answers as version 1.
+EXT_TOUCH_SIDES = 0x02
 TOUCH_VERSION = 1
+TOUCH_SIDES_VERSION = 2
 
 
 class MessageType(IntEnum):
@@ -30,6 +34,7 @@ class MessageType(IntEnum):
     LOG = 0x05
     CAPABILITIES = 0x06  # touch extension: only to a host that asked
     TOUCH = 0x07  # touch extension: only to a host that asked
+    TOUCH_SIDES = 0x08  # touch extension v2: only to a host that asked for sides
     HELLO_REQUEST = 0x81
     SNAPSHOT_REQUEST = 0x82
     PING = 0x83
@@ -47,6 +52,21 @@ class Face(Enum):
     @property
     def text(self) -> str:
         """ "up", "down" or "unknown", as written in events."""
+        return self.name.lower()
+
+
+class PadSide(IntEnum):
+    """Which half of a split touch pad a finger reached first (docs/mat.md, "Whose hand: split
+    pads"): the half nearer the slot's owner, the half nearer the player across the table, or
+    unknown (both halves in one poll, or a release)."""
+
+    UNKNOWN = 0
+    NEAR = 1
+    FAR = 2
+
+    @property
+    def text(self) -> str:
+        """ "near", "far" or "unknown", as written in events."""
         return self.name.lower()
 
 
@@ -81,6 +101,7 @@ class ScanSetting(IntEnum):
     FACE_HYSTERESIS = 7
     FACE_BRIGHTER = 8
     PRESENCE_CHECKS = 9
+    SPLIT_SEATS = 10  # a bit per seat whose slots have split touch pads
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +171,7 @@ class Capabilities:
 
     `touch_zones` zones (from zone 0) have a touch pad; 0 means a mat built without them.
     `sample_ms` is how often its touch chips measure, `debounce` how many polls a change lasts.
+    `split_zones` (touch version 2) are the zones whose pads are split in near and far halves.
     """
 
     extensions: int
@@ -157,28 +179,41 @@ class Capabilities:
     touch_zones: int
     sample_ms: int
     debounce: int
+    split_zones: frozenset[int] = frozenset()
 
     @property
     def touch(self) -> bool:
         return bool(self.extensions & EXT_TOUCH) and self.touch_zones > 0
 
+    @property
+    def sides(self) -> bool:
+        """Whether touches come with their side (TOUCH_SIDES frames)."""
+        return self.touch and bool(self.extensions & EXT_TOUCH_SIDES)
+
 
 @dataclass(frozen=True, slots=True)
 class TouchReading:
-    """One settled touch change: zone number, touched or released, the mat's ms (mod 2**32)."""
+    """One settled touch change: zone number, touched or released, the mat's ms (mod 2**32),
+    and the half of a split pad first touched (UNKNOWN in a TOUCH frame, which has no sides)."""
 
     zone: int
     touched: bool
     t_ms: int
+    side: PadSide = PadSide.UNKNOWN
 
 
 @dataclass(frozen=True, slots=True)
 class Touch:
-    """A TOUCH frame: touch changes in the order the mat saw them."""
+    """A TOUCH or TOUCH_SIDES frame: touch changes in the order the mat saw them."""
 
     boot_id: int
     seq: int
     events: tuple[TouchReading, ...]
+    sides: bool = False  # a TOUCH_SIDES frame: each event's side is the mat's word
+
+    @property
+    def name(self) -> str:
+        return "TOUCH_SIDES" if self.sides else "TOUCH"
 
 
 MatMessage = Hello | Snapshot | Pong | Result | Log | Capabilities | Touch
@@ -192,6 +227,7 @@ _PONG = struct.Struct("<II")
 _CAPABILITIES = struct.Struct("<BBBBB")
 _TOUCH = struct.Struct("<IHB")
 _TOUCH_EVENT = struct.Struct("<BBI")
+_TOUCH_SIDE_EVENT = struct.Struct("<BBBI")
 _FLAG_PRESENT = 0x01
 _FLAG_FAULT = 0x08
 _FACE_MASK = 0x06
@@ -239,40 +275,80 @@ def decode_message(msg_type: int, payload: bytes) -> MatMessage:
         _need(payload, 1, "LOG", kind)
         return Log(payload[0], payload[1:].decode("utf-8", errors="replace"))
     if kind is MessageType.CAPABILITIES:
-        # Later versions may append fields: read the five this host knows.
-        if len(payload) < _CAPABILITIES.size:
-            raise FrameError(f"CAPABILITIES: needs 5 bytes, has {len(payload)}", kind)
-        return Capabilities(*_CAPABILITIES.unpack_from(payload))
+        return _decode_capabilities(payload)
     if kind is MessageType.TOUCH:
         return _decode_touch(payload)
+    if kind is MessageType.TOUCH_SIDES:
+        return _decode_touch(payload, sides=True)
     raise FrameError(f"{kind.name} is a host command; a mat does not send it", msg_type)
 
 
-def _decode_touch(payload: bytes) -> Touch:
-    kind = MessageType.TOUCH
+def _decode_capabilities(payload: bytes) -> Capabilities:
+    kind = MessageType.CAPABILITIES
+    # Later versions may append fields: read the ones this host knows.
+    if len(payload) < _CAPABILITIES.size:
+        raise FrameError(f"CAPABILITIES: needs 5 bytes, has {len(payload)}", kind)
+    extensions, version, zones, sample_ms, debounce = _CAPABILITIES.unpack_from(payload)
+    split: set[int] = set()
+    if version >= TOUCH_SIDES_VERSION:
+        size = _CAPABILITIES.size + (zones + 7) // 8
+        if len(payload) < size:
+            raise FrameError(
+                f"CAPABILITIES: touch v{version} with {zones} zones needs {size} bytes, "
+                f"has {len(payload)}",
+                kind,
+            )
+        for index, byte in enumerate(payload[_CAPABILITIES.size : size]):
+            split.update(index * 8 + bit for bit in range(8) if byte & (1 << bit))
+        beyond = sorted(z for z in split if z >= zones)
+        if beyond:
+            raise FrameError(
+                f"CAPABILITIES: zone {beyond[0]} split, but only zones 0-{zones - 1} have pads",
+                kind,
+            )
+    return Capabilities(extensions, version, zones, sample_ms, debounce, frozenset(split))
+
+
+def _decode_touch(payload: bytes, sides: bool = False) -> Touch:
+    kind = MessageType.TOUCH_SIDES if sides else MessageType.TOUCH
+    event = _TOUCH_SIDE_EVENT if sides else _TOUCH_EVENT
     _need(payload, _TOUCH.size, "header", kind)
     boot_id, seq, count = _TOUCH.unpack_from(payload)
-    size = _TOUCH.size + count * _TOUCH_EVENT.size
+    size = _TOUCH.size + count * event.size
     if len(payload) != size:
         raise FrameError(
-            f"TOUCH: {count} event(s) need {size} bytes, the payload has {len(payload)}", kind
+            f"{kind.name}: {count} event(s) need {size} bytes, the payload has {len(payload)}",
+            kind,
         )
     events = []
     for index in range(count):
-        zone, state, t_ms = _TOUCH_EVENT.unpack_from(payload, _TOUCH.size + index * 6)
+        at = _TOUCH.size + index * event.size
+        side = PadSide.UNKNOWN
+        if sides:
+            zone, state, side_code, t_ms = _TOUCH_SIDE_EVENT.unpack_from(payload, at)
+            try:
+                side = PadSide(side_code)
+            except ValueError:
+                raise FrameError(
+                    f"{kind.name}: event {index} has side {side_code}, not 0, 1 or 2", kind
+                ) from None
+        else:
+            zone, state, t_ms = _TOUCH_EVENT.unpack_from(payload, at)
         if state > 1:
-            raise FrameError(f"TOUCH: event {index} has state {state}, not 0 or 1", kind)
-        events.append(TouchReading(zone, state == 1, t_ms))
-    return Touch(boot_id, seq, tuple(events))
+            raise FrameError(f"{kind.name}: event {index} has state {state}, not 0 or 1", kind)
+        events.append(TouchReading(zone, state == 1, t_ms, side))
+    return Touch(boot_id, seq, tuple(events), sides)
 
 
 def check_touch_zones(touch: Touch, zone_count: int) -> None:
     """Raises FrameError when a TOUCH names a zone the mat's HELLO did not announce."""
     for index, event in enumerate(touch.events):
         if event.zone >= zone_count:
+            kind = MessageType.TOUCH_SIDES if touch.sides else MessageType.TOUCH
             raise FrameError(
-                f"TOUCH: event {index} names zone {event.zone}; the mat has {zone_count} zones",
-                MessageType.TOUCH,
+                f"{kind.name}: event {index} names zone {event.zone}; the mat has "
+                f"{zone_count} zones",
+                kind,
             )
 
 
@@ -419,12 +495,19 @@ def describe(message: MatMessage) -> str:
             f"CAPABILITIES extensions=0x{message.extensions:02x} touch=v{message.touch_version} "
             f"touch_zones={message.touch_zones} sample={message.sample_ms}ms "
             f"debounce={message.debounce}"
+            + (
+                f" split=[{' '.join(map(str, sorted(message.split_zones)))}]"
+                if message.touch_version >= TOUCH_SIDES_VERSION
+                else ""
+            )
         )
     if isinstance(message, Touch):
         changes = " ".join(
-            f"{e.zone}:{'touch' if e.touched else 'release'}@{e.t_ms}" for e in message.events
+            f"{e.zone}:{'touch' if e.touched else 'release'}@{e.t_ms}"
+            + (f"/{e.side.text}" if message.sides else "")
+            for e in message.events
         )
-        return f"TOUCH boot={message.boot_id:08x} seq={message.seq} [{changes}]"
+        return f"{message.name} boot={message.boot_id:08x} seq={message.seq} [{changes}]"
     if isinstance(message, Result):
         return f"RESULT for=0x{message.for_type:02x} {message.code.name} {message.text!r}"
     return f"LOG level={message.level} {message.text!r}"

@@ -17,6 +17,7 @@ from .events import EventKind, LinkEvent, MatEvent, ResyncEvent, TouchEvent
 from .framing import VERSION, Frame, FrameDecoder, encode_frame
 from .protocol import (
     EXT_TOUCH,
+    EXT_TOUCH_SIDES,
     PROTOCOL_VERSION,
     Capabilities,
     Hello,
@@ -24,6 +25,7 @@ from .protocol import (
     MessageType,
     Pong,
     Result,
+    ScanSetting,
     Snapshot,
     Touch,
     check_touch_zones,
@@ -64,11 +66,17 @@ class SessionStats:
 class MatSession:
     """Turns what the mat sends into events, and decides what to ask it."""
 
-    def __init__(self, port: str, cards: CardMap, touch: bool = True) -> None:
+    def __init__(
+        self, port: str, cards: CardMap, touch: bool = True, split_seats: int | None = None
+    ) -> None:
         self.port = port
         self.cards = cards
-        # Ask for the touch extension; a v1 mat ignores the request and sends none.
+        # Ask for the touch extension, with sides; a v1 mat ignores the request and sends
+        # none, a mat of touch version 1 sends touches without sides.
         self.ask_touch = touch
+        # The seats whose pads are split (a bit per seat), told to the mat at every HELLO;
+        # None leaves the mat as it was built (its firmware's board.SPLIT_SEATS).
+        self.split_seats = split_seats
         self.capabilities: Capabilities | None = None
         self.decoder = FrameDecoder()
         self.stats = SessionStats()
@@ -151,7 +159,7 @@ class MatSession:
 
     def _send_hello(self, now: float) -> None:
         self._last_hello_at = now
-        self.send(*hello_request(EXT_TOUCH if self.ask_touch else 0))
+        self.send(*hello_request(EXT_TOUCH | EXT_TOUCH_SIDES if self.ask_touch else 0))
 
     def _after_damage(self, now: float) -> None:
         damaged = self.decoder.stats.damaged + self.stats.malformed
@@ -232,8 +240,13 @@ class MatSession:
         self.hello = hello
         self.capabilities = None  # a mat with extensions says so right after its HELLO
         self.layout = MatLayout(hello.seats, hello.slots, hello.pad)
+        settings: dict[ScanSetting, int] = {}
         if self.cards.calibration is not None:
-            self.send(*configure(self.cards.calibration.settings()))
+            settings.update(self.cards.calibration.settings())
+        if self.split_seats is not None:
+            settings[ScanSetting.SPLIT_SEATS] = self.split_seats
+        if settings:
+            self.send(*configure(settings))
 
     def _on_snapshot(self, snapshot: Snapshot, now: float) -> None:
         if self.hello is None or self.layout is None:
@@ -310,9 +323,13 @@ class MatSession:
                     self._touch_seq,
                 )
         self._touch_seq = touch.seq
+        caps = self.capabilities
+        split = caps.split_zones if caps is not None and touch.sides else frozenset()
         for reading in touch.events:
             self._touch_ms = unwrap_ms(self._touch_ms, reading.t_ms)
             kind = EventKind.TOUCH if reading.touched else EventKind.RELEASE
             zone = self.layout.name(reading.zone)
-            self._events.append(TouchEvent(kind, zone, self._touch_ms, touch.boot_id, now))
+            # A side only where the pad is split: a whole pad's "unknown" is no news.
+            side = reading.side if reading.touched and reading.zone in split else None
+            self._events.append(TouchEvent(kind, zone, self._touch_ms, touch.boot_id, now, side))
             self.stats.touches += 1

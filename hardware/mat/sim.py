@@ -24,7 +24,6 @@ from urllib.parse import parse_qs
 
 from firmware.controller import MatController, ZoneTable
 from firmware.hal import Link
-from firmware.mpr121 import ADDRESSES, Mpr121
 from firmware.scanner import ZoneScanner
 from firmware.simhw import (
     PROFILES,
@@ -35,7 +34,14 @@ from firmware.simhw import (
     SimRfidBus,
     SimTable,
 )
-from firmware.touch import TouchPads, zones_per_chip
+from firmware.touch import (
+    SIDE_FAR,
+    SIDE_NEAR,
+    TouchPads,
+    build_pads,
+    split_seat_zones,
+    split_zones_per_chip,
+)
 from firmware.zones import Layout
 from rules.cards import Card, Rank, TaggedCard, parse_tagged
 from rules.errors import InvalidCommand
@@ -45,6 +51,11 @@ from .errors import CardMapError, MatError
 from .zones import MatLayout
 
 BACK_LEVEL = 11000
+# A finger from a side reaches the other half of a split pad this long after its own half (the
+# fingertip spreading as it lands). One value, inside the 2-12 ms that bench/showdown_hands.py
+# models, and longer than a touch poll, so the simulated table's fingers always name their
+# side; the bench measures the fingertips that land across both halves or curl round.
+FINGER_LEAD_MS = 10
 
 
 def sim_card_levels(card: TaggedCard | None, uid: str) -> tuple[int, int]:
@@ -160,6 +171,7 @@ class SimulatedMat:
         link_dir: str | None = None,
         seed: int = 1,
         touch_pads: bool = True,
+        split_seats: int = 0,
     ) -> None:
         self.layout = layout or MatLayout()
         if profile not in PROFILES:
@@ -183,12 +195,20 @@ class SimulatedMat:
         self.link: PtyLink | None = None
         # Touch pads: four simulated MPR121s under the zones, read by the real driver.
         self.touch_pads = touch_pads
+        # The seats whose pads are split in near and far halves (a bit per seat): the mat is
+        # built so, and its firmware boots knowing it (as board.SPLIT_SEATS tells a real one).
+        try:
+            split_seat_zones(self.layout.seats, self.layout.slots, split_seats)
+        except ValueError as error:
+            raise MatError(f"split: {error}") from None
+        self.split_seats = split_seats
         self.touch_bus: SimMpr121Bus | None = None
         self._clock: RealClock | None = None
 
     @classmethod
     def from_url(cls, url: str) -> SimulatedMat:
-        """Builds a mat from "sim:?seats=4&slots=6&pad=1&profile=tuned"."""
+        """Builds a mat from "sim:?seats=4&slots=6&pad=1&profile=tuned&split=1,2" (split: the
+        seats whose touch pads are split in near and far halves, or "all")."""
         query = parse_qs(url.partition("?")[2])
 
         def number(key: str, default: int) -> int:
@@ -198,8 +218,23 @@ class SimulatedMat:
                 raise MatError(f"{url}: {key} must be a whole number") from None
 
         layout = MatLayout(number("seats", 6), number("slots", 6), bool(number("pad", 1)))
+        split_text = query.get("split", [""])[0]
+        split_seats = 0
+        if split_text == "all":
+            split_seats = (1 << layout.seats) - 1
+        elif split_text:
+            for seat in split_text.split(","):
+                if not seat.strip().isdigit() or not 1 <= int(seat) <= layout.seats:
+                    raise MatError(
+                        f"{url}: split must be seat numbers 1-{layout.seats} or all, "
+                        f"not {split_text!r}"
+                    )
+                split_seats |= 1 << (int(seat) - 1)
         return cls(
-            layout, profile=query.get("profile", ["tuned"])[0], touch_pads=bool(number("touch", 1))
+            layout,
+            profile=query.get("profile", ["tuned"])[0],
+            touch_pads=bool(number("touch", 1)),
+            split_seats=split_seats,
         )
 
     # ---- power and the pty ------------------------------------------------------------
@@ -279,9 +314,26 @@ class SimulatedMat:
         self.link = PtyLink(master, self.noise)
         boot_id = random.Random(f"{self.seed}:{self.boots}").getrandbits(32)
         self._clock = clock
-        touch = self._touch_pads(layout.count, clock, zones) if self.touch_pads else None
+        touch = None
+        touch_factory = None
+        if self.touch_pads:
+            touch = self._touch_pads(layout, clock, zones)
+
+            def touch_factory(split_seats: int) -> TouchPads:
+                split = split_seat_zones(layout.seats, layout.slots, split_seats)
+                pads: TouchPads = build_pads(self.touch_bus, layout.count, split, zones.log)
+                return pads
+
         self.controller = MatController(
-            zones, self.link, clock, boot_id, scanners, self.leds, watchdog=None, touch=touch
+            zones,
+            self.link,
+            clock,
+            boot_id,
+            scanners,
+            self.leds,
+            watchdog=None,
+            touch=touch,
+            touch_factory=touch_factory,
         )
         self._threads = [
             threading.Thread(
@@ -299,14 +351,16 @@ class SimulatedMat:
         for thread in self._threads:
             thread.start()
 
-    def _touch_pads(self, count: int, clock: RealClock, zones: ZoneTable) -> TouchPads:
-        wiring = zones_per_chip(count)
+    def _touch_pads(self, layout: Layout, clock: RealClock, zones: ZoneTable) -> TouchPads:
+        split = split_seat_zones(layout.seats, layout.slots, self.split_seats)
+        # The electrodes as the mat is built: split pads take two, in zone order.
+        wiring = split_zones_per_chip(layout.count, split)
         # Fingers lifted while the mat was off are not on its pads when it boots.
-        self.table.touched = [False] * count
-        self.table.touch_ms = [None] * count
+        self.table.lift_all()
         self.touch_bus = SimMpr121Bus(self.table, wiring, clock, RealPacer(self._power))
-        chips = [Mpr121(self.touch_bus, ADDRESSES[i], len(zones)) for i, zones in enumerate(wiring)]
-        return TouchPads(chips, wiring, zones.log)
+        zones.config.split_seats = self.split_seats
+        pads: TouchPads = build_pads(self.touch_bus, layout.count, split, zones.log)
+        return pads
 
     def _core0(self, scanner: ZoneScanner, controller: MatController) -> None:
         try:
@@ -363,9 +417,13 @@ class SimulatedMat:
         self.table.flip(index)
         return self._note("flip", zone)
 
-    def touch(self, zone: str) -> Placement:
-        """A finger lands on `zone`'s touch pad now (the mat's clock dates it)."""
-        return self._finger(zone, True)
+    def touch(self, zone: str, hand: int | None = None) -> Placement:
+        """A finger lands on `zone`'s touch pad now (the mat's clock dates it).
+
+        `hand` is the seat (from 0) whose hand it is; None, the slot's owner. The owner's hand
+        reaches a split pad's near half first, any other seat's (across the table) the far
+        half, and the other half `FINGER_LEAD_MS` later; a whole pad feels it at once."""
+        return self._finger(zone, True, hand)
 
     def release(self, zone: str) -> Placement:
         """The finger leaves `zone`'s touch pad."""
@@ -377,12 +435,18 @@ class SimulatedMat:
             raise MatError("the simulated mat is not plugged in")
         return self._clock.now_ms()
 
-    def _finger(self, zone: str, touched: bool) -> Placement:
+    def _finger(self, zone: str, touched: bool, hand: int | None = None) -> Placement:
         if not self.touch_pads:
             raise MatError("this simulated mat has no touch pads")
         index = self.layout.index(zone)
+        if hand is not None and not 0 <= hand < self.layout.seats:
+            raise MatError(f"no seat {hand + 1} on this mat for a hand (1-{self.layout.seats})")
+        owner = index // self.layout.slots if zone != "pad" else None
+        side = None
+        if owner is not None:
+            side = SIDE_NEAR if hand is None or hand == owner else SIDE_FAR
         if self.plugged_in:
-            self.table.touch(index, touched, self.touch_ms())
+            self.table.touch(index, touched, self.touch_ms(), side, FINGER_LEAD_MS)
         # else: a pad with no power senses nothing; the finger comes and goes unseen
         return self._note("touch" if touched else "release", zone)
 

@@ -20,7 +20,7 @@ from typing import Any, Final
 from hardware.leds import frame_for_counts
 from rules.cards import DECK_CODE, parse_card
 from rules.errors import RulesError
-from rules.game import GameRules, Reroll, TableReader, touch_observer
+from rules.game import TOUCH_SIDES, GameRules, Reroll, TableReader, touch_observer
 from rules.reading import EMPTY, Action, Alert, AlertCleared, SlotView
 from wire.payload import read_json
 from wire.throttled_log import ThrottledLog
@@ -234,10 +234,13 @@ class PhysicalTable:
         at_ms = raw["t_ms"]
         if not isinstance(at_ms, int) or isinstance(at_ms, bool) or at_ms < 0:
             raise ValueError("t_ms: expected the mat's milliseconds, a whole number >= 0")
+        side = raw.get("side")
+        if side is not None and side not in TOUCH_SIDES:
+            raise ValueError(f"side: expected {', '.join(TOUCH_SIDES)} or none, got {side!r}"[:200])
         seat, slot = int(match.group(1)) - 1, int(match.group(2))
         if seat >= len(self.seats) or slot > self.rules.mat_layout({}).slots_per_seat:
             return []
-        return observe(state, seat, slot, at_ms, now)
+        return observe(state, seat, slot, at_ms, now, side=side)  # None: a whole pad
 
     def _dice(self, raw: dict[str, Any], state: Any, now: float) -> list[Action]:
         kind = raw["event"]

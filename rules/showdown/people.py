@@ -433,9 +433,14 @@ class Gunslingers:
             return False
         attack_ms = self._react()
         defend_ms = self._react() + 100.0  # the defender reacts to the attacker's reveal
-        grab = self.rng.choice(slots)
-        choice = self.rng.choice([s for s in slots if s != grab] or slots)
         touch = isinstance(self.hands, TouchHands)
+        grab = self.rng.choice(slots)
+        if touch:
+            # Fingers touch without moving a card: the attacker may reach for the very bullet
+            # the defender turns (a split pad tells whose hand was first).
+            choice = self.rng.choice(slots)
+        else:
+            choice = self.rng.choice([s for s in slots if s != grab] or slots)
         first, second = sorted((("a", attack_ms), ("d", defend_ms)), key=lambda x: x[1])
         # The mat times the race with its own clock: at a race people react in human time
         # whatever the speed (`PeopleSettings.react`), or two hands land a few ms apart.
@@ -444,7 +449,7 @@ class Gunslingers:
             if who == "a":
                 if touch:
                     assert isinstance(self.hands, TouchHands)
-                    self.hands.touch(seat, grab)
+                    self.hands.touch(seat, grab, hand=self._seat(attacker))
                 else:
                     # the grab lays the card back as it lay: face up if the defender, quicker,
                     # has just turned it

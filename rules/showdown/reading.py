@@ -6,11 +6,13 @@ Seat N's slots 1-6 hold that player's bullets. The reader turns:
   (laying them and taking the hands away is declaring "ready");
 - a touch on a face-down bullet into `touch`, a bullet turned face up into `reveal`;
 - the race after a Draw into a `race` result, judged from timestamps by `judge_race`:
-  with touch pads, the moment each of the defender's bullets was first touched; without, the
-  moment it was first lifted or turned (the first lift or flip decides). The bullet the
-  defender then turns face up was the defender's choice; a touch on any other of the
-  defender's bullets was the attacker's hand. A touch that is not followed by that bullet
-  being turned within `race_settle_ms` was the attacker's too.
+  with touch pads, every touch on the defender's bullets; without, the moment each was first
+  lifted or turned (the first lift or flip decides). The bullet the defender then turns face
+  up was the defender's choice; a touch on any other of the defender's bullets was the
+  attacker's hand. A touch that is not followed by that bullet being turned within
+  `race_settle_ms` was the attacker's too. Where the pads are split (docs/mat.md, "Whose hand:
+  split pads") a touch's side names the hand: the far half the attacker's, the near half the
+  defender's, even on the bullet the defender turns (`credit_race`).
 
 A card of the other player's deck, a standard playing card, or a card no deck knows is an
 alert naming the slot; so is a touch or a turn out of turn (the engine's refusal, in words).
@@ -28,17 +30,27 @@ from ..reading import EMPTY, Action, Alert, AlertCleared, Execute, SlotView
 from .decks import BULLETS, split_code
 from .engine import reroll_offer
 from .model import RACE_SETTLE_MS, TIE_WINDOW_MS
-from .race import RaceWinner, judge_race
+from .race import SECOND_HAND_MS, RaceTouch, RaceWinner, TouchSide, credit_race, judge_race
 from .state import GameState, Phase
 
 __all__ = ["RaceWinner", "ShowdownReader", "judge_race"]
+
+
+_SIDES = {"near": TouchSide.NEAR, "far": TouchSide.FAR, "unknown": TouchSide.UNKNOWN}
+
+
+def _sides_said(touches: Sequence[RaceTouch]) -> str:
+    """What a race's `how` adds when split pads named the hands."""
+    if any(t.side is not TouchSide.UNKNOWN for t in touches):
+        return ", whose hand from split pads"
+    return ""
 
 
 @dataclass(slots=True)
 class _Race:
     """What the reader saw on the defender's bullets since the attack began."""
 
-    touches: dict[int, int] = field(default_factory=dict)  # slot -> first touch (mat ms)
+    touches: list[RaceTouch] = field(default_factory=list)  # every touch, with its side
     moves: dict[int, int] = field(default_factory=dict)  # slot -> first lift or turn (ms of now)
     seen_at: float | None = None  # `now` of the first touch or move
     decided: bool = False
@@ -62,6 +74,9 @@ class ShowdownReader:
     # Bullets turned when their reveal was refused (out of turn): never counted later on
     # their own; the player turns them back face down (or the game master counts them).
     _refused: set[tuple[int, int]] = field(default_factory=set)
+    # The last touch on each slot (mat ms): a split pad's other half touched soon after is the
+    # same finger spreading over the pad.
+    _last_touch: dict[tuple[int, int], int] = field(default_factory=dict)
 
     # -- the interface ----------------------------------------------------------------------
 
@@ -85,12 +100,24 @@ class ShowdownReader:
         return actions + self.evaluate(state, now)
 
     def observe_touch(
-        self, state: GameState, seat: int, slot: int, at_ms: int, now: float
+        self,
+        state: GameState,
+        seat: int,
+        slot: int,
+        at_ms: int,
+        now: float,
+        *,
+        side: str | None = None,
     ) -> list[Action]:
-        """A touch pad under seat `seat`'s slot `slot` was touched at the mat's `at_ms`."""
+        """A touch pad under seat `seat`'s slot `slot` was touched at the mat's `at_ms`; `side`
+        is the half of a split pad reached first ("near", "far", "unknown"; None: a whole
+        pad)."""
         name = self._player(state, seat)
         if name is None or not state.in_play:
             return []
+        touch_side = _SIDES.get(side or "unknown", TouchSide.UNKNOWN)
+        previous = self._last_touch.get((seat, slot))
+        self._last_touch[(seat, slot)] = at_ms
         hand = state.hands.get(name)
         bullet = hand.bullet(slot) if hand is not None else None
         if bullet is None or bullet.face_up:
@@ -100,9 +127,16 @@ class ShowdownReader:
             if name != state.defender:
                 return [self._alert(f"touch.s{seat + 1}.{slot}", _drawn(state), seat, slot)]
             if not self._race.decided:
-                self._race.touches.setdefault(slot, at_ms)
+                self._race.touches.append(RaceTouch(slot, at_ms, touch_side))
                 if self._race.seen_at is None:
                     self._race.seen_at = now
+            return []
+        if side is not None and previous is not None and 0 <= at_ms - previous < SECOND_HAND_MS:
+            return []  # the other half of a split pad: the same finger spreading over it
+        if touch_side is TouchSide.FAR:
+            # A hand from across the table, not the owner's: "a player cannot touch any of
+            # their bullets until it is their turn" speaks of the owner's own hand, and another
+            # player's finger chooses nothing for them.
             return []
         if phase is Phase.STARE_DOWN and state.turn not in (None, name):
             turn = state.turn
@@ -177,9 +211,17 @@ class ShowdownReader:
             and race.seen_at is not None
             and now - race.seen_at >= settle
         ):
-            # Nobody turned a touched bullet: the touch was the attacker's hand.
-            first = race.touches or race.moves
-            actions += self._decide(state, min(first.values()), None, None, "a touch, not turned")
+            # Nobody turned a touched bullet: the touch was the attacker's hand (unless a split
+            # pad says it was the defender's).
+            if race.touches:
+                attacker_ms, defender_ms = credit_race(race.touches, None)
+                near = [t for t in race.touches if t.side is TouchSide.NEAR]
+                slot = min(near, key=lambda t: t.at_ms).slot if near else None
+                how = "a touch, not turned" + _sides_said(race.touches)
+                actions += self._decide(state, attacker_ms, defender_ms, slot, how)
+            else:
+                first_move = min(race.moves.values())
+                actions += self._decide(state, first_move, None, None, "a touch, not turned")
         return actions + self.evaluate(state, now)
 
     # -- the race ---------------------------------------------------------------------------
@@ -206,15 +248,15 @@ class ShowdownReader:
             return []  # lifted: the attacker's grab, or the defender's turn under way
         # The defender turned this bullet: it was their choice.
         if race.touches:
-            defender_ms = race.touches.get(slot)
-            others = [t for s, t in race.touches.items() if s != slot]
+            attacker_ms, defender_ms = credit_race(race.touches, slot)
+            how = "touch pads" + _sides_said(race.touches)
         else:
             defender_ms = race.moves.get(slot)
             others = [t for s, t in race.moves.items() if s != slot]
-        attacker_ms = min(others) if others else None
+            attacker_ms = min(others) if others else None
+            how = "first lift or turn"
         if attacker_ms is None and defender_ms is None:
             defender_ms = int(now * 1000)
-        how = "touch pads" if race.touches else "first lift or turn"
         return self._decide(state, attacker_ms, defender_ms, slot, how)
 
     def _decide(

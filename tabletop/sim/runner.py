@@ -93,10 +93,11 @@ class MatHands:
         self.mat.flip(f"s{seat + 1}.{slot}")
         self.moved("card")
 
-    def touch(self, seat: int, slot: int) -> None:
-        """A finger on the slot's touch pad (the mat dates it), lifted a moment later."""
+    def touch(self, seat: int, slot: int, hand: int | None = None) -> None:
+        """A finger of seat `hand` (None: the slot's owner) on the slot's touch pad, arriving
+        from that seat's side (the mat dates it), lifted a moment later."""
         zone = f"s{seat + 1}.{slot}"
-        self.mat.touch(zone)
+        self.mat.touch(zone, hand)
         self.touches.append((zone, time.monotonic()))
         lift = threading.Timer(TOUCH_S, self._release, args=(zone,))
         lift.daemon = True
@@ -312,7 +313,10 @@ class SimulatedTable:
         leds = SimulatedLeds(LedConfig(seats=len(self.names), test_pattern_seconds=0.3))
         layout = self.rules.mat_layout({})
         slots = max(layout.slots_per_seat, 1)  # a game without cards still has a mat to read
-        mat = open_mat(f"sim:?seats={len(self.names)}&slots={slots}&pad={int(layout.pad)}")
+        # Split touch pads on every seat (docs/mat.md, "Whose hand: split pads").
+        mat = open_mat(
+            f"sim:?seats={len(self.names)}&slots={slots}&pad={int(layout.pad)}&split=all"
+        )
         dice = RenderedDiceTray(self.seed) if self.camera else DiceTray()
         bridge = Bridge(url, self.table, mat, leds, dice=dice.events, expect=dice.expect)
         bridge.reported = self._reported

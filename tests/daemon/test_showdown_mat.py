@@ -140,3 +140,63 @@ def test_wrong_and_unknown_cards_alert_slots_light_and_the_race_is_judged_from_t
         assert abs(attacker_ms - judged[-1]["attacker_ms"]) <= 50
         assert 400 <= judged[-1]["defender_ms"] - judged[-1]["attacker_ms"] <= 2000
         assert judged[-1]["winner"] == "attacker"
+
+
+class SplitShowdownTable(ShowdownTable):
+    """The same table on a mat whose pads are split in near and far halves."""
+
+    def __init__(self, broker: Broker, table: str, db: Path) -> None:
+        MatTable.__init__(
+            self, broker.url, table, db, "sim:?seats=2&slots=6&pad=0&split=all", game="showdown"
+        )
+
+
+def test_the_attackers_touch_on_the_very_bullet_the_defender_turns_is_credited_to_the_attacker(
+    broker: Broker, table: str, db: Path
+) -> None:
+    """Issue 31 item 11: "an attacker who touches the very bullet the defender then turns has
+    the earlier time credited to the defender" on whole pads; split pads name the hand."""
+    running = SplitShowdownTable(broker, table, db)
+    running.start()
+    try:
+        with client(broker.url, table) as gm:
+            decks = [load_deck(EXAMPLES / f"{name}.toml") for name in ("cowboy", "desperado")]
+            players = [
+                {"name": n, "deck": deck_to_json(d)} for n, d in zip(SEATS, decks, strict=True)
+            ]
+            assert gm.send({"cmd": "new_game", "game": "showdown", "players": players})["ok"]
+            sim = running.sim
+            for slot, card in enumerate(ANA, start=1):
+                sim.place(f"s1.{slot}", f"cowboy/{card}", "down")
+            for slot, card in enumerate(BO, start=1):
+                sim.place(f"s2.{slot}", f"desperado/{card}", "down")
+
+            def phase() -> Any:
+                state = gm.retained.get(gm.state_topic)
+                return state.get("phase") if isinstance(state, dict) else None
+
+            pump_until(gm, lambda: phase() == "stare_down", 15, "both players loaded")
+            sim.touch("s1.1")  # Ana chooses her Draw and turns it: the race
+            time.sleep(0.2)
+            sim.release("s1.1")
+            pump_until(gm, lambda: gm.state().get("turn") == "Ana", 10, "Ana's touch")
+            sim.flip("s1.1")
+            pump_until(gm, lambda: phase() == "race", 10, "the race")
+            # Ana's hand (seat 1) lands on Bo's slot 4 and leaves; Bo's own hand lands on the
+            # same bullet 300 ms after hers, and he turns it.
+            sim.touch("s2.4", hand=0)
+            attacker_ms = sim.touch_ms()
+            time.sleep(0.15)
+            sim.release("s2.4")
+            time.sleep(0.15)
+            sim.touch("s2.4")
+            sim.flip("s2.4")
+            pump_until(gm, lambda: phase() == "shoot", 10, "the race judged")
+            sim.release("s2.4")
+            (race,) = [c for c in running.applied() if c["cmd"] == "race"]
+            assert race["how"] == "touch pads, whose hand from split pads", race
+            assert race["winner"] == "attacker" and gm.state()["race_winner"] == "Ana"
+            assert abs(attacker_ms - race["attacker_ms"]) <= 50
+            assert 250 <= race["defender_ms"] - race["attacker_ms"] <= 2000
+    finally:
+        running.close()

@@ -60,3 +60,35 @@ def test_a_game_without_observe_touch_ignores_touches() -> None:
     assert not hasattr(table.reader, "observe_touch")
     assert table.message(TOPICS.mat_event, _touch(1, "s1.1", 500), None, 0.0) == []
     assert table.dropped == 0
+
+
+class SidedReader:
+    """A reader that takes the side of a split pad's touch."""
+
+    def __init__(self) -> None:
+        self.touches: list[tuple[int, int, int, str | None]] = []
+
+    def observe_touch(
+        self, state: Any, seat: int, slot: int, at_ms: int, now: float, *, side: str | None = None
+    ) -> list[Action]:
+        self.touches.append((seat, slot, at_ms, side))
+        return []
+
+
+def test_a_touchs_side_reaches_a_reader_that_takes_it_and_a_bad_side_is_dropped() -> None:
+    table = PhysicalTable(TOPICS, ["Ana", "Bo"], 0.3, get("sixshooter"))
+    sided = SidedReader()
+    table.reader = sided  # type: ignore[assignment]
+    far = _event(1, event="touch", zone="s2.3", t_ms=100, boot_id="b76298f5", side="far")
+    table.message(TOPICS.mat_event, far, None, 1.0)
+    table.message(TOPICS.mat_event, _touch(2, "s2.3", 110), None, 1.1)  # no side: a whole pad
+    left = _event(3, event="touch", zone="s2.3", t_ms=120, boot_id="b76298f5", side="left")
+    table.message(TOPICS.mat_event, left, None, 1.2)
+    assert sided.touches == [(1, 3, 100, "far"), (1, 3, 110, None)]
+    assert table.dropped == 1
+    # A reader written before sides never gets one: the touch reaches it as before.
+    plain = TouchingReader()
+    table.reader = plain  # type: ignore[assignment]
+    near = _event(4, event="touch", zone="s1.1", t_ms=130, boot_id="b76298f5", side="near")
+    table.message(TOPICS.mat_event, near, None, 1.3)
+    assert plain.touches == [(0, 1, 130, 1.3)]

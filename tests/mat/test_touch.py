@@ -20,9 +20,12 @@ from hardware.mat.events import EventKind, LinkEvent, MatEvent, TouchEvent, desc
 from hardware.mat.framing import FrameDecoder, encode_frame
 from hardware.mat.protocol import (
     EXT_TOUCH,
+    EXT_TOUCH_SIDES,
     Capabilities,
     Face,
     MessageType,
+    PadSide,
+    ScanSetting,
     Snapshot,
     SnapshotReason,
     Touch,
@@ -39,6 +42,7 @@ from hardware.mat.session import MatSession
 from hardware.mat.sim import SimulatedMat
 
 TOUCH_VECTORS = Path(__file__).resolve().parents[2] / "firmware" / "vectors" / "touch-v1.json"
+SIDES_VECTORS = TOUCH_VECTORS.with_name("touch-v2.json")
 
 
 @pytest.fixture(scope="module")
@@ -152,7 +156,7 @@ def _touch(seq: int, *events: tuple[int, int, int]) -> bytes:
 def _session(caps: bytes | None) -> tuple[MatSession, list[MatEvent]]:
     session = MatSession("test", simulated_deck())
     session.opened(0.0)
-    assert session.take_outgoing() == [encode_frame(*hello_request(EXT_TOUCH))]
+    assert session.take_outgoing() == [encode_frame(*hello_request(EXT_TOUCH | EXT_TOUCH_SIDES))]
     events = session.receive(_hello() + (caps or b"") + _snapshot(1), 0.1)
     return session, events
 
@@ -215,6 +219,106 @@ def test_a_mat_without_the_extension_or_the_pads_has_no_touch_zones() -> None:
         (up,) = events
         assert isinstance(up, LinkEvent) and up.to_json()["touch_zones"] == 0
         assert session.touch_zones == 0
+
+
+# ---- touch extension v2: sides (firmware/vectors/touch-v2.json) -----------------------------
+
+
+def test_touch_v2_vectors_decode_to_their_fields_and_the_host_asks_with_their_bytes() -> None:
+    vectors = json.loads(SIDES_VECTORS.read_text())
+    checked = 0
+    for vector in vectors["messages"]:
+        fields = vector["fields"]
+        if vector["kind"] == "hello_request":
+            sides = hello_request(EXT_TOUCH | EXT_TOUCH_SIDES)
+            assert encode_frame(*sides).hex() == vector["frame_hex"]
+        elif vector["kind"] == "capabilities":
+            assert _decode(vector["frame_hex"]) == Capabilities(
+                fields["extensions"],
+                2,
+                fields["touch_zones"],
+                fields["sample_ms"],
+                fields["debounce"],
+                frozenset(fields["split_zones"]),
+            )
+        else:
+            message = _decode(vector["frame_hex"])
+            assert message == Touch(
+                fields["boot_id"],
+                fields["seq"],
+                tuple(
+                    TouchReading(z, s == 1, t, PadSide(side)) for z, s, t, side in fields["events"]
+                ),
+                sides=True,
+            )
+            check_touch_zones(message, 37)
+        checked += 1
+    assert checked == 7
+    for vector in vectors["malformed"]:
+        with pytest.raises(FrameError) as caught:
+            message = _decode(vector["frame_hex"])
+            if isinstance(message, Touch):
+                check_touch_zones(message, 37)
+        assert vector["error_contains"] in str(caught.value), vector["name"]
+    for stream in vectors["streams"]:
+        frames = FrameDecoder().feed(bytes.fromhex(stream["stream_hex"]))
+        assert [[f.msg_type, f.payload.hex()] for f in frames] == stream["frames"]
+
+
+def _caps_v2(zones: int, split: set[int]) -> bytes:
+    bitmap = bytearray((zones + 7) // 8)
+    for zone in split:
+        bitmap[zone // 8] |= 1 << (zone % 8)
+    head = bytes([EXT_TOUCH | EXT_TOUCH_SIDES, 2, zones, 1, 2])
+    return encode_frame(MessageType.CAPABILITIES, head + bytes(bitmap))
+
+
+def _touch_sides(seq: int, *events: tuple[int, int, int, int]) -> bytes:
+    payload = BOOT.to_bytes(4, "little") + seq.to_bytes(2, "little") + bytes([len(events)])
+    for zone, state, t_ms, side in events:
+        payload += bytes([zone, state, side]) + t_ms.to_bytes(4, "little")
+    return encode_frame(MessageType.TOUCH_SIDES, payload)
+
+
+def test_touches_from_split_pads_carry_their_side_and_whole_pads_none() -> None:
+    session, _ = _session(_caps_v2(3, {1, 2}))
+    assert session.capabilities is not None and session.capabilities.sides
+    events = session.receive(
+        _touch_sides(1, (1, 1, 5000, 2), (1, 1, 5009, 1), (0, 1, 5010, 0), (2, 1, 5011, 0))
+        + _touch_sides(2, (1, 0, 5200, 0)),
+        0.2,
+    )
+    assert [e.to_json() for e in events] == [
+        {"event": "touch", "zone": "s1.2", "t_ms": 5000, "boot_id": "b76298f5", "side": "far"},
+        {"event": "touch", "zone": "s1.2", "t_ms": 5009, "boot_id": "b76298f5", "side": "near"},
+        # s1.1 is a whole pad: no side at all; s1.3 split, both halves at once: unknown
+        {"event": "touch", "zone": "s1.1", "t_ms": 5010, "boot_id": "b76298f5"},
+        {"event": "touch", "zone": "s1.3", "t_ms": 5011, "boot_id": "b76298f5", "side": "unknown"},
+        {"event": "release", "zone": "s1.2", "t_ms": 5200, "boot_id": "b76298f5"},
+    ]
+    assert describe_event(events[0]) == "s1.2: touched at 5000 ms (far half first)"
+    # A mat of touch version 1 answers the same request with TOUCH frames: no sides.
+    session, _ = _session(_caps(3))
+    assert session.capabilities is not None and not session.capabilities.sides
+    (event,) = session.receive(_touch(1, (1, 1, 100)), 0.2)
+    assert isinstance(event, TouchEvent) and event.side is None
+
+
+def test_the_session_tells_the_mat_its_split_seats_at_every_hello() -> None:
+    def configure_sent(split_seats: int | None) -> bytes:
+        session = MatSession("test", simulated_deck(), split_seats=split_seats)
+        session.opened(0.0)
+        session.take_outgoing()
+        session.receive(_hello(), 0.1)
+        (configure_frame,) = session.take_outgoing()
+        (frame,) = FrameDecoder().feed(configure_frame)
+        assert frame.msg_type == MessageType.CONFIGURE
+        return frame.payload
+
+    calibration = configure_sent(None)  # the deck's calibration alone
+    split = configure_sent(0b11)
+    assert split[0] == calibration[0] + 1 and split[1:-3] == calibration[1:]
+    assert split[-3:] == bytes([int(ScanSetting.SPLIT_SEATS), 0b11, 0])
 
 
 # ---- the simulated mat through a real pty ------------------------------------------------
@@ -333,3 +437,42 @@ def test_the_monitor_shows_touches_and_their_frames(touch_vectors: dict[str, Any
     assert describe_event(event) == "s2.4: touched at 123456 ms"
     up = LinkEvent(EventKind.LINK_UP, "/dev/ttyACM0", "tabletop-mat 1.0.0", BOOT, 37)
     assert describe_event(up).endswith("(tabletop-mat 1.0.0, touch pads on 37 zones)")
+
+
+def test_the_simulated_mats_split_pads_feel_the_side_a_hand_comes_from(tmp_path: Path) -> None:
+    mat = SimulatedMat(MatLayout(2, 3, True), link_dir=str(tmp_path), miss_rate=0.0, split_seats=2)
+    driver = MatDriver(mat.start())
+    driver.start()
+    try:
+        _wait_for(driver, lambda e: isinstance(e, LinkEvent))
+        caps = driver.session.capabilities
+        assert caps is not None and caps.sides and caps.split_zones == {3, 4, 5}
+        time.sleep(0.3)  # past the boot's busy first sweeps, when polls may come late
+        mat.touch("s2.1", hand=0)  # seat 1's hand on seat 2's slot: from across the table
+        far, near = _touch_event(driver), _touch_event(driver)
+        assert (far.zone, far.side, near.zone, near.side) == (
+            "s2.1",
+            PadSide.FAR,
+            "s2.1",
+            PadSide.NEAR,
+        )
+        assert 0 < near.t_ms - far.t_ms < 15  # the fingertip spreading, not a second hand
+        mat.release("s2.1")
+        released = _touch_event(driver)
+        assert released.kind is EventKind.RELEASE and released.side is None
+        mat.touch("s2.2")  # the owner's own hand
+        assert _touch_event(driver).side is PadSide.NEAR
+        mat.touch("s1.1", hand=1)  # seat 1's pads are whole: no side to tell
+        whole = _touch_event(driver)
+        assert (whole.zone, whole.kind, whole.side) == ("s1.1", EventKind.TOUCH, None)
+    finally:
+        driver.close()
+        mat.stop()
+
+
+def test_a_sim_url_names_its_split_seats_and_refuses_a_seat_it_lacks() -> None:
+    assert SimulatedMat.from_url("sim:?seats=3&split=1,3").split_seats == 0b101
+    assert SimulatedMat.from_url("sim:?seats=4&split=all").split_seats == 0b1111
+    assert SimulatedMat.from_url("sim:?seats=2").split_seats == 0
+    with pytest.raises(MatError, match="split must be seat numbers 1-2 or all, not '3'"):
+        SimulatedMat.from_url("sim:?seats=2&split=3")

@@ -179,5 +179,16 @@ class Table:
 class TouchTable(Table):
     """The same table on a mat with a touch pad under every slot."""
 
-    def touch(self, seat: int, slot: int) -> None:
+    def touch(self, seat: int, slot: int, hand: int | None = None) -> None:
         self.act(self.reader.observe_touch(self.state, seat, slot, self.clock_ms, self.now))
+
+
+class SplitTouchTable(TouchTable):
+    """The same table with split pads: a touch says the side of the hand that made it (the
+    owner's near half, any other seat's far half)."""
+
+    def touch(self, seat: int, slot: int, hand: int | None = None) -> None:
+        side = "near" if hand is None or hand == seat else "far"
+        self.act(
+            self.reader.observe_touch(self.state, seat, slot, self.clock_ms, self.now, side=side)
+        )

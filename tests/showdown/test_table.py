@@ -14,7 +14,7 @@ from rules.showdown.model import TIE_WINDOW_MS
 from rules.showdown.reading import RaceWinner, judge_race
 from rules.showdown.state import Phase
 
-from .helpers import Table, TouchTable, new_game, plain_deck
+from .helpers import SplitTouchTable, Table, TouchTable, new_game, plain_deck
 
 ANA = ["blank-1", "draw-1", "blank-2", "blank-3", "blank-4", "blank-5"]
 BO = ["blank-1", "blank-2", "draw-1", "blank-3", "blank-4", "blank-5"]
@@ -187,6 +187,67 @@ def test_a_touch_never_turned_was_the_attackers_hand() -> None:
     assert table.state.phase is Phase.RACE
     table.advance(1.0)
     assert table.state.phase is Phase.SHOOT and table.state.race_winner == "Ana"
+
+
+# -- whose hand: split pads (docs/mat.md, "Whose hand: split pads") ---------------------------
+# Both race to the defender's bullets: "If it is unclear which player was fastest to the
+# defender's cards, then the defender is considered to have been fast enough." A split pad's
+# side names the hand, so the attacker's finger on the very bullet the defender turns counts.
+
+
+def test_split_pads_credit_the_attackers_touch_on_the_bullet_the_defender_turns() -> None:
+    whole, split = ready(TouchTable()), ready(SplitTouchTable())
+    for table in (whole, split):
+        _draw(table)
+        table.touch(1, 3, hand=0)  # Ana's hand on Bo's slot 3 ...
+        table.advance(0.2)
+        table.touch(1, 3, hand=1)  # ... and Bo's on the same bullet 200 ms later
+        table.flip(1, 3)
+    race = next(c for c in split.applied if c["cmd"] == "race")
+    assert race["winner"] == "attacker" and race["defender_ms"] - race["attacker_ms"] == 200
+    assert race["how"] == "touch pads, whose hand from split pads"
+    assert split.state.race_winner == "Ana"
+    # A whole pad cannot tell: the first touch on the bullet turned is the defender's.
+    race = next(c for c in whole.applied if c["cmd"] == "race")
+    assert race["winner"] == "defender" and race["how"] == "touch pads"
+    assert whole.state.race_winner == "Bo"
+
+
+def test_split_pads_credit_the_defender_first_on_their_own_bullet() -> None:
+    table = ready(SplitTouchTable())
+    _draw(table)
+    table.touch(1, 3, hand=1)  # Bo first
+    table.advance(0.2)
+    table.touch(1, 3, hand=0)  # Ana's hand lands on the same bullet after
+    table.flip(1, 3)
+    race = next(c for c in table.applied if c["cmd"] == "race")
+    assert race["winner"] == "defender" and race["attacker_ms"] - race["defender_ms"] == 200
+    assert table.state.race_winner == "Bo"
+
+
+def test_a_defenders_near_touch_not_turned_is_not_the_attackers_hand() -> None:
+    table = ready(SplitTouchTable())
+    _draw(table)
+    table.touch(1, 3, hand=1)  # Bo's own hand; he does not turn it
+    table.advance(2.0)
+    race = next(c for c in table.applied if c["cmd"] == "race")
+    assert race["winner"] == "defender" and race["slot"] == 3
+    assert race["how"] == "a touch, not turned, whose hand from split pads"
+    assert table.state.hands["Bo"].touched == 3
+
+
+def test_outside_the_race_a_hand_from_across_the_table_chooses_nothing() -> None:
+    table = ready(SplitTouchTable())
+    table.touch(1, 2, hand=0)  # Ana's hand reaching over Bo's bullet: not Bo's choice
+    # ... and 10 ms later her fingertip spreads over the near half: the same finger
+    table.advance(0.010)
+    table.act(
+        table.reader.observe_touch(table.state, 1, 2, table.clock_ms, table.now, side="near")
+    )
+    assert table.state.turn is None and not table.alerts
+    table.advance(0.5)
+    table.touch(1, 2)  # Bo's own touch chooses, as on a whole pad
+    assert table.state.turn == "Bo" and table.state.hands["Bo"].touched == 2
 
 
 def test_without_touch_pads_the_first_lift_or_flip_decides() -> None:

@@ -10,7 +10,6 @@ import struct
 import firmware
 from firmware import wire
 from firmware.controller import MatController, ZoneTable
-from firmware.mpr121 import ADDRESSES, Mpr121
 from firmware.scanner import ZoneScanner
 from firmware.simhw import (
     MemoryLink,
@@ -22,7 +21,7 @@ from firmware.simhw import (
     SimTable,
     VirtualClock,
 )
-from firmware.touch import TouchPads, zones_per_chip
+from firmware.touch import build_pads, split_seat_zones, split_zones_per_chip
 from firmware.zones import Layout
 
 
@@ -33,12 +32,11 @@ def vectors(name="protocol-v1.json"):
         return json.load(handle)
 
 
-def touch_pads(table, zone_count, clock, log=None):
-    """Touch pads on simulated MPR121s that feel the fingers `table` records; (pads, i2c)."""
-    wiring = zones_per_chip(zone_count)
-    i2c = SimMpr121Bus(table, wiring, clock, clock)
-    chips = [Mpr121(i2c, ADDRESSES[i], len(zones)) for i, zones in enumerate(wiring)]
-    return TouchPads(chips, wiring, log), i2c
+def touch_pads(table, zone_count, clock, log=None, split=()):
+    """Touch pads on simulated MPR121s that feel the fingers `table` records, the zones in
+    `split` with split pads (wired so, and read so); (pads, i2c)."""
+    i2c = SimMpr121Bus(table, split_zones_per_chip(zone_count, split), clock, clock)
+    return build_pads(i2c, zone_count, split, log), i2c
 
 
 def frames(data):
@@ -85,7 +83,15 @@ class Mat:
     """A whole simulated mat in modelled time: table, readers, scanners and controller."""
 
     def __init__(
-        self, seats=1, slots=2, pad=True, buses=2, profile="tuned", miss_rate=0.0, touch=False
+        self,
+        seats=1,
+        slots=2,
+        pad=True,
+        buses=2,
+        profile="tuned",
+        miss_rate=0.0,
+        touch=False,
+        split_seats=0,
     ):
         self.layout = Layout(seats, slots, pad)
         self.clock = VirtualClock()
@@ -103,10 +109,20 @@ class Mat:
         self.watchdog = FeedCounter()
         self.touch = None
         self.i2c = None
+        touch_factory = None
         if touch:
+            # The pads are built split for `split_seats` (the wiring) and the firmware boots
+            # knowing it, as `board.SPLIT_SEATS` tells a real mat's.
+            split = split_seat_zones(seats, slots, split_seats)
             self.touch, self.i2c = touch_pads(
-                self.table, self.layout.count, self.clock, self.zones.log
+                self.table, self.layout.count, self.clock, self.zones.log, split
             )
+            self.zones.config.split_seats = split_seats
+
+            def touch_factory(new_split_seats):
+                zones = split_seat_zones(seats, slots, new_split_seats)
+                return build_pads(self.i2c, self.layout.count, zones, self.zones.log)
+
         self.controller = MatController(
             self.zones,
             self.link,
@@ -116,6 +132,7 @@ class Mat:
             self.leds,
             self.watchdog,
             self.touch,
+            touch_factory,
         )
 
     def run(self, ms):

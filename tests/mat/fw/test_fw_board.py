@@ -98,3 +98,17 @@ def test_touch_chips_that_do_not_answer_are_logged_not_fatal():
     pads.poll(5)
     assert len(logs) == 4 and "0x5d" in logs[-1]
     assert pads.take_events() == []
+
+
+def test_a_mat_built_with_split_pads_reads_its_chips_through_the_switch():
+    layout = Layout(6, 6, True)
+    board.build(layout, layout.split(2))
+    logs = []
+    pads = board.build_touch(layout, lambda level, text: logs.append(text), 0x3F)
+    assert pads.count == 37 and len(pads.electrodes) == 73 and len(pads.chips) == 7
+    assert [c.i2c.channel for c in pads.chips] == [0, 0, 0, 0, 1, 1, 1]
+    assert all(c.i2c.i2c is board.SHARED for c in pads.chips)
+    pads.start(0)
+    assert len(logs) == 7 and "0x5c" in logs[-1]  # no switch answers on the stand-in bus
+    whole = board.build_touch(layout, None)  # board.SPLIT_SEATS: whole pads, no switch
+    assert board.SPLIT_SEATS == 0 and [c.i2c for c in whole.chips] == [board.SHARED] * 4

@@ -4,7 +4,8 @@ import struct
 
 from fwhelpers import Mat, card, parse_snapshot
 
-from firmware import wire
+from firmware import config, wire
+from firmware.touch import SIDE_FAR, SIDE_NEAR, SIDE_UNKNOWN
 
 
 def test_boot_sends_hello_then_a_snapshot_once_every_zone_is_known():
@@ -106,6 +107,28 @@ def test_a_refused_configure_changes_nothing():
     assert mat.zones.config.present_reads == 2
     sent = mat.command(wire.CONFIGURE, bytes([1]) + struct.pack("<BH", 42, 1))
     assert sent[0][1][1] == wire.BAD_KEY
+
+
+def test_configure_split_seats_reads_the_pads_split_and_refuses_a_seat_the_mat_lacks():
+    mat = Mat(seats=2, slots=3, touch=True)  # built with whole pads
+    whole = mat.controller.touch
+    assert mat.zones.config.split_seats == 0 and len(whole.electrodes) == 7
+    split = struct.pack("<BH", config.SPLIT_SEATS, 0b100)
+    sent = mat.command(wire.CONFIGURE, bytes([1]) + split)
+    assert sent[0][1][1] == wire.BAD_VALUE and b"past 2: the mat has 2 seats" in sent[0][1]
+    assert mat.controller.touch is whole and mat.zones.config.split_seats == 0
+    sent = mat.command(wire.CONFIGURE, bytes([1]) + struct.pack("<BH", config.SPLIT_SEATS, 64))
+    assert b"split_seats must be 0-63, not 64" in sent[0][1]
+    # Seat 2 split: its three slots take two electrodes each, seat 1 and the pad one.
+    sent = mat.command(wire.CONFIGURE, bytes([1]) + struct.pack("<BH", config.SPLIT_SEATS, 2))
+    assert sent == [(wire.RESULT, bytes([wire.CONFIGURE, wire.OK]))]
+    pads = mat.controller.touch
+    assert pads is not whole and len(pads.electrodes) == 10
+    assert (3, SIDE_NEAR) in pads.electrodes and (5, SIDE_FAR) in pads.electrodes
+    assert (0, SIDE_UNKNOWN) in pads.electrodes and (6, SIDE_UNKNOWN) in pads.electrodes
+    # The same value again builds nothing anew.
+    mat.command(wire.CONFIGURE, bytes([1]) + struct.pack("<BH", config.SPLIT_SEATS, 2))
+    assert mat.controller.touch is pads
 
 
 def test_an_unknown_command_gets_a_result_not_silence():

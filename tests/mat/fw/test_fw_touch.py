@@ -16,6 +16,7 @@ from firmware.touch import (
     TOUCHED,
     MuxedI2C,
     TouchPads,
+    split_seat_zones,
     split_zones_per_chip,
     zones_per_chip,
 )
@@ -400,3 +401,160 @@ def test_the_mux_selects_a_channel_only_when_another_was_selected_last():
         assert "channels 0-7" in str(error)
     else:
         raise AssertionError("channel 8?")
+
+
+def test_a_fully_split_mat_reads_seven_chips_through_the_switch_and_feels_the_side():
+    clock = VirtualClock()
+    table = SimTable(37)
+    split = split_seat_zones(6, 6, 0x3F)
+    pads, i2c = touch_pads(table, 37, clock, None, split)
+    assert len(pads.chips) == 7 and i2c.muxed
+    assert [c.address for c in pads.chips] == [0x5A, 0x5B, 0x5C, 0x5D, 0x5A, 0x5B, 0x5C]
+    assert isinstance(pads.chips[5].i2c, MuxedI2C) and pads.chips[5].i2c.channel == 1
+    pads.start(0)
+    # s6.4 (zone 33) lies on the sixth chip, behind channel 1: a hand from across the table
+    # reaches its far half first, the near half 8 ms later; the draw pad (36) stays whole.
+    table.touch(33, True, 100, SIDE_FAR, 8)
+    table.touch(36, True, 100)
+    for ms in range(100, 130, 3):
+        _poll_at(pads, clock, ms)
+    events = pads.take_events_with_sides()
+    assert [(z, s, side) for z, s, _t, side in events] == [
+        (33, TOUCHED, SIDE_FAR),
+        (36, TOUCHED, SIDE_UNKNOWN),
+        (33, TOUCHED, SIDE_NEAR),
+    ]
+    far_ms, near_ms = events[0][2], events[2][2]
+    # the chip's 4 ms filter and the 3 ms polls (each poll's reads take ~1 ms of the bus)
+    assert 103 <= far_ms <= 107 and 5 <= near_ms - far_ms <= 11
+    table.touch(33, False, 200)
+    for ms in range(200, 215, 3):
+        _poll_at(pads, clock, ms)
+    ((zone, state, released_ms, side),) = pads.take_events_with_sides()
+    assert (zone, state, side) == (33, RELEASED, SIDE_UNKNOWN) and 203 <= released_ms <= 207
+
+
+def test_a_finger_lifted_before_it_reached_the_other_half_never_touches_it():
+    table = SimTable(2)
+    table.touch(0, True, 100, SIDE_NEAR, 10)
+    table.touch(0, False, 105)
+    assert table.feels(0, SIDE_NEAR, 104) and not table.feels(0, SIDE_NEAR, 105)
+    assert not any(table.feels(0, SIDE_FAR, ms) for ms in (100, 105, 110, 200))
+    assert table.touched[0] is False
+
+
+def test_two_fingers_on_one_pad_keep_it_touched_until_both_leave():
+    table = SimTable(2)
+    table.touch(1, True, 100, SIDE_FAR, 5)  # the attacker's finger
+    table.touch(1, True, 150, SIDE_NEAR, 5)  # the defender's, while the first is still there
+    table.touch(1, False, 250)  # the attacker's leaves
+    assert table.feels(1, SIDE_NEAR, 260) and table.feels(1, SIDE_FAR, 260)
+    table.touch(1, False, 300)
+    assert not table.feels(1, None, 300)
+
+
+def test_split_seats_name_the_zones_of_those_seats_and_only_seats_the_mat_has():
+    assert split_seat_zones(2, 3, 0) == set()
+    assert split_seat_zones(2, 3, 0b10) == {3, 4, 5}
+    assert split_seat_zones(6, 6, 0x3F) == set(range(36))
+    try:
+        split_seat_zones(2, 3, 0b100)
+    except ValueError as error:
+        assert "past 2: the mat has 2 seats" in str(error)
+    else:
+        raise AssertionError("seat 3 split on a mat of two seats?")
+
+
+# -- touch extension v2: sides on the wire (firmware/vectors/touch-v2.json) -------------------
+
+
+def _touch_sides_frames(sent):
+    out = []
+    for msg_type, payload in sent:
+        if msg_type == wire.TOUCH_SIDES:
+            boot_id, seq, count = struct.unpack("<IHB", payload[:7])
+            events = [struct.unpack("<BBBI", payload[7 + 7 * i : 14 + 7 * i]) for i in range(count)]
+            out.append((boot_id, seq, events))
+    return out
+
+
+def test_touch_v2_messages_match_their_golden_bytes():
+    checked = 0
+    for message in vectors("touch-v2.json")["messages"]:
+        fields = message["fields"]
+        if message["kind"] == "capabilities":
+            frame = wire.encode_capabilities(
+                fields["extensions"],
+                fields["touch_zones"],
+                fields["sample_ms"],
+                fields["debounce"],
+                fields["split_zones"],
+            )
+        elif message["kind"] == "touch_sides":
+            events = [tuple(e) for e in fields["events"]]
+            frame = wire.encode_touch_sides(fields["boot_id"], fields["seq"], events)
+        elif message["kind"] == "hello_request":
+            found = frames(bytes.fromhex(message["frame_hex"]))
+            got = wire.decode_hello_request(found[0][1])
+            assert got == (fields["version"], fields["extensions"]), message["name"]
+            checked += 1
+            continue
+        else:
+            continue
+        assert frame.hex() == message["frame_hex"], message["name"]
+        checked += 1
+    assert checked == 7
+    for stream in vectors("touch-v2.json")["streams"]:
+        got = [[t, bytes(p).hex()] for t, p in frames(bytes.fromhex(stream["stream_hex"]))]
+        assert got == stream["frames"], stream["name"]
+
+
+def test_a_host_that_asks_for_sides_gets_v2_capabilities_and_the_side_of_each_touch():
+    mat = Mat(seats=2, slots=3, touch=True, split_seats=0b10)  # seat 2's pads are split
+    _boot(mat)
+    sides = wire.EXT_TOUCH | wire.EXT_TOUCH_SIDES
+    sent = mat.command(wire.HELLO_REQUEST, bytes([1, sides]))
+    assert [t for t, _ in sent] == [wire.HELLO, wire.CAPABILITIES, wire.SNAPSHOT]
+    # touch v2, 7 zones, and the bitmap: zones 3-5 (seat 2) split
+    assert list(sent[1][1]) == [sides, 2, 7, 1, 2, 0b111000]
+    # Seat 1's hand on seat 2's slot 1 (zone 3), from across the table: the far half first.
+    mat.table.touch(3, True, mat.clock.now_ms(), SIDE_FAR, 10)
+    mat.run(40)
+    mat.controller.service()
+    sides_frames = _touch_sides_frames(mat.take_sent())
+    assert [seq for _b, seq, _e in sides_frames] == list(range(1, len(sides_frames) + 1))
+    events = [e for _b, _s, es in sides_frames for e in es]
+    assert [(z, s, side) for z, s, side, _t in events] == [(3, 1, SIDE_FAR), (3, 1, SIDE_NEAR)]
+    assert 6 <= events[1][3] - events[0][3] <= 14
+    # A whole pad (seat 1) says no side.
+    mat.table.touch(1, True, mat.clock.now_ms())
+    mat.run(30)
+    mat.controller.service()
+    events = [e for _b, _s, es in _touch_sides_frames(mat.take_sent()) for e in es]
+    assert [(z, s, side) for z, s, side, _t in events] == [(1, 1, SIDE_UNKNOWN)]
+
+
+def test_a_host_that_asks_for_touch_alone_gets_touch_v1_from_a_split_mat():
+    mat = Mat(seats=2, slots=3, touch=True, split_seats=0b10)
+    _boot(mat)
+    sent = mat.command(wire.HELLO_REQUEST, bytes([1, wire.EXT_TOUCH]))
+    assert list(sent[1][1]) == [wire.EXT_TOUCH, 1, 7, 1, 2]  # five bytes, version 1
+    mat.table.touch(3, True, mat.clock.now_ms(), SIDE_FAR, 10)
+    mat.run(40)
+    mat.controller.service()
+    sent = mat.take_sent()
+    assert _touch_sides_frames(sent) == []
+    # one zone change, no side: the second half is no news to a host without sides
+    assert [e[:2] for _, _, es in _touch_frames(sent) for e in es] == [(3, 1)]
+
+
+def test_split_seats_changed_by_configure_are_announced_to_a_host_that_asked_for_extensions():
+    mat = Mat(seats=2, slots=3, touch=True)
+    _boot(mat)
+    mat.command(wire.HELLO_REQUEST, bytes([1, wire.EXT_TOUCH | wire.EXT_TOUCH_SIDES]))
+    sent = mat.command(wire.CONFIGURE, bytes([1]) + struct.pack("<BH", 10, 0b01))
+    assert [t for t, _ in sent] == [wire.RESULT, wire.CAPABILITIES]
+    assert list(sent[1][1])[5:] == [0b000111]  # seat 1's zones 0-2 now split
+    mat.command(wire.HELLO_REQUEST, bytes([1]))  # a v1 host: no CAPABILITIES after CONFIGURE
+    sent = mat.command(wire.CONFIGURE, bytes([1]) + struct.pack("<BH", 10, 0))
+    assert [t for t, _ in sent] == [wire.RESULT]

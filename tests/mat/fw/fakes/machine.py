@@ -47,6 +47,9 @@ class I2C:
     def writeto_mem(self, address, register, data):
         raise OSError(19, "ENODEV")
 
+    def writeto(self, address, data):
+        raise OSError(19, "ENODEV")
+
 
 class ADC:
     def __init__(self, pin):
