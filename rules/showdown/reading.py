@@ -46,6 +46,11 @@ def _sides_said(touches: Sequence[RaceTouch]) -> str:
     return ""
 
 
+# How long a turned bullet waits for its own touch to arrive before the race is decided
+# without it: the touch is an event and the turn a snapshot, and either may come first.
+TOUCH_LAG_S = 0.25
+
+
 @dataclass(slots=True)
 class _Race:
     """What the reader saw on the defender's bullets since the attack began."""
@@ -54,6 +59,8 @@ class _Race:
     moves: dict[int, int] = field(default_factory=dict)  # slot -> first lift or turn (ms of now)
     seen_at: float | None = None  # `now` of the first touch or move
     decided: bool = False
+    # The defender's bullet turned before its own touch reached us: (slot, `now` of the turn).
+    turned: tuple[int, float] | None = None
 
 
 @dataclass(slots=True)
@@ -126,10 +133,13 @@ class ShowdownReader:
         if phase is Phase.RACE:
             if name != state.defender:
                 return [self._alert(f"touch.s{seat + 1}.{slot}", _drawn(state), seat, slot)]
-            if not self._race.decided:
-                self._race.touches.append(RaceTouch(slot, at_ms, touch_side))
-                if self._race.seen_at is None:
-                    self._race.seen_at = now
+            race = self._race
+            if not race.decided:
+                race.touches.append(RaceTouch(slot, at_ms, touch_side))
+                if race.seen_at is None:
+                    race.seen_at = now
+                if race.turned is not None and race.turned[0] == slot:
+                    return self._turned(state, slot, now)  # the touch the turn waited for
             return []
         if side is not None and previous is not None and 0 <= at_ms - previous < SECOND_HAND_MS:
             return []  # the other half of a split pad: the same finger spreading over it
@@ -208,6 +218,14 @@ class ShowdownReader:
         if (
             state.phase is Phase.RACE
             and not race.decided
+            and race.turned is not None
+            and now - race.turned[1] >= TOUCH_LAG_S
+        ):
+            # The turned bullet's own touch never came: decided on the touches there are.
+            return self._turned(state, race.turned[0], now) + self.evaluate(state, now)
+        if (
+            state.phase is Phase.RACE
+            and not race.decided
             and race.seen_at is not None
             and now - race.seen_at >= settle
         ):
@@ -247,6 +265,17 @@ class ShowdownReader:
         if not view.face_up or view.code is None:
             return []  # lifted: the attacker's grab, or the defender's turn under way
         # The defender turned this bullet: it was their choice.
+        if race.touches and all(touch.slot != slot for touch in race.touches):
+            # A finger touches before it turns, but the turn (a snapshot) can reach us before
+            # the touch (an event): the race waits a moment for it (`tick` decides without).
+            race.turned = (slot, now)
+            return []
+        return self._turned(state, slot, now)
+
+    def _turned(self, state: GameState, slot: int, now: float) -> list[Action]:
+        """Decides the race now that the defender turned `slot`."""
+        race = self._race
+        race.turned = None
         if race.touches:
             attacker_ms, defender_ms = credit_race(race.touches, slot)
             how = "touch pads" + _sides_said(race.touches)

@@ -336,3 +336,32 @@ def test_a_card_the_mat_never_saw_lifted_is_asked_for_again_in_words() -> None:
     table.advance(1.5)
     assert table.state.hands["Bo"].loaded
     assert "slot.s2.6" not in table.alerts
+
+
+def test_a_turn_that_arrives_before_its_own_touch_waits_a_moment_for_it() -> None:
+    """The turn is a snapshot and the touch an event: the defender's turn can reach the table
+    before the touch the finger made first. Decided at once, the defender had no time and the
+    attacker always won. "If it is unclear which player was fastest to the defender's cards,
+    then the defender is considered to have been fast enough."""
+    table = ready(TouchTable())
+    _draw(table)
+    table.touch(1, 4)  # Ana's hand
+    table.advance(0.030)
+    table.flip(1, 3)  # Bo's turn reaches the table first ...
+    assert not [c for c in table.applied if c["cmd"] == "race"]
+    table.touch(1, 3)  # ... then his touch, made 30 ms after Ana's: too close to call
+    race = next(c for c in table.applied if c["cmd"] == "race")
+    assert race["winner"] == "defender" and race["defender_ms"] - race["attacker_ms"] == 30
+
+
+def test_a_turn_whose_touch_never_comes_is_decided_on_the_touches_there_are() -> None:
+    table = ready(TouchTable())
+    _draw(table)
+    table.touch(1, 4)
+    table.advance(0.030)
+    table.flip(1, 3)
+    table.advance(0.1)
+    assert not [c for c in table.applied if c["cmd"] == "race"]
+    table.advance(0.2)
+    race = next(c for c in table.applied if c["cmd"] == "race")
+    assert race["winner"] == "attacker" and "defender_ms" not in race
