@@ -189,6 +189,9 @@ EXAMPLES: dict[str, Example] = {
         expect="calibrated from",
         why="its default camera (usb:0) is not here: the simulated camera's empty tray",
     ),
+    "tabletop dice enrol --labels FILE.csv --out DIR": Example(
+        usage=True, why="a usage form; tests/vision/test_dice_enrol.py enrols real photos"
+    ),
     # Names in the prose.
     "tabletop": Example(name=True),
     ".venv/bin/tabletop": Example(name=True),
