@@ -201,6 +201,10 @@ const TableView = (() => {
     const node = document.getElementById("connection");
     let text = "Table online", online = true;
     if (!streamUp) { text = "Console unreachable — reconnecting…"; online = false; }
+    else if (!snapshot.broker && snapshot.refused && /speaks TLS/.test(snapshot.refused)) {
+      text = `Table offline: the console's broker URL is wrong: ${snapshot.refused}`;
+      online = false;
+    }
     else if (!snapshot.broker && snapshot.refused) {
       text = `Table offline: the broker refused the console's login (${snapshot.refused}); ` +
              "the room view needs a broker user with the role viewer";
