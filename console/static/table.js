@@ -67,7 +67,7 @@ const TableView = (() => {
       const title = el("h3", {}, el("span", { text: player.name }),
                        el("span", { class: "who", text: [player.descriptor, player.archetype]
                                                           .filter(Boolean).join(" ") }));
-      container.append(el("article", { class: "seat", "data-seat": seat },
+      container.append(el("article", { class: "seat", "data-seat": seat, "data-name": player.name },
                           title, el("p", { class: "facts", text: facts.join(" · ") }),
                           leds(snapshot.leds, seat), slots));
     });
@@ -100,7 +100,7 @@ const TableView = (() => {
 
   function seatBox(seat, name, who, ...parts) {
     const title = el("h3", {}, el("span", { text: name }), who ? el("span", { class: "who", text: who }) : null);
-    return el("article", { class: "seat", "data-seat": seat }, title, ...parts);
+    return el("article", { class: "seat", "data-seat": seat, "data-name": name }, title, ...parts);
   }
 
   // OS-SIX: each character's Luck and Strain, the last roll, and the duel when one is on.
@@ -153,7 +153,7 @@ const TableView = (() => {
     const round = state.round;
     const scene = el("article", { class: "seat scene" },
                      el("h3", { text: round ? `The roll: ${round.kind}` + (round.task ? `, ${round.task}` : "")
-                                            : "No roll on the table" }),
+                                            : state.last_result ? "The last roll (ended)" : "No roll on the table" }),
                      el("p", { class: "facts", text: `Game master's Vigor ${state.gm_vigor ?? 0}` }));
     for (const pool of (round && round.pools) || []) {
       const notes = [`${pool.sixes} ${pool.sixes === 1 ? "six" : "sixes"}`];
@@ -164,6 +164,19 @@ const TableView = (() => {
                         : el("span", { text: `${pool.dice} dice to throw` }),
                       el("span", { class: "facts", text: ` ${pool.values && pool.values.length ? notes.join(", ") : ""}` })));
     }
+    const result = state.last_result;
+    if (!round && result) {
+      // the roll that ended last: its sixes per pool and who made it (the values are gone)
+      for (const [who, sixes] of Object.entries(result.sixes || {})) {
+        const outcome = (result.winners || []).includes(who) ? "succeeded"
+          : (result.failed || []).includes(who) ? "failed" : "";
+        const extra = (result.extraordinary || []).includes(who) ? ", extraordinary" : "";
+        scene.append(el("p", { class: "pool last", "data-who": who },
+          el("span", { class: "pool-who", text: `${who}: ` }),
+          el("span", { text: `${sixes} ${sixes === 1 ? "six" : "sixes"}` +
+                             (outcome ? `, ${outcome}` : "") + extra })));
+      }
+    }
     const contest = state.contest;
     if (contest) {
       const wins = Object.entries(contest.wins || {}).map(([who, n]) => `${who} ${n}`).join(", ");
@@ -173,17 +186,31 @@ const TableView = (() => {
     container.append(scene);
   }
 
+  // A signed modifier as people write it: +1, −2, 0.
+  function signed(value) {
+    const n = Number(value || 0);
+    return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0";
+  }
+
+  // A Showdown bullet whose card is known (revealed, or the viewer's own face-down one): its
+  // title, then speed and accuracy, never the deck's id, which the title says in words.
+  function bulletCard(bullet) {
+    const down = bullet.state === "face_down";
+    const words = `${bullet.title || bullet.card}, speed ${signed(bullet.speed)}, accuracy ` +
+                  `${signed(bullet.accuracy)}` + (down ? " (face-down)" : "");
+    return el("div", { class: "card face bullet" + (down ? " known-down" : ""), role: "img",
+                       "data-card": bullet.card, "aria-label": words, title: words },
+              el("span", { class: "bullet-title", text: bullet.title || bullet.card }),
+              el("span", { class: "bullet-mods", text: `S ${signed(bullet.speed)} A ${signed(bullet.accuracy)}` }));
+  }
+
   // Six-Gun Showdown: each gunslinger's six bullets (backs until revealed), points, modifiers.
   function showdownSeats(snapshot, container) {
     const state = snapshot.state || {};
     (state.players || []).forEach((player, seat) => {
       const slots = el("ol", { class: "slots", "aria-label": `${player.name}'s bullets` });
       for (const bullet of player.bullets || []) {
-        const shown = bullet.state === "face_up" && bullet.card
-          ? el("div", { class: "card face bullet", role: "img", "data-card": bullet.card,
-                        "aria-label": `${bullet.title || bullet.card} (${bullet.card})` },
-               el("span", { class: "bullet-title", text: bullet.title || bullet.card }))
-          : card(bullet);
+        const shown = bullet.card ? bulletCard(bullet) : card(bullet);
         slots.append(el("li", { class: "slot", "data-slot": bullet.slot,
                                 "aria-label": `slot ${bullet.slot}` }, shown));
       }
@@ -293,7 +320,7 @@ const TableView = (() => {
   // login by itself rather than reconnecting for ever.
   let picturePath = "/dice.jpg";
 
-  function follow(path, target, sessionPath) {
+  function follow(path, target, sessionPath, endedPath) {
     picturePath = path.replace(/events$/, "dice.jpg");
     let last = { broker: false, online: false };
     let source = null;
@@ -312,7 +339,7 @@ const TableView = (() => {
         const current = source;
         if (sessionPath && await loggedOut(sessionPath)) {
           current.close();
-          sessionEnded();
+          sessionEnded(endedPath);
           return;
         }
         if (current.readyState === EventSource.CLOSED) setTimeout(open, 1000);
@@ -333,8 +360,8 @@ const TableView = (() => {
     }
   }
 
-  function sessionEnded() {
-    window.location.replace("/gm?ended=1");
+  function sessionEnded(endedPath) {
+    window.location.replace(endedPath || "/gm?ended=1");
   }
 
   return { follow, render, el, sessionEnded };
