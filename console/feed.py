@@ -265,6 +265,8 @@ class TableFeed:
             return
         if self.audience is ROOM:
             body = hide_face_down(body)
+        if key == "dice":  # when it was read, so the pages tell a fresh throw from an old one
+            self.parts["dice_at"] = time.time()
         if key == "events":
             events = [
                 {"number": event.get("number"), "text": event.get("text")}

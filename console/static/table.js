@@ -41,12 +41,47 @@ const TableView = (() => {
               el("span", { class: "suit", text: suit[0] }));
   }
 
+  // A text of the game's words with every card code ("8S", "TD", "QH") drawn as a small card
+  // ("8 ♠"), as the seats draw them: one way of writing a card on the whole page.
+  const CARD_CODE = /\b(10|[2-9TJQKA])([SHDC])\b/g;
+  function withCards(text, game) {
+    const node = el("span", {});
+    if (game !== "sixshooter") { node.textContent = text; return node; }
+    let at = 0;
+    for (const match of String(text).matchAll(CARD_CODE)) {
+      node.append(document.createTextNode(text.slice(at, match.index)));
+      const rank = match[1] === "T" ? "10" : match[1];
+      const suit = SUITS[match[2]];
+      node.append(el("span", { class: "inline-card" + (suit[2] ? " red" : ""), "data-card": match[0],
+                               "aria-label": `${RANKS[match[1]] || rank} of ${suit[1]}` },
+                     el("span", { "aria-hidden": "true", text: `${rank}${suit[0]}` })));
+      at = match.index + match[0].length;
+    }
+    node.append(document.createTextNode(String(text).slice(at)));
+    return node;
+  }
+
+  // Marks the seats the game waits for: a visible "to act" tag and a border, not colour alone.
+  function markTurn(who) {
+    const waiting = new Set(who || []);
+    for (const box of document.querySelectorAll("#seats .seat[data-name]")) {
+      const turn = waiting.has(box.dataset.name);
+      box.classList.toggle("turn", turn);
+      let tag = box.querySelector(".turn-tag");
+      if (turn && !tag) {
+        tag = el("span", { class: "turn-tag", text: "▶ to act" });
+        box.querySelector("h3").prepend(tag);
+      } else if (!turn && tag) tag.remove();
+    }
+  }
+
   function leds(frame, seat) {
     if (!frame || !Array.isArray(frame.seats) || !Array.isArray(frame.seats[seat])) return null;
     const lights = frame.seats[seat];
     const lit = lights.filter((state) => state !== "off").length;
     const box = el("div", { class: "leds", role: "img",
-                            "aria-label": `${frame.meaning || "LEDs"}: ${lit} of ${lights.length} lit` });
+                            "aria-label": `${frame.meaning || "LEDs"}: ${lit} of ${lights.length} lit` },
+                   el("span", { class: "leds-label", text: `LEDs (${frame.meaning || "lit"})` }));
     for (const state of lights) box.append(el("span", { class: `led ${state}` }));
     return box;
   }
@@ -265,6 +300,31 @@ const TableView = (() => {
     return true;
   }
 
+  // How long ago the last throw was read: fresh (this moment's) or stale (an old roll), in
+  // words and in style, counted from the server's clock so a page's own clock does not matter.
+  const FRESH_SECONDS = 20;
+  let diceClock = null;
+  function diceAge(snapshot) {
+    const line = document.getElementById("dice");
+    const age = line.querySelector(".dice-age");
+    if (!age || snapshot.dice_at === undefined || snapshot.dice_at === null) {
+      line.classList.remove("stale", "fresh");
+      return;
+    }
+    const shownAt = Date.now();
+    const seconds = () => Math.max(0, snapshot.sent - snapshot.dice_at + (Date.now() - shownAt) / 1000);
+    const paint = () => {
+      const s = seconds();
+      const fresh = s < FRESH_SECONDS;
+      line.classList.toggle("fresh", fresh);
+      line.classList.toggle("stale", !fresh);
+      age.textContent = fresh ? " — just now" : ` — an old throw, ${s < 120 ? Math.round(s) + " s" : Math.round(s / 60) + " min"} ago`;
+    };
+    paint();
+    if (diceClock) clearInterval(diceClock);
+    diceClock = setInterval(paint, 5000);
+  }
+
   function render(snapshot) {
     document.getElementById("table-name").textContent = snapshot.table || "";
     const prompt = snapshot.prompt;
@@ -278,12 +338,14 @@ const TableView = (() => {
       seats.replaceChildren();
       (RENDERERS[game] || (snapshot.state && snapshot.state.players ? slotSeats : generic))(snapshot, seats);
     }
+    if (changed("turn", prompt && prompt.who) || seatsChanged) markTurn(prompt && prompt.who);
     if (changed("alerts", alert) || seatsChanged) {
       const alertList = document.getElementById("alerts");
       alertList.replaceChildren();
-      for (const item of alert.alerts || []) alertList.append(el("li", { class: "alert", text: item.message }));
+      for (const item of alert.alerts || [])
+        alertList.append(el("li", { class: "alert" }, withCards(item.message, game)));
       for (const item of alert.instructions || [])
-        alertList.append(el("li", { class: "instruction", text: item }));
+        alertList.append(el("li", { class: "instruction" }, withCards(item, game)));
       document.getElementById("alerts-box").hidden = alertList.children.length === 0;
       markAlerts(alert.alerts || []);
     }
@@ -301,16 +363,21 @@ const TableView = (() => {
           ? `dice read ${(snapshot.dice.values || []).join(", ")}` : "see the values beside it");
       }
     }
-    if (!changed("below", snapshot.dice, snapshot.events)) return;
+    if (!changed("below", game, snapshot.dice, snapshot.events)) return;
     const dice = snapshot.dice;
     const diceLine = document.getElementById("dice");
     if (!dice) diceLine.textContent = "No dice thrown yet.";
     else if (dice.event === "rolled") diceLine.replaceChildren(el("span", { text: "Rolled: " }),
-                                                               diceFaces(dice.values || [], false));
-    else diceLine.textContent = `Dice: ${dice.event}` + (dice.reason ? ` (${dice.reason})` : "");
+                                                               diceFaces(dice.values || [], false),
+                                                               el("span", { class: "dice-age" }));
+    else diceLine.replaceChildren(el("span", { text: `Dice: ${dice.event}` + (dice.reason ? ` (${dice.reason})` : "") }),
+                                  el("span", { class: "dice-age" }));
+    diceAge(snapshot);
     const events = document.getElementById("events");
     events.replaceChildren(...(snapshot.events || []).slice().reverse()
-      .map((event) => el("li", { text: event.text, value: event.number })));
+      .map((event) => el("li", { value: event.number },
+                         el("span", { class: "event-number", text: `${event.number}.` }),
+                         withCards(event.text, game))));
   }
 
   // Follows a stream of snapshots; EventSource reconnects by itself, and a stream closed
