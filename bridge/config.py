@@ -4,8 +4,9 @@ Every error names the key and the problem (`mat.port: expected text, got 3`), so
 fix the file without reading code. `examples/table.toml` is the commented reference.
 
 The `[broker]` section also says who may use the broker (`[[broker.users]]`, each with a role
-of wire/roles.py) and how each of the two processes that read this one file logs in:
-`[broker.rules]` for `tabletop rules`, `[broker.bridge]` for `tabletop bridge` (docs/security.md).
+of wire/roles.py) and how each process that reads this one file logs in: `[broker.rules]` for
+`tabletop rules`, `[broker.bridge]` for `tabletop bridge`, `[broker.console]` for the room view
+of `tabletop console` (a user with the role viewer; docs/security.md).
 """
 
 from __future__ import annotations
@@ -61,9 +62,16 @@ class CameraConfig:
     dice_model: str | None = None
 
 
-Process = Literal["rules", "bridge"]
-# The role each process's user must have.
-PROCESS_ROLES: dict[str, Role] = {"rules": Role.DAEMON, "bridge": Role.BRIDGE}
+Process = Literal["rules", "bridge", "console"]
+# The role each process's user must have. The console's room view reads the public topics
+# only, so its user is a viewer: a game master's login there would be more than it needs.
+PROCESS_ROLES: dict[Process, Role] = {
+    "rules": Role.DAEMON,
+    "bridge": Role.BRIDGE,
+    "console": Role.VIEWER,
+}
+# Processes that a table with users cannot run without a login; a table may have no console.
+REQUIRED_LOGINS: tuple[Process, ...] = ("rules", "bridge")
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +125,7 @@ class BrokerConfig:
     users: tuple[User, ...] = ()
     rules: Login | None = None
     bridge: Login | None = None
+    console: Login | None = None  # the room view of `tabletop console`: a viewer
 
     @property
     def embedded(self) -> bool:
@@ -124,11 +133,12 @@ class BrokerConfig:
         return self.url is None or self.url.startswith("embedded://")
 
     def login(self, process: Process) -> Login | None:
-        """How `process` logs in: its own section, else [broker] username; None: the URL's."""
-        own = self.rules if process == "rules" else self.bridge
+        """How `process` logs in: its own section, else [broker] username (the rules daemon
+        and the bridge only: that shared login is not a viewer); None: the URL's."""
+        own = {"rules": self.rules, "bridge": self.bridge, "console": self.console}[process]
         if own is not None:
             return own
-        if self.username is not None:
+        if self.username is not None and process != "console":
             return Login("broker", self.username, self.password)
         return None
 
@@ -268,7 +278,7 @@ def parse_config(raw: dict[str, Any]) -> TableConfig:
     broker = _Section(
         raw.get("broker", {}),
         "broker",
-        ("url", "username", "password", "users", "rules", "bridge"),
+        ("url", "username", "password", "users", "rules", "bridge", "console"),
     )
     rules = _Section(raw.get("rules", {}), "rules", ("options", "grace_seconds"))
 
@@ -326,11 +336,12 @@ def _broker(section: _Section, url: str | None, table_id: str) -> BrokerConfig:
         users=users,
         rules=_login(section.raw.get("rules"), "broker.rules"),
         bridge=_login(section.raw.get("bridge"), "broker.bridge"),
+        console=_login(section.raw.get("console"), "broker.console"),
     )
     if config.password is not None and config.username is None:
         raise ConfigError("broker.password: a password needs broker.username too")
     for process, role in PROCESS_ROLES.items():
-        login = config.login("rules" if process == "rules" else "bridge")
+        login = config.login(process)
         key = f"broker.{process}" if login is None else f"{login.key}.username"
         user = next((user for user in users if login and user.name == login.username), None)
         if user is not None and user.role is not role:
@@ -342,6 +353,8 @@ def _broker(section: _Section, url: str | None, table_id: str) -> BrokerConfig:
             continue
         # The embedded broker refuses anonymous clients once it has users.
         if login is None:
+            if process not in REQUIRED_LOGINS:
+                continue  # said when that process starts (tabletop console)
             raise ConfigError(
                 f"{key}: missing; with [[broker.users]] the embedded broker refuses anonymous "
                 f"clients: give `tabletop {process}` a username and password_file"

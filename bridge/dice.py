@@ -159,7 +159,7 @@ def camera_throws(
                         throw = event.to_json()
                         if event.kind.value in PICTURED:
                             throw[PICTURE] = throw_picture(
-                                frame.image, event.reading, _caption(throw)
+                                frame.image, event.reading, throw_caption(throw)
                             )
                         yield throw
         log.warning("bridge: the camera %s has no more frames", source_url)
@@ -167,7 +167,7 @@ def camera_throws(
     return throws
 
 
-def _caption(throw: dict[str, Any]) -> str:
+def throw_caption(throw: dict[str, Any]) -> str:
     """The picture's caption: what the watcher announced, in a few words."""
     if throw.get("event") == "rolled":
         return "rolled " + " ".join(str(v) for v in throw.get("values", []))

@@ -12,6 +12,11 @@ Routes:
     GET  /gm/dice.jpg      the last throw's picture, for the game master's page
     GET  /gm/actions       the game's actions as form descriptions (logged in only)
     POST /gm/actions/VERB  a filled-in form (JSON object) -> the daemon's reply
+    POST /gm/seats         new codes for the seats' screens (logged in only)
+    GET  /seat/N           seat N's own screen, or the form asking for its code
+    POST /seat/N/join      a seat's code (form: code) -> the screen
+    GET  /seat/N/events    seat N's live stream (joined phones only)
+    GET  /seat/N/dice.jpg  the last throw's picture, for the seat's page
     GET  /static/...       the page's scripts and styles, all served from here (no CDN)
 """
 
@@ -39,6 +44,7 @@ from rules.errors import RulesError
 from .feed import TableFeed
 from .forms import FormError, forms_for
 from .guard import BodyTooLarge, Guard, ServedNames
+from .seats import JoinRefused, SeatScreens, seat_snapshot
 from .sessions import LoginRefused, Sessions
 
 STATIC = Path(__file__).parent / "static"
@@ -47,6 +53,8 @@ SESSION_ENDED = (
     "or it was logged out in another tab): log in again."
 )
 COOKIE = "tabletop_console_gm"
+SEAT_COOKIE = "tabletop_console_seat"  # one per seat: its path is /seat/N
+MAX_SEAT = 64
 
 
 def error(status: int, message: str, field: str | None = None) -> JSONResponse:
@@ -67,6 +75,68 @@ def build_app(
 ) -> Starlette:
     """The Starlette app over the room's feed and the game masters' sessions, serving the
     host names `served`; `secure`: served over TLS, so the cookie is sent over TLS only."""
+    screens = SeatScreens(sessions)
+
+    def seat_number(request: Request) -> int | None:
+        text = str(request.path_params["seat"])
+        if not text.isdigit() or not 1 <= int(text) <= MAX_SEAT:
+            return None
+        return int(text)
+
+    async def seat_page(request: Request) -> Response:
+        seat = seat_number(request)
+        if seat is None:
+            return error(404, f"no seat {request.path_params['seat']!r}: seats are 1, 2, 3 ...")
+        if screens.feed(seat, request.cookies.get(SEAT_COOKIE)) is None:
+            ended = "ended" in request.query_params
+            message = (
+                "This seat's screen ended: ask the game master for a new code." if ended else ""
+            )
+            return _join_page(seat, message)
+        return HTMLResponse(
+            (STATIC / "seat.html").read_text(encoding="utf-8").replace("__SEAT__", str(seat))
+        )
+
+    async def seat_join(request: Request) -> Response:
+        seat = seat_number(request)
+        if seat is None:
+            return error(404, f"no seat {request.path_params['seat']!r}: seats are 1, 2, 3 ...")
+        body = await request.body()
+        try:
+            form = parse_qs(body.decode("utf-8"), keep_blank_values=True, max_num_fields=4)
+        except (UnicodeDecodeError, ValueError):
+            return _join_page(seat, "Send the form as the page does.", status=400)
+        try:
+            token = screens.join(seat, form.get("code", [""])[0])
+        except JoinRefused as refused:
+            return _join_page(seat, str(refused), status=403)
+        response = RedirectResponse(f"/seat/{seat}", status_code=303)
+        response.set_cookie(
+            SEAT_COOKIE,
+            token,
+            max_age=max(1, int(sessions.lifetime)),
+            httponly=True,
+            secure=secure,
+            samesite="strict",
+            path=f"/seat/{seat}",
+        )
+        return response
+
+    async def seat_events(request: Request) -> Response:
+        seat = seat_number(request)
+        feed = None if seat is None else screens.feed(seat, request.cookies.get(SEAT_COOKIE))
+        if seat is None or feed is None:
+            return error(401, "join this seat with its code first")
+        return EventSourceResponse(
+            _seat_stream(room, feed, seat, request), ping=10, send_timeout=10
+        )
+
+    async def seat_session(request: Request) -> Response:
+        seat = seat_number(request)
+        feed = None if seat is None else screens.feed(seat, request.cookies.get(SEAT_COOKIE))
+        if feed is None:
+            return error(401, "this seat's screen ended")
+        return JSONResponse({"ok": True})
 
     async def room_page(request: Request) -> Response:
         return _page("room.html")
@@ -136,6 +206,27 @@ def build_app(
         stream = _stream(feed, request, on_end=lambda: sessions.touch(token))
         return EventSourceResponse(stream, ping=10, send_timeout=10)
 
+    async def gm_seats(request: Request, feed: TableFeed) -> Response:
+        token = str(request.cookies.get(COOKIE))
+        numbers = sorted(feed.seat_views)
+        if not numbers:
+            return error(
+                409,
+                "the rules daemon publishes no seat views for this table (it runs without "
+                "seats: tabletop rules --config names them), or no game has started",
+            )
+        codes = screens.issue(token, numbers)
+        seats = [
+            {
+                "seat": seat,
+                "name": feed.seat_views[seat].get("seat"),
+                "code": codes[seat],
+                "path": f"/seat/{seat}",
+            }
+            for seat in numbers
+        ]
+        return JSONResponse({"ok": True, "seats": seats})
+
     async def gm_session(request: Request, feed: TableFeed) -> Response:
         left = sessions.seconds_left(request.cookies.get(COOKIE))
         return JSONResponse({"ok": True, "seconds_left": round(left)})
@@ -190,6 +281,12 @@ def build_app(
             Route("/gm/session", logged_in(gm_session)),
             Route("/gm/actions", logged_in(gm_actions)),
             Route("/gm/actions/{verb}", logged_in(gm_act), methods=["POST"]),
+            Route("/gm/seats", logged_in(gm_seats), methods=["POST"]),
+            Route("/seat/{seat}", seat_page),
+            Route("/seat/{seat}/join", seat_join, methods=["POST"]),
+            Route("/seat/{seat}/events", seat_events),
+            Route("/seat/{seat}/session", seat_session),
+            Route("/seat/{seat}/dice.jpg", room_picture),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
         middleware=[Middleware(Guard, served=served)],
@@ -215,6 +312,31 @@ async def _stream(
         on_end()
 
 
+async def _seat_stream(
+    room: TableFeed, feed: TableFeed, seat: int, request: Request
+) -> AsyncIterator[dict[str, Any]]:
+    """A seat's server-sent events: the room's public picture with the seat's own view, anew
+    whenever either changes; the stream ends when the game master's login does."""
+    public, private = room.follow(), feed.follow()
+    last = ""
+    try:
+        yield {"retry": 1000, "data": "{}", "event": "hello"}
+        while True:
+            waits = [asyncio.ensure_future(q.queue.get()) for q in (public, private)]
+            done, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            for waiting in pending:
+                waiting.cancel()
+            if any(task.result() is None for task in done) or await request.is_disconnected():
+                return
+            data = seat_snapshot(room, feed, seat)
+            if data != last:
+                last = data
+                yield {"event": "snapshot", "data": data}
+    finally:
+        room.unfollow(public)
+        feed.unfollow(private)
+
+
 def _picture(feed: TableFeed) -> Response:
     """The last throw's annotated picture, or 404 in words before the first throw."""
     picture = feed.picture
@@ -233,6 +355,12 @@ def _login_page(message: str = "", status: int = 200, username: str = "") -> Res
     text = text.replace("<!--message-->", note if message else "")
     text = text.replace("__USERNAME__", html.escape(username, quote=True))
     return HTMLResponse(text, status_code=status)
+
+
+def _join_page(seat: int, message: str = "", status: int = 200) -> Response:
+    text = (STATIC / "join.html").read_text(encoding="utf-8").replace("__SEAT__", str(seat))
+    note = f'<p class="refusal" role="alert" id="join-error">{html.escape(message)}</p>'
+    return HTMLResponse(text.replace("<!--message-->", note if message else ""), status_code=status)
 
 
 async def _not_found(request: Request, exc: Exception) -> Response:

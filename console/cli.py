@@ -25,7 +25,10 @@ def register(subparsers: Any) -> None:
         "user with the role gm, shows the referee's view and takes the game's actions.",
     )
     parser.add_argument(
-        "--config", metavar="TABLE.toml", help="the table's file (table, broker, users)"
+        "--config",
+        metavar="TABLE.toml",
+        help="the table's file (table, broker, users; the room view logs in as "
+        "[broker.console], a viewer)",
     )
     parser.add_argument(
         "--broker",
@@ -89,6 +92,7 @@ def run_console(args: argparse.Namespace) -> int:
     table = args.table or os.environ.get(TABLE_ENV, DEFAULT_TABLE)
     game = args.game or games.DEFAULT_GAME
     broker = args.broker
+    config = None
     if args.config:
         try:
             config = load_config(args.config)
@@ -102,11 +106,20 @@ def run_console(args: argparse.Namespace) -> int:
         check_table_id(table)
         host, port = parse_bind(args.bind)
         url = client_url(broker)
+        if config is not None:  # the room view's own login: [broker.console], a viewer
+            url = config.broker.url_for("console", url)
         games.get(game, "--game")
-    except (TableIdError, ValueError, MqttError) as failed:
+    except (TableIdError, ValueError, MqttError, ConfigError) as failed:
         raise UserError(str(failed)) from failed
     except Exception as failed:  # the registry's RulesError for an unknown game
         raise UserError(str(failed)) from failed
+    if users and url.username is None:
+        raise UserError(
+            "the room view needs its own broker login, a user with the role viewer (a display "
+            "user): with [[broker.users]] the broker refuses anonymous clients. Add "
+            "[broker.console] username and password_file to the table's file, or give "
+            "--broker mqtt://display:PASSWORD@HOST (docs/console.md)"
+        )
     try:
         server = ConsoleServer(
             url,

@@ -42,6 +42,7 @@ class Audience:
     event: str
     commands: bool  # sends on game/command and reads game/reply
     alert: str  # the alerts: the public words, or the referee's (which may name cards)
+    seats: bool = False  # reads each seat's own view (seat/N/state), for the seats' screens
 
     def topics(self, topics: TableTopics) -> dict[str, str]:
         """Full topic -> snapshot key."""
@@ -62,7 +63,13 @@ ROOM = Audience(
     "room", "game/state", "game/prompt", "game/event", commands=False, alert="table/alert"
 )
 GAME_MASTER = Audience(
-    "gm", "referee/state", "referee/prompt", "referee/event", commands=True, alert="referee/alert"
+    "gm",
+    "referee/state",
+    "referee/prompt",
+    "referee/event",
+    commands=True,
+    alert="referee/alert",
+    seats=True,
 )
 
 
@@ -105,6 +112,9 @@ class TableFeed:
         self.keys = audience.topics(self.table)
         self.parts: dict[str, Any] = {"events": []}
         self.picture: bytes | None = None  # the last throw, a JPEG
+        # Each seat's own view (seat number -> view), outside the snapshot: only a seat's
+        # screen shows it (console/seats.py).
+        self.seat_views: dict[int, dict[str, Any]] = {}
         self.broker_connected = False
         self.broker_refusal: str | None = None  # why the broker refused this feed's login
         self.version = 0
@@ -117,6 +127,8 @@ class TableFeed:
         subscriptions = [(topic, 1) for topic in self.keys]
         if audience.commands:
             subscriptions.append((self.table.reply, 1))
+        if audience.seats:
+            subscriptions.append((f"{self.table.root}/seat/+/state", 1))
         self.link = MqttLink(
             url,
             client_id=f"tabletop-console-{audience.name}-{uuid.uuid4().hex[:12]}",
@@ -231,6 +243,8 @@ class TableFeed:
             return
         key = self.keys.get(message.topic)
         if key is None:
+            if self.audience.seats:
+                self._file_seat(message)
             return
         if key == "picture":
             self._file_picture(message.payload)
@@ -251,6 +265,8 @@ class TableFeed:
             return
         if self.audience is ROOM:
             body = hide_face_down(body)
+        if key == "dice":  # when it was read, so the pages tell a fresh throw from an old one
+            self.parts["dice_at"] = time.time()
         if key == "events":
             events = [
                 {"number": event.get("number"), "text": event.get("text")}
@@ -260,6 +276,24 @@ class TableFeed:
             self.parts["events"] = (self.parts["events"] + events)[-EVENTS_KEPT:]
         else:
             self.parts[key] = body
+        self._publish()
+
+    def _file_seat(self, message: Message) -> None:
+        """A seat's own view (`seat/N/state`), kept for that seat's screen."""
+        prefix, _, rest = message.topic.partition(f"{self.table.root}/seat/")
+        number, _, tail = rest.partition("/")
+        if prefix or tail != "state" or not number.isdigit() or not 1 <= int(number) <= 64:
+            return
+        if not message.payload:
+            self.seat_views.pop(int(number), None)
+        else:
+            try:
+                body = json.loads(message.payload)
+            except (ValueError, RecursionError):
+                return
+            if not isinstance(body, dict):
+                return
+            self.seat_views[int(number)] = body
         self._publish()
 
     def _file_picture(self, payload: bytes) -> None:

@@ -207,6 +207,10 @@ class MqttLink:
         self._connected = threading.Event()
         self._connections = 0
         self._refusal: str | None = None
+        # Plain MQTT sent to a TLS port: found by one probe after the first connection the
+        # broker dropped before answering (issue 33.7), said rather than waited out.
+        self._probed_tls = False
+        self._speaks_tls: str | None = None
         self._restored = False  # subscriptions and retained messages sent since connecting
         self._corked = False
         self._client: paho.Client | None = None
@@ -249,11 +253,26 @@ class MqttLink:
         client.connect_async(self.url.host, self.url.port, keepalive=self.keepalive)
         if self.threaded:
             client.loop_start()
-        if timeout is not None and not self.wait_connected(timeout):
+        if timeout is not None and not self._wait_first(timeout):
             why = f": the broker refused it ({self._refusal})" if self._refusal else ""
             raise NotConnected(
                 f"no connection to the MQTT broker at {self.url} in {timeout:g} s{why}"
             )
+
+    def _wait_first(self, timeout: float) -> bool:
+        """Waits for the first connection; raises TlsRefused as soon as the port is found to
+        speak TLS to a plain mqtt:// URL (a set-up to fix, not a broker to wait for)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if self.wait_connected(max(0.0, min(left, 0.1))):
+                return True
+            if self._speaks_tls is not None:
+                raise TlsRefused(
+                    f"cannot connect to the MQTT broker at {self.url}: {self._speaks_tls}"
+                )
+            if left <= 0:
+                return False
 
     def wait_connected(self, timeout: float) -> bool:
         """Waits until the link is connected; False if it is not within `timeout` seconds.
@@ -476,6 +495,17 @@ class MqttLink:
             self._restored = False
         if was_connected:
             self._inbox.put(Disconnected(str(reason_code)))
+        elif not self.url.tls and not self._probed_tls:
+            # Dropped before the broker's answer: a TLS listener does that to a plain CONNECT.
+            self._probed_tls = True
+            if speaks_tls(self.url.host, self.url.port):
+                self._speaks_tls = (
+                    f"{self.url.host}:{self.url.port} speaks TLS, not plain MQTT: use "
+                    f"mqtts://{self.url.host}:{self.url.port} (with ?ca=CA.crt when the "
+                    "broker's certificate is not signed by a CA this machine trusts)"
+                )
+                self._refusal = self._speaks_tls
+                log.warning("the broker at %s: %s", self.url, self._speaks_tls)
 
     def _on_message(self, client: paho.Client, userdata: object, message: paho.MQTTMessage) -> None:
         self._inbox.put(Message(message.topic, bytes(message.payload), bool(message.retain)))
@@ -494,6 +524,22 @@ def tls_context(url: BrokerUrl) -> ssl.SSLContext:
         context.check_hostname = False
         context.verify_mode = ssl.CERT_NONE
     return context
+
+
+def speaks_tls(host: str, port: int, timeout: float = 2.0) -> bool:
+    """Whether `host:port` completes a TLS handshake (its certificate unchecked: this only
+    tells a TLS port from a plain one, to say which URL to use)."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    try:
+        with (
+            socket.create_connection((host, port), timeout=timeout) as sock,
+            context.wrap_socket(sock, server_hostname=host),
+        ):
+            return True
+    except (OSError, ssl.SSLError):
+        return False
 
 
 def tls_problem(url: BrokerUrl, context: ssl.SSLContext, timeout: float = 5.0) -> str | None:

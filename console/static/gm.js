@@ -93,6 +93,27 @@
     document.getElementById("actions").replaceChildren(...body.actions.map(form));
     document.body.dataset.game = body.game;
   }
+  // The seats' screens: a code per seat, shown here for the players to type on their phones.
+  const codesButton = document.getElementById("seat-codes-button");
+  codesButton.addEventListener("click", async () => {
+    const result = document.getElementById("seat-codes-result");
+    const list = document.getElementById("seat-codes");
+    try {
+      const response = await fetch("/gm/seats", { method: "POST" });
+      if (response.status === 401) { TableView.sessionEnded(); return; }
+      const body = await response.json();
+      if (!body.ok) { result.className = "result refusal"; result.textContent = body.error; return; }
+      result.className = "result accepted";
+      result.textContent = "Codes given: the old ones no longer open a seat.";
+      list.replaceChildren(...body.seats.map((seat) => el("li", { "data-seat": seat.seat },
+        el("span", { class: "code-seat", text: `Seat ${seat.seat}` + (seat.name ? ` (${seat.name})` : "") }),
+        el("code", { class: "code", text: seat.code, "aria-label": `code ${seat.code.split("").join(" ")}` }),
+        el("span", { class: "code-where", text: window.location.origin + seat.path }))));
+    } catch (failed) {
+      result.className = "result refusal";
+      result.textContent = "Not sent: the console is unreachable.";
+    }
+  });
   loadActions();
   // A different game on the table brings other actions.
   document.addEventListener("table-rendered", (event) => {

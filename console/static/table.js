@@ -41,12 +41,47 @@ const TableView = (() => {
               el("span", { class: "suit", text: suit[0] }));
   }
 
+  // A text of the game's words with every card code ("8S", "TD", "QH") drawn as a small card
+  // ("8 ♠"), as the seats draw them: one way of writing a card on the whole page.
+  const CARD_CODE = /\b(10|[2-9TJQKA])([SHDC])\b/g;
+  function withCards(text, game) {
+    const node = el("span", {});
+    if (game !== "sixshooter") { node.textContent = text; return node; }
+    let at = 0;
+    for (const match of String(text).matchAll(CARD_CODE)) {
+      node.append(document.createTextNode(text.slice(at, match.index)));
+      const rank = match[1] === "T" ? "10" : match[1];
+      const suit = SUITS[match[2]];
+      node.append(el("span", { class: "inline-card" + (suit[2] ? " red" : ""), "data-card": match[0],
+                               "aria-label": `${RANKS[match[1]] || rank} of ${suit[1]}` },
+                     el("span", { "aria-hidden": "true", text: `${rank}${suit[0]}` })));
+      at = match.index + match[0].length;
+    }
+    node.append(document.createTextNode(String(text).slice(at)));
+    return node;
+  }
+
+  // Marks the seats the game waits for: a visible "to act" tag and a border, not colour alone.
+  function markTurn(who) {
+    const waiting = new Set(who || []);
+    for (const box of document.querySelectorAll("#seats .seat[data-name]")) {
+      const turn = waiting.has(box.dataset.name);
+      box.classList.toggle("turn", turn);
+      let tag = box.querySelector(".turn-tag");
+      if (turn && !tag) {
+        tag = el("span", { class: "turn-tag", text: "▶ to act" });
+        box.querySelector("h3").prepend(tag);
+      } else if (!turn && tag) tag.remove();
+    }
+  }
+
   function leds(frame, seat) {
     if (!frame || !Array.isArray(frame.seats) || !Array.isArray(frame.seats[seat])) return null;
     const lights = frame.seats[seat];
     const lit = lights.filter((state) => state !== "off").length;
     const box = el("div", { class: "leds", role: "img",
-                            "aria-label": `${frame.meaning || "LEDs"}: ${lit} of ${lights.length} lit` });
+                            "aria-label": `${frame.meaning || "LEDs"}: ${lit} of ${lights.length} lit` },
+                   el("span", { class: "leds-label", text: `LEDs (${frame.meaning || "lit"})` }));
     for (const state of lights) box.append(el("span", { class: `led ${state}` }));
     return box;
   }
@@ -67,7 +102,7 @@ const TableView = (() => {
       const title = el("h3", {}, el("span", { text: player.name }),
                        el("span", { class: "who", text: [player.descriptor, player.archetype]
                                                           .filter(Boolean).join(" ") }));
-      container.append(el("article", { class: "seat", "data-seat": seat },
+      container.append(el("article", { class: "seat", "data-seat": seat, "data-name": player.name },
                           title, el("p", { class: "facts", text: facts.join(" · ") }),
                           leds(snapshot.leds, seat), slots));
     });
@@ -100,7 +135,7 @@ const TableView = (() => {
 
   function seatBox(seat, name, who, ...parts) {
     const title = el("h3", {}, el("span", { text: name }), who ? el("span", { class: "who", text: who }) : null);
-    return el("article", { class: "seat", "data-seat": seat }, title, ...parts);
+    return el("article", { class: "seat", "data-seat": seat, "data-name": name }, title, ...parts);
   }
 
   // OS-SIX: each character's Luck and Strain, the last roll, and the duel when one is on.
@@ -151,14 +186,11 @@ const TableView = (() => {
                                el("p", { class: "facts", text: facts.join(" · ") })));
     });
     const round = state.round;
-    // Once a roll is resolved its pools stay in sight (the last result), said as the last roll.
-    const last = !round && state.last_result && (state.last_result.pools || []).length
-      ? state.last_result : null;
     const scene = el("article", { class: "seat scene" },
                      el("h3", { text: round ? `The roll: ${round.kind}` + (round.task ? `, ${round.task}` : "")
-                                            : last ? "The last roll (resolved)" : "No roll on the table" }),
+                                            : state.last_result ? "The last roll (ended)" : "No roll on the table" }),
                      el("p", { class: "facts", text: `Game master's Vigor ${state.gm_vigor ?? 0}` }));
-    for (const pool of (round && round.pools) || (last && last.pools) || []) {
+    for (const pool of (round && round.pools) || []) {
       const notes = [`${pool.sixes} ${pool.sixes === 1 ? "six" : "sixes"}`];
       if (pool.rerolled) notes.push("rerolled");
       if (pool.folded) notes.push("folded");
@@ -166,6 +198,22 @@ const TableView = (() => {
                       pool.values && pool.values.length ? diceFaces(pool.values, true)
                         : el("span", { text: `${pool.dice} dice to throw` }),
                       el("span", { class: "facts", text: ` ${pool.values && pool.values.length ? notes.join(", ") : ""}` })));
+    }
+    const result = state.last_result;
+    if (!round && result) {
+      // the roll that ended last: each pool's dice as thrown, its sixes and who made it
+      const pools = result.pools || [];
+      for (const [who, sixes] of Object.entries(result.sixes || {})) {
+        const outcome = (result.winners || []).includes(who) ? "succeeded"
+          : (result.failed || []).includes(who) ? "failed" : "";
+        const extra = (result.extraordinary || []).includes(who) ? ", extraordinary" : "";
+        const pool = pools.find((p) => p.who === who);
+        scene.append(el("p", { class: "pool last", "data-who": who },
+          el("span", { class: "pool-who", text: `${who}: ` }),
+          pool && pool.values && pool.values.length ? diceFaces(pool.values, true) : null,
+          el("span", { text: ` ${sixes} ${sixes === 1 ? "six" : "sixes"}` +
+                             (outcome ? `, ${outcome}` : "") + extra })));
+      }
     }
     const contest = state.contest;
     if (contest) {
@@ -176,17 +224,31 @@ const TableView = (() => {
     container.append(scene);
   }
 
+  // A signed modifier as people write it: +1, −2, 0.
+  function signed(value) {
+    const n = Number(value || 0);
+    return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0";
+  }
+
+  // A Showdown bullet whose card is known (revealed, or the viewer's own face-down one): its
+  // title, then speed and accuracy, never the deck's id, which the title says in words.
+  function bulletCard(bullet) {
+    const down = bullet.state === "face_down";
+    const words = `${bullet.title || bullet.card}, speed ${signed(bullet.speed)}, accuracy ` +
+                  `${signed(bullet.accuracy)}` + (down ? " (face-down)" : "");
+    return el("div", { class: "card face bullet" + (down ? " known-down" : ""), role: "img",
+                       "data-card": bullet.card, "aria-label": words, title: words },
+              el("span", { class: "bullet-title", text: bullet.title || bullet.card }),
+              el("span", { class: "bullet-mods", text: `S ${signed(bullet.speed)} A ${signed(bullet.accuracy)}` }));
+  }
+
   // Six-Gun Showdown: each gunslinger's six bullets (backs until revealed), points, modifiers.
   function showdownSeats(snapshot, container) {
     const state = snapshot.state || {};
     (state.players || []).forEach((player, seat) => {
       const slots = el("ol", { class: "slots", "aria-label": `${player.name}'s bullets` });
       for (const bullet of player.bullets || []) {
-        const shown = bullet.state === "face_up" && bullet.card
-          ? el("div", { class: "card face bullet", role: "img", "data-card": bullet.card,
-                        "aria-label": `${bullet.title || bullet.card} (${bullet.card})` },
-               el("span", { class: "bullet-title", text: bullet.title || bullet.card }))
-          : card(bullet);
+        const shown = bullet.card ? bulletCard(bullet) : card(bullet);
         slots.append(el("li", { class: "slot", "data-slot": bullet.slot,
                                 "aria-label": `slot ${bullet.slot}` }, shown));
       }
@@ -204,6 +266,10 @@ const TableView = (() => {
     const node = document.getElementById("connection");
     let text = "Table online", online = true;
     if (!streamUp) { text = "Console unreachable — reconnecting…"; online = false; }
+    else if (!snapshot.broker && snapshot.refused && /speaks TLS/.test(snapshot.refused)) {
+      text = `Table offline: the console's broker URL is wrong: ${snapshot.refused}`;
+      online = false;
+    }
     else if (!snapshot.broker && snapshot.refused) {
       text = `Table offline: the broker refused the console's login (${snapshot.refused}); ` +
              "the room view needs a broker user with the role viewer";
@@ -237,6 +303,31 @@ const TableView = (() => {
     return true;
   }
 
+  // How long ago the last throw was read: fresh (this moment's) or stale (an old roll), in
+  // words and in style, counted from the server's clock so a page's own clock does not matter.
+  const FRESH_SECONDS = 20;
+  let diceClock = null;
+  function diceAge(snapshot) {
+    const line = document.getElementById("dice");
+    const age = line.querySelector(".dice-age");
+    if (!age || snapshot.dice_at === undefined || snapshot.dice_at === null) {
+      line.classList.remove("stale", "fresh");
+      return;
+    }
+    const shownAt = Date.now();
+    const seconds = () => Math.max(0, snapshot.sent - snapshot.dice_at + (Date.now() - shownAt) / 1000);
+    const paint = () => {
+      const s = seconds();
+      const fresh = s < FRESH_SECONDS;
+      line.classList.toggle("fresh", fresh);
+      line.classList.toggle("stale", !fresh);
+      age.textContent = fresh ? " — just now" : ` — an old throw, ${s < 120 ? Math.round(s) + " s" : Math.round(s / 60) + " min"} ago`;
+    };
+    paint();
+    if (diceClock) clearInterval(diceClock);
+    diceClock = setInterval(paint, 5000);
+  }
+
   function render(snapshot) {
     document.getElementById("table-name").textContent = snapshot.table || "";
     const prompt = snapshot.prompt;
@@ -250,12 +341,14 @@ const TableView = (() => {
       seats.replaceChildren();
       (RENDERERS[game] || (snapshot.state && snapshot.state.players ? slotSeats : generic))(snapshot, seats);
     }
+    if (changed("turn", prompt && prompt.who) || seatsChanged) markTurn(prompt && prompt.who);
     if (changed("alerts", alert) || seatsChanged) {
       const alertList = document.getElementById("alerts");
       alertList.replaceChildren();
-      for (const item of alert.alerts || []) alertList.append(el("li", { class: "alert", text: item.message }));
+      for (const item of alert.alerts || [])
+        alertList.append(el("li", { class: "alert" }, withCards(item.message, game)));
       for (const item of alert.instructions || [])
-        alertList.append(el("li", { class: "instruction", text: item }));
+        alertList.append(el("li", { class: "instruction" }, withCards(item, game)));
       document.getElementById("alerts-box").hidden = alertList.children.length === 0;
       markAlerts(alert.alerts || []);
     }
@@ -273,16 +366,21 @@ const TableView = (() => {
           ? `dice read ${(snapshot.dice.values || []).join(", ")}` : "see the values beside it");
       }
     }
-    if (!changed("below", snapshot.dice, snapshot.events)) return;
+    if (!changed("below", game, snapshot.dice, snapshot.events)) return;
     const dice = snapshot.dice;
     const diceLine = document.getElementById("dice");
     if (!dice) diceLine.textContent = "No dice thrown yet.";
     else if (dice.event === "rolled") diceLine.replaceChildren(el("span", { text: "Rolled: " }),
-                                                               diceFaces(dice.values || [], false));
-    else diceLine.textContent = `Dice: ${dice.event}` + (dice.reason ? ` (${dice.reason})` : "");
+                                                               diceFaces(dice.values || [], false),
+                                                               el("span", { class: "dice-age" }));
+    else diceLine.replaceChildren(el("span", { text: `Dice: ${dice.event}` + (dice.reason ? ` (${dice.reason})` : "") }),
+                                  el("span", { class: "dice-age" }));
+    diceAge(snapshot);
     const events = document.getElementById("events");
     events.replaceChildren(...(snapshot.events || []).slice().reverse()
-      .map((event) => el("li", { text: event.text, value: event.number })));
+      .map((event) => el("li", { value: event.number },
+                         el("span", { class: "event-number", text: `${event.number}.` }),
+                         withCards(event.text, game))));
   }
 
   // Follows a stream of snapshots; EventSource reconnects by itself, and a stream closed
@@ -292,7 +390,7 @@ const TableView = (() => {
   // login by itself rather than reconnecting for ever.
   let picturePath = "/dice.jpg";
 
-  function follow(path, target, sessionPath) {
+  function follow(path, target, sessionPath, endedPath) {
     picturePath = path.replace(/events$/, "dice.jpg");
     let last = { broker: false, online: false };
     let source = null;
@@ -311,7 +409,7 @@ const TableView = (() => {
         const current = source;
         if (sessionPath && await loggedOut(sessionPath)) {
           current.close();
-          sessionEnded();
+          sessionEnded(endedPath);
           return;
         }
         if (current.readyState === EventSource.CLOSED) setTimeout(open, 1000);
@@ -332,8 +430,8 @@ const TableView = (() => {
     }
   }
 
-  function sessionEnded() {
-    window.location.replace("/gm?ended=1");
+  function sessionEnded(endedPath) {
+    window.location.replace(endedPath || "/gm?ended=1");
   }
 
   return { follow, render, el, sessionEnded };

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections import deque
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -40,6 +41,26 @@ STRANGER_ALERT_SECONDS: Final = 10.0
 _BRIDGE_ID = re.compile(r"^[0-9A-Za-z_-]{1,64}$")
 
 
+# A bridge numbers all its messages with one counter; between two messages of one topic it
+# sends a few others, and while the daemon was away perhaps thousands. A jump past this, plus
+# JUMP_PER_SECOND for each second since the topic's last message, is beyond reason (issue 33.7).
+SEQ_JUMP_ALLOWED: Final = 10_000
+JUMP_PER_SECOND: Final = 1_000
+# The taken sequence numbers remembered per topic, to tell a repeat from a message behind.
+RECENT_KEPT: Final = 64
+# New messages behind the last taken number, each newer than the one before, that show the
+# number was never the bridge's (a forged jump): the gate follows the bridge again.
+BEHIND_TO_RECOVER: Final = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Admission:
+    """What the gate does with one message: take it or not, and what the table is told."""
+
+    take: bool
+    alert: str | None = None
+
+
 @dataclass(slots=True)
 class BridgeGate:
     """Which bridge's table events the daemon takes: one bridge, each message newer than the last.
@@ -47,36 +68,94 @@ class BridgeGate:
     The first bridge heard is the table's; another is taken instead only when it has just
     started (its first message, `seq` 1) or the table's bridge said it went offline. Per
     topic a message must carry a higher `seq` than the last taken: a repeat (a QoS 1
-    redelivery, a replay of an old message) is dropped.
+    redelivery, a replay of an old message) is dropped quietly.
+
+    A forged `seq` must not mute the bridge: a jump beyond reason is refused with an alert,
+    and when new messages keep coming behind the last taken number (each newer than the one
+    before, none of them a repeat), that number was never the bridge's: the gate says so in
+    an alert and follows the bridge's own numbers again.
     """
 
     bridge: str | None = None
     last_seq: dict[str, int] = field(default_factory=dict)
+    last_at: dict[str, float] = field(default_factory=dict)
+    recent: dict[str, deque[int]] = field(default_factory=dict)
+    behind: dict[str, list[int]] = field(default_factory=dict)
 
-    def admit(self, topic: str, raw: dict[str, Any]) -> bool | str:
-        """True to take the message, False to drop it quietly (a repeat), or why it is refused."""
+    def admit(self, topic: str, raw: dict[str, Any], now: float = 0.0) -> Admission:
+        """Whether to take the message, and what the table should be told about it."""
         sender, seq = raw.get("bridge"), raw.get("seq")
         if not isinstance(sender, str) or not _BRIDGE_ID.match(sender):
-            return 'it names no bridge (a "bridge" id of 1-64 letters and digits)'
+            return Admission(False, 'it names no bridge (a "bridge" id of 1-64 letters and digits)')
         if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
-            return f'bridge {sender}: it has no sequence number ("seq" 1, 2, 3, ...)'
+            return Admission(
+                False, f'bridge {sender}: it has no sequence number ("seq" 1, 2, 3, ...)'
+            )
         if sender != self.bridge:
             if self.bridge is not None and seq != 1:
-                return (
+                return Admission(
+                    False,
                     f"it comes from bridge {sender}, but this table's bridge is {self.bridge}: "
-                    "is a second bridge running for this table?"
+                    "is a second bridge running for this table?",
                 )
+            self.offline()
             self.bridge = sender
-            self.last_seq.clear()
-        if seq <= self.last_seq.get(topic, 0):
-            return False
+        last = self.last_seq.get(topic)
+        recent = self.recent.setdefault(topic, deque(maxlen=RECENT_KEPT))
+        if last is not None and seq <= last:
+            if seq in recent or seq <= min(recent, default=0):
+                return Admission(False)  # a repeat, or older than anything remembered
+            return self._behind(topic, seq, last, now)
+        if last is not None:
+            allowed = SEQ_JUMP_ALLOWED + JUMP_PER_SECOND * max(0.0, now - self.last_at[topic])
+            if seq - last > allowed:
+                return Admission(
+                    False,
+                    f"bridge {sender}: {_relative(topic)} jumps from seq {last} to {seq}, beyond "
+                    "reason (a forged message?)",
+                )
+        self._take(topic, seq, now)
+        return Admission(True)
+
+    def _behind(self, topic: str, seq: int, last: int, now: float) -> Admission:
+        """A new message behind the last taken number: after a few in a row the number is
+        taken for a forgery and the bridge is followed again, said in an alert."""
+        run = self.behind.setdefault(topic, [])
+        if run and seq <= run[-1]:
+            run.clear()
+        run.append(seq)
+        where = _relative(topic)
+        if len(run) < BEHIND_TO_RECOVER:
+            return Admission(
+                False,
+                f"bridge {self.bridge}: {where} seq {seq} is behind {last}, a number it has not "
+                "reached (a forged message?)",
+            )
+        self._take(topic, seq, now)
+        return Admission(
+            True,
+            f"bridge {self.bridge}: {where} had been pushed to seq {last}, a number the bridge "
+            f"never sent (a forged message?); following the bridge's own numbers again from {seq}",
+        )
+
+    def _take(self, topic: str, seq: int, now: float) -> None:
         self.last_seq[topic] = seq
-        return True
+        self.last_at[topic] = now
+        self.recent.setdefault(topic, deque(maxlen=RECENT_KEPT)).append(seq)
+        self.behind.pop(topic, None)
 
     def offline(self) -> None:
         """The table's bridge stopped: the next bridge to speak becomes the table's."""
         self.bridge = None
         self.last_seq.clear()
+        self.last_at.clear()
+        self.recent.clear()
+        self.behind.clear()
+
+
+def _relative(topic: str) -> str:
+    """A table topic as people read it: `mat/event` rather than its full path."""
+    return "/".join(topic.split("/")[-2:])
 
 
 _SLOT_ZONE = re.compile(r"^s([1-9][0-9]?)\.([1-9][0-9]?)$")
@@ -147,16 +226,19 @@ class PhysicalTable:
             raw = read_json(payload)
             if not isinstance(raw, dict) or raw.get("v") != 1:
                 raise ValueError('expected a JSON object with "v": 1')
-            admitted = self.gate.admit(topic, raw)
-            if admitted is False:
-                return []
-            if isinstance(admitted, str):
-                return self._stranger(topic, admitted, now)
+            admitted = self.gate.admit(topic, raw, now)
+            if not admitted.take:
+                return [] if admitted.alert is None else self._stranger(topic, admitted.alert, now)
+            told: list[Action] = []
+            if admitted.alert is not None:  # the gate recovered from a forged number
+                self._stranger_seen = now
+                self._warnings.warning(f"gate {topic}", "%s", admitted.alert)
+                told.append(Alert(BRIDGE_ALERT, admitted.alert))
             if topic == self.topics.mat_snapshot:
-                return self._snapshot(raw, state, now)
+                return told + self._snapshot(raw, state, now)
             if topic == self.topics.mat_event:
-                return self._mat_event(raw, state, now)
-            return self._dice(raw, state, now)
+                return told + self._mat_event(raw, state, now)
+            return told + self._dice(raw, state, now)
         except (ValueError, KeyError, TypeError, RulesError) as error:  # PayloadError too
             self.dropped += 1
             self._warnings.warning(
@@ -346,9 +428,7 @@ def hidden_names(referee_view: Any, public_view: Any) -> frozenset[str]:
     A table alert is retained where the viewer role reads it (issue 33 finding 6): its
     words must not name what the public view hides, whatever a game's reader wrote."""
     return frozenset(
-        name
-        for name in _leaves(referee_view) - _leaves(public_view)
-        if _NAME.match(name)
+        name for name in _leaves(referee_view) - _leaves(public_view) if _NAME.match(name)
     )
 
 

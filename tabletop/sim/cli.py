@@ -49,6 +49,12 @@ def register(subparsers: Any) -> None:
         help="no live view: progress on stderr, a summary in words at the end",
     )
     parser.add_argument(
+        "--console",
+        action="store_true",
+        help="with --headless, serve the web console too while the games play (the live "
+        "view always serves it, and keeps it up after the last game until Ctrl-C)",
+    )
+    parser.add_argument(
         "--json",
         action="store_true",
         help="print the closing summary as one JSON object instead of words",
@@ -84,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
     table = SimulatedTable(
         game=args.game,
         speed=speed,
-        console=not args.headless,
+        console=args.console or not args.headless,
+        linger=not args.headless,
         seats=args.seats,
         games=args.games,
         seed=args.seed,

@@ -123,7 +123,9 @@ class RenderedDiceTray(DiceTray):
         return ThrowPlan(dice=len(thrown), values=tuple(thrown), keep_at=tuple(at))
 
     def events(self, stop: threading.Event) -> Iterator[dict[str, Any]]:
+        from bridge.dice import PICTURE, PICTURED, throw_caption
         from hardware.camera.sim import SimulatedCamera
+        from vision.annotate import throw_picture
         from vision.reader import DiceReader
         from vision.watch import ThrowWatcher
 
@@ -144,8 +146,14 @@ class RenderedDiceTray(DiceTray):
                     if self._awaited is not None:
                         self._awaited.arm(watcher)
                     for event in watcher.feed(frame.image, frame.timestamp):
-                        if event.kind.value in ("rolled", "cocked", "unreadable", "unclear"):
+                        if event.kind.value in PICTURED:
                             announced = event.to_json()
+                            # as the bridge's camera does: the annotated picture of the throw,
+                            # which the bridge publishes on dice/picture (the console's
+                            # /dice.jpg)
+                            announced[PICTURE] = throw_picture(
+                                frame.image, event.reading, throw_caption(announced)
+                            )
                             self.announce()
                             yield announced
                             if not answered:  # the bridge published what the camera saw

@@ -200,6 +200,7 @@ class SimulatedTable:
         game: str = DEFAULT_GAME,
         speed: float = 1.0,
         console: bool = False,
+        linger: bool = False,
         stall_after: float | None = None,
     ) -> None:
         if not speed > 0:
@@ -218,6 +219,11 @@ class SimulatedTable:
         )
         self.console = console  # serve the web console too (tabletop console), on a free port
         self.console_url: str | None = None
+        # With `linger` the table (and its web console) stays up after the last game until
+        # Ctrl-C or `stop_lingering` is set, so the people can still look at the final table.
+        self.linger = linger
+        self.lingering = threading.Event()  # set once the games are over and the table waits
+        self.stop_lingering = threading.Event()
         self.rules = registry.get(game)
         self.names = list(NAMES[:seats])
         self.games = games
@@ -343,6 +349,8 @@ class SimulatedTable:
             self._view.start()
         try:
             self._play(client, simulator, dice, leds)
+            if self.linger and console is not None:
+                self._linger(console.url)
         finally:
             if console is not None:
                 console.stop()
@@ -453,6 +461,27 @@ class SimulatedTable:
             settle = time.monotonic() + 3.0
             while leds.frame != final and time.monotonic() < settle:
                 client.pump(0.02)
+
+    def _linger(self, url: str) -> None:
+        """The games are over: says so, and keeps the table and its console up until Ctrl-C
+        (or `stop_lingering`), since a console that vanished with the last game would leave
+        the people nothing to look at."""
+        if self._view is not None:  # its header shows the console's address
+            self._view.notice = "the games are over; the web console stays up until Ctrl-C"
+            self._view.refresh()
+        else:
+            print(
+                f"the games are over; the web console stays up at {url} (game master: "
+                f"{url}gm) until Ctrl-C",
+                file=sys.stderr,
+                flush=True,
+            )
+        self.lingering.set()
+        try:
+            while not self.stop_lingering.wait(0.5):
+                pass
+        except KeyboardInterrupt:
+            pass  # Ctrl-C: put the table away and print the summary
 
     def _stalled(self, game: int, waited: float, seen: tuple[Any, Any, dict[str, Any]]) -> None:
         """Nothing moved at all: says so on stderr with the prompt and the state, and keeps it

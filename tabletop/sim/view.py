@@ -74,6 +74,7 @@ class LiveView:
     clock: Callable[[], float] = time.monotonic
     cards: bool = True  # whether the game lays cards (the legend explains slots only then)
     alert_history: list[str] = field(default_factory=list)
+    notice: str | None = None  # said in the prompt's place once the games are over
     _alerts: dict[str, dict[str, Any]] = field(default_factory=dict)
     _started: float | None = None
     _live: Live | None = None
@@ -105,6 +106,11 @@ class LiveView:
     def tick(self) -> None:
         """Draws the same frame again with the clocks moved on: a table where nothing moves
         still shows a running clock, and for how long nothing has moved."""
+        if self._live is not None:
+            self._live.update(self.render(), refresh=True)
+
+    def refresh(self) -> None:
+        """Draws the last frame again (after the notice changed)."""
         if self._live is not None:
             self._live.update(self.render(), refresh=True)
 
@@ -210,6 +216,11 @@ class LiveView:
         return Panel(Text("\n".join(events)), title="events (newest first)")
 
     def _prompt(self, frame: Frame | None) -> Panel:
+        if self.notice is not None:
+            return Panel(
+                Text(self.notice, style="bold", overflow="ellipsis", no_wrap=True),
+                title="the table",
+            )
         prompt = frame.prompt if frame is not None else None
         words = prompt.get("prompt") if isinstance(prompt, Mapping) else None
         who = prompt.get("who") if isinstance(prompt, Mapping) else None

@@ -41,8 +41,11 @@ def login(url: BrokerUrl, user: str) -> BrokerUrl:
 class Table:
     """A broker with users, a rules daemon, and the console, all on this process's threads."""
 
-    def __init__(self, workdir: Path, **console_options: Any) -> None:
+    def __init__(
+        self, workdir: Path, daemon_options: dict[str, Any] | None = None, **console_options: Any
+    ) -> None:
         self.workdir = workdir
+        self.daemon_options = daemon_options or {}  # seats=[...]: the daemon reads a mat
         self.broker = EmbeddedBroker("127.0.0.1", free_port(), USERS)
         self.url = BrokerUrl("mqtt", "127.0.0.1", self.broker.port)
         self.db = workdir / "games.sqlite3"
@@ -59,7 +62,7 @@ class Table:
         self.gm.start()
 
     def start_daemon(self) -> None:
-        self.daemon = DaemonThread(login(self.url, "rules"), TABLE, self.db)
+        self.daemon = DaemonThread(login(self.url, "rules"), TABLE, self.db, **self.daemon_options)
         self.daemon.start()
 
     def stop_daemon(self) -> None:
@@ -150,3 +153,11 @@ def gm_login(page: Page, base: str, user: str = "gm", password: str | None = Non
     page.get_by_label("User name").fill(user)
     page.get_by_label("Password").fill(PASSWORDS[user] if password is None else password)
     page.get_by_role("button", name="Log in").click()
+
+
+def shoot(page: Page, name: str, full_page: bool = False) -> None:
+    """Saves a screenshot for docs/console.md when $CONSOLE_SCREENSHOTS names a folder
+    (CONSOLE_SCREENSHOTS=docs/images .venv/bin/pytest tests/console); otherwise nothing."""
+    folder = os.environ.get("CONSOLE_SCREENSHOTS")
+    if folder:
+        page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=full_page)

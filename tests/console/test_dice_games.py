@@ -31,13 +31,14 @@ def test_steamfunkateers_shows_vigor_pools_and_the_sixes_that_count(
     assert table.send(check)["ok"]
     expect(page.locator(".scene h3")).to_contain_text("stop the stagecoach")
     assert table.send({"cmd": "roll", "values": [6, 6, 1, 2, 3]})["ok"]
-    # Bo bought an extra die, so no re-roll waits: the roll is resolved at once, and the room
-    # still sees its dice, as the last roll.
-    expect(page.locator(".scene h3")).to_contain_text("The last roll (resolved)")
-    pool = page.locator(".scene .pool").first
+    # a lone pool's roll ends the check at once: the scene keeps its result, marked as ended
+    expect(page.locator(".scene h3")).to_have_text("The last roll (ended)")
+    pool = page.locator('.scene .pool.last[data-who="Bo"]')
+    expect(pool).to_contain_text("2 sixes")
+    expect(pool.locator(".pool-who")).to_have_text("Bo: ")
+    # ... with its dice as thrown (the public view keeps the ended roll's pools)
     expect(pool.locator(".die")).to_have_count(5)
     expect(pool.locator(".die.six")).to_have_count(2)
-    expect(pool).to_contain_text("2 sixes")
 
 
 def test_ossix_shows_luck_strain_and_the_last_roll(table: Table, page: Page) -> None:

@@ -175,3 +175,68 @@ def test_a_roster_with_a_lone_surrogate_is_refused_before_it_is_sent(tmp_path: P
     roster.write_bytes(b'{"players": [{"name": "\xed\xa0\x80"}]}')
     with pytest.raises(RosterError, match="is not UTF-8 text"):
         load_roster(str(roster), ("players",))
+
+
+def test_the_room_view_logs_in_as_its_own_viewer(tmp_path: Path) -> None:
+    """Issue 33.7: [broker.console] is the room view's login, a user with the role viewer."""
+    console = '\n[broker.console]\nusername = "screen"\npassword = "screen-pw"\n'
+    config = parse_config(document(USERS.replace("RULES_SECRET", "x") + console))
+    url = config.broker.url_for("console", parse_broker_url("mqtt://127.0.0.1:1883"))
+    assert (url.username, url.password) == ("screen", "screen-pw")
+    # the shared [broker] username serves the rules daemon and the bridge, not the console
+    shared = parse_config(document('[broker]\nusername = "pi"\npassword = "pw"\n'))
+    assert shared.broker.login("console") is None
+    assert shared.broker.login("bridge") is not None
+
+
+def test_a_room_view_login_that_is_not_a_viewer_is_refused() -> None:
+    console = '\n[broker.console]\nusername = "gm"\npassword = "gm-pw"\n'
+    with pytest.raises(ConfigError, match="broker.console.username: user 'gm' has role gm"):
+        parse_config(document(USERS.replace("RULES_SECRET", "x") + console))
+    stranger = '\n[broker.console]\nusername = "nobody"\npassword = "pw"\n'
+    with pytest.raises(ConfigError, match="broker.console.username: 'nobody' is not one of"):
+        parse_config(document(USERS.replace("RULES_SECRET", "x") + stranger))
+
+
+def test_the_console_without_a_room_login_says_a_viewer_is_needed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 33.7: with users and no room login the console says so at once, rather than
+    showing a room view that stays offline with "Not authorized" for ever."""
+    from tabletop.cli import main
+
+    table = tmp_path / "table.toml"
+    table.write_text(
+        BASE + USERS.replace("RULES_SECRET", str(tmp_path / "rules.secret")), encoding="utf-8"
+    )
+    assert main(["console", "--config", str(table), "--bind", "127.0.0.1:0"]) != 0
+    err = capsys.readouterr().err
+    assert "the room view needs its own broker login, a user with the role viewer" in err
+    assert "[broker.console]" in err
+
+
+def test_the_console_logs_its_room_view_in_with_the_files_console_login(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import console.server
+    from console import ConsoleError
+    from tabletop.cli import main
+
+    seen: list[Any] = []
+
+    class Recorder:
+        def __init__(self, url: Any, table: str, **options: Any) -> None:
+            seen.append((url.username, url.password, table))
+
+        def start(self) -> None:
+            raise ConsoleError("recorded, not started")
+
+    monkeypatch.setattr(console.server, "ConsoleServer", Recorder)
+    table = tmp_path / "table.toml"
+    secret = tmp_path / "screen.secret"
+    secret.write_text("screen-pw\n", encoding="utf-8")
+    login = f'\n[broker.console]\nusername = "screen"\npassword_file = "{secret}"\n'
+    table.write_text(BASE + USERS.replace("RULES_SECRET", "x") + login, encoding="utf-8")
+    assert main(["console", "--config", str(table), "--bind", "127.0.0.1:0"]) != 0
+    assert seen == [("screen", "screen-pw", "kitchen")]
+    assert "recorded, not started" in capsys.readouterr().err

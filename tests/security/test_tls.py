@@ -126,3 +126,34 @@ def test_threaded_links_raise_the_same(tls_mosquitto: RoleMosquitto, tmp_path: P
     )
     with pytest.raises(TlsRefused, match="certificate verify failed"):
         link.start(timeout=None)
+
+
+@pytest.mark.parametrize("threaded", [True, False], ids=["threaded", "unthreaded"])
+def test_plain_mqtt_to_a_tls_port_is_said_as_such(
+    tls_mosquitto: RoleMosquitto, threaded: bool
+) -> None:
+    """Issue 33.7: mqtt:// sent to the TLS port says to use mqtts://, not "no connection"."""
+    gm = ACCOUNTS["gm"]
+    link = MqttLink(
+        parse_broker_url(f"mqtt://{gm.name}:{gm.password}@localhost:{tls_mosquitto.port}"),
+        "plain-to-tls",
+        threaded=threaded,
+    )
+    with pytest.raises(TlsRefused) as caught:
+        link.start(timeout=30)
+    link.stop()
+    assert f"localhost:{tls_mosquitto.port} speaks TLS, not plain MQTT: use mqtts://" in str(
+        caught.value
+    )
+    assert link.refusal is not None and "speaks TLS" in link.refusal
+
+
+def test_the_game_master_told_to_use_mqtts_on_a_tls_port(
+    tls_mosquitto: RoleMosquitto, capsys: pytest.CaptureFixture[str]
+) -> None:
+    address = f"mqtt://localhost:{tls_mosquitto.port}"
+    status = main(["gm", "state", "--table", "kitchen", "--broker", address])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert "speaks TLS, not plain MQTT: use mqtts://" in err
+    assert "is `tabletop rules` or a broker running?" not in err

@@ -93,3 +93,47 @@ def test_the_simulated_table_serves_its_web_console_while_it_plays() -> None:
     assert table.run().games_finished == 1
     assert table.console_url is not None and table.console_url.startswith("http://127.0.0.1:")
     assert pages and "<html" in pages[0].lower()
+
+
+@pytest.mark.slow  # the camera renders and reads every throw
+def test_the_live_table_keeps_its_console_after_the_last_game_and_serves_the_camera_picture() -> (
+    None
+):
+    """Issue 32, lifecycle: the console outlives the last game until Ctrl-C (here: the test's
+    `stop_lingering`), says so, and /dice.jpg serves the simulated camera's annotated picture."""
+    import threading
+    import urllib.request
+
+    games.register(HIGH_ROLL)
+    view = io.StringIO()
+    table = SimulatedTable(
+        game="highroll", seats=2, games=1, seed=5, speed=20, console=True, linger=True, view=view
+    )
+    seen: dict[str, object] = {}
+
+    def look_after_the_games() -> None:
+        if not table.lingering.wait(120):
+            table.stop_lingering.set()
+            return
+        try:
+            url = table.console_url
+            assert url is not None
+            with urllib.request.urlopen(url, timeout=5) as page:
+                seen["page"] = page.status
+            with urllib.request.urlopen(url + "dice.jpg", timeout=5) as picture:
+                seen["type"] = picture.headers["Content-Type"]
+                seen["jpeg"] = picture.read()[:3]
+        finally:
+            table.stop_lingering.set()
+
+    looker = threading.Thread(target=look_after_the_games)
+    looker.start()
+    try:
+        summary = table.run()
+    finally:
+        games.unregister(HIGH_ROLL.name)
+        table.stop_lingering.set()
+        looker.join(10)
+    assert summary.games_finished == 1
+    assert seen == {"page": 200, "type": "image/jpeg", "jpeg": b"\xff\xd8\xff"}
+    assert "the games are over; the web console stays up until Ctrl-C" in view.getvalue()
