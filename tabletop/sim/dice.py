@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from bridge.dice import AwaitedThrow
+    from hardware.camera.base import Frame
     from hardware.camera.sim import SimulatedCamera, ThrowPlan
     from vision.reading import Expectation
 
@@ -77,6 +78,9 @@ class RenderedDiceTray(DiceTray):
         # What stays from the last throw, one entry per throw, put before the throw itself.
         self._keeps: queue.Queue[tuple[int, ...]] = queue.Queue()
         self._awaited: AwaitedThrow | None = None
+        # What reaches the watcher of each frame the camera takes: none (dropped), the frame,
+        # or an earlier one again (a frozen camera); set by a fault (tabletop/sim/faults.py).
+        self.frame_fault: Callable[[Frame], Sequence[Frame]] | None = None
 
     def throw(self, values: Sequence[int]) -> None:
         """Dice thrown after a hand took the last throw's: they come to rest showing `values`."""
@@ -140,10 +144,15 @@ class RenderedDiceTray(DiceTray):
                 camera.extend([plan])
                 first = False
                 answered = False
-                while (frame := camera.read()) is not None and not stop.is_set():
+                while (taken := camera.read()) is not None and not stop.is_set():
                     if self._awaited is not None:
                         self._awaited.arm(watcher)
-                    for event in watcher.feed(frame.image, frame.timestamp):
+                    fault = self.frame_fault
+                    seen = [taken] if fault is None else fault(taken)
+                    events = [
+                        e for frame in seen for e in watcher.feed(frame.image, frame.timestamp)
+                    ]
+                    for event in events:
                         if event.kind.value in ("rolled", "cocked", "unreadable", "unclear"):
                             announced = event.to_json()
                             self.announce()
