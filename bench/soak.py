@@ -30,9 +30,11 @@ from __future__ import annotations
 
 import argparse
 import collections
+import faulthandler
 import json
 import logging
 import random
+import signal
 import sys
 import time
 import traceback
@@ -288,6 +290,12 @@ def main(argv: list[str] | None = None) -> int:
         "--challenges", type=int, default=4, help="challenges per adventure (game length, 4)"
     )
     parser.add_argument("--speed", type=float, default=20.0, help="the people's speed (20)")
+    parser.add_argument(
+        "--hang-dump",
+        type=float,
+        default=180.0,
+        help="a game still running after this many seconds: every thread's stack on stderr",
+    )
     parser.add_argument("--json", action="store_true", help="the figures as one JSON object")
     parser.add_argument("--verbose", action="store_true", help="the parts' warnings on stderr")
     args = parser.parse_args(argv)
@@ -299,8 +307,11 @@ def main(argv: list[str] | None = None) -> int:
     plan = [name for _ in range(args.games) for name in names]
     results: list[dict[str, Any]] = []
     started = time.monotonic()
+    # A game that hangs (a bug the soak is there to find) shows where every thread stands.
+    faulthandler.register(signal.SIGUSR1)
     with progress(len(plan), "soak games") as step:
         for game in plan:
+            faulthandler.dump_traceback_later(args.hang_dump)
             result = play_one(
                 game,
                 rng.randrange(1, 1_000_000),
@@ -312,6 +323,7 @@ def main(argv: list[str] | None = None) -> int:
                 challenges=args.challenges,
                 speed=args.speed,
             )
+            faulthandler.cancel_dump_traceback_later()
             results.append(result)
             problems = failed(result)
             step(

@@ -480,8 +480,10 @@ class SimulatedTable:
         while games < self.games and time.monotonic() < deadline:
             self._drain(client)
             seen = self._visible(client)
-            if seen != last_seen:
-                last_seen, moved_at = seen, time.monotonic()
+            # The game moves when its state or its prompt does: alerts that come and go while
+            # it stands still (a part that restarts again and again) are no progress.
+            if seen[:2] != last_seen:
+                last_seen, moved_at = seen[:2], time.monotonic()
             elif time.monotonic() - moved_at >= self.stall_after:
                 self._stalled(games + 1, time.monotonic() - moved_at, seen)
                 break
