@@ -36,7 +36,9 @@ def test_a_snapshot_reads_a_deck_card_by_its_code_and_a_touch_reaches_the_reader
     touch = _message(1, event="touch", zone="s1.2", t_ms=4321)
     actions = table.message(TOPICS.mat_event, touch, game.state, 1.1)
     assert actions == [Execute({"cmd": "touch", "player": "Ana", "slot": 2, "at_ms": 4321})]
-    assert table.message(TOPICS.mat_event, _message(2, event="touch", zone="s1.2"), None, 1.2) == []
+    assert (
+        table.message(TOPICS.mat_event, _message(2, event="touch", zone="s1.2"), None, 1.2) == []
+    )
     assert table.dropped == 1  # a touch without its time is dropped, not guessed
 
 
