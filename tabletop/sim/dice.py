@@ -59,9 +59,13 @@ class DiceTray:
                 values = self._throws.get(timeout=0.05)
             except queue.Empty:
                 continue
-            self.announce()
-            yield {"event": "rolled", "values": list(values)}
-            self._read()  # the bridge asks for the next event once it published this one
+            try:
+                self.announce()
+                yield {"event": "rolled", "values": list(values)}
+            finally:
+                # The bridge asks for the next event once it published this one; a bridge
+                # stopped with the throw in hand lost it, and nobody must wait for it.
+                self._read()
 
 
 class RenderedDiceTray(DiceTray):
@@ -144,21 +148,25 @@ class RenderedDiceTray(DiceTray):
                 camera.extend([plan])
                 first = False
                 answered = False
-                while (taken := camera.read()) is not None and not stop.is_set():
-                    if self._awaited is not None:
-                        self._awaited.arm(watcher)
-                    fault = self.frame_fault
-                    seen = [taken] if fault is None else fault(taken)
-                    events = [
-                        e for frame in seen for e in watcher.feed(frame.image, frame.timestamp)
-                    ]
-                    for event in events:
-                        if event.kind.value in ("rolled", "cocked", "unreadable", "unclear"):
-                            announced = event.to_json()
-                            self.announce()
-                            yield announced
-                            if not answered:  # the bridge published what the camera saw
-                                answered = True
-                                self._read()
-                if not answered:
-                    self._read()  # every frame of the throw seen, and nothing to tell
+                try:
+                    while (taken := camera.read()) is not None and not stop.is_set():
+                        if self._awaited is not None:
+                            self._awaited.arm(watcher)
+                        fault = self.frame_fault
+                        seen = [taken] if fault is None else fault(taken)
+                        events = [
+                            e for frame in seen for e in watcher.feed(frame.image, frame.timestamp)
+                        ]
+                        for event in events:
+                            if event.kind.value in ("rolled", "cocked", "unreadable", "unclear"):
+                                announced = event.to_json()
+                                self.announce()
+                                yield announced
+                                if not answered:  # the bridge published what the camera saw
+                                    answered = True
+                                    self._read()
+                finally:
+                    if not answered:
+                        # Every frame of the throw seen and nothing to tell, or the bridge
+                        # stopped while it was filmed (the throw is lost): nobody waits for it.
+                        self._read()

@@ -7,6 +7,7 @@ import json
 import random
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import numpy as np
 import pytest
 
 from hardware.camera.base import Frame
+from tabletop.sim.dice import DiceTray
 from tabletop.sim.faults import CameraFault, Faults
 from tabletop.sim.runner import free_port
 from wire.broker import EmbeddedBroker
@@ -45,6 +47,19 @@ def test_a_frozen_camera_shows_its_last_picture_stamped_as_it_is_read() -> None:
     assert [s.timestamp for s in shown] == [f.timestamp for f in taken[1:]]
     # frames 1 to 3 show frame 0's picture; then the camera moves again
     assert [int(s.image[0, 0, 0]) for s in shown] == [0, 0, 0, 4, 5]
+
+
+def test_a_throw_lost_with_a_stopped_bridge_is_not_waited_for() -> None:
+    """Found by the soak: the bridge restarted with a throw in hand (taken from the tray, not
+    yet published); the tray kept it as still being read, so the people waited for it for ever
+    instead of throwing again when the table said it waited."""
+    tray = DiceTray()
+    tray.throw([4])
+    assert tray.busy
+    source = tray.events(threading.Event())
+    assert next(source) == {"event": "rolled", "values": [4]}
+    source.close()  # the bridge stopped before it published the throw
+    assert not tray.busy
 
 
 def test_faults_need_a_positive_mean_time_between_them() -> None:
