@@ -53,6 +53,9 @@ GAMES = ("sixshooter", "ossix", "steamfunkateers", "showdown")
 # The people's deliberate mistakes that the table may refuse (the others only raise alerts):
 # Six-Gun Showdown's bullet turned out of turn.
 REFUSABLE_MISTAKES = frozenset({"showdown"})
+# Every game gets its first fault in its first seconds: OS-SIX and Steamfunkateers games last
+# only a few seconds at speed 20.
+FIRST_FAULT_S = 1.5
 
 
 def play_one(
@@ -68,7 +71,7 @@ def play_one(
     speed: float,
 ) -> dict[str, Any]:
     """Plays one game with faults injected and returns what was checked."""
-    faults = Faults(random.Random(seed * 31 + 7), every=every)
+    faults = Faults(random.Random(seed * 31 + 7), every=every, first=min(every, FIRST_FAULT_S))
     table = SimulatedTable(
         game=game,
         seats=seats,
@@ -275,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=1, help="the soak's own seed (1)")
     parser.add_argument(
-        "--every", type=float, default=6.0, help="seconds between faults on average (6)"
+        "--every", type=float, default=4.0, help="seconds between faults on average (4)"
     )
     parser.add_argument(
         "--mistakes", type=float, default=0.1, help="the people's chance of a mistake (0.1)"

@@ -2,7 +2,7 @@
 
 `Faults` is handed to `SimulatedTable(faults=...)`; from its own thread it waits a random
 time (exponential, `every` seconds on average), picks a fault of the kinds the table has, and
-injects it, one at a time:
+injects it, one at a time (the first at a uniform moment in its first `first` seconds):
 
 - `daemon killed`: the rules daemon stops abruptly and a fresh `RulesDaemon` rebuilds the game
   from the same SQLite log. In-process, not a real `kill -9`: the daemon's loop is stopped
@@ -111,11 +111,15 @@ class Faults:
         kinds: Sequence[FaultKind] = tuple(FaultKind),
         pause: tuple[float, float] = (0.2, 2.0),
         frames: tuple[int, int] = (5, 60),
+        first: float | None = None,
     ) -> None:
         if not every > 0:
             raise ValueError(f"every: expected a positive number of seconds, got {every!r}")
         self.rng = rng
         self.every = every
+        # The first fault comes at a uniform moment in the first `first` seconds (default
+        # `every`), so a short game gets one too; then one every `every` s on average.
+        self.first = every if first is None else first
         self.kinds = tuple(kinds)
         self.pause = pause  # how long a part stays out (unplugged, stopped)
         self.frames = frames  # how many camera frames a camera fault spoils
@@ -156,7 +160,9 @@ class Faults:
         return True
 
     def _inject(self, table: SimulatedTable, parts: TableParts, kinds: list[FaultKind]) -> None:
-        while kinds and not self._stop.wait(self.rng.expovariate(1 / self.every)):
+        wait = self.rng.uniform(0, self.first)
+        while kinds and not self._stop.wait(wait):
+            wait = self.rng.expovariate(1 / self.every)
             kind = self.rng.choice(kinds)
             at = time.monotonic()
             try:
