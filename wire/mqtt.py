@@ -321,6 +321,21 @@ class MqttLink:
         self._client = None
         self._connected.clear()
 
+    def drop(self) -> None:
+        """Closes the connection as a crash would, with no DISCONNECT: the broker sees the
+        socket close and publishes the will (for fault injection, `tabletop/sim/faults.py`)."""
+        client = self._client
+        if client is None:
+            return
+        if self.threaded:
+            client.loop_stop()
+        sock = client.socket()
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.close()
+        self._client = None
+        self._connected.clear()
+
     # -- the owner's side -----------------------------------------------------------------
 
     def get(self, timeout: float | None = None) -> Inbound | None:

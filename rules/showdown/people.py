@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ..daemon.waits import WAIT_ALERT
 from ..game import PeopleSettings, TableHands, TouchHands
 from .decks import (
     BULLETS,
@@ -261,6 +262,8 @@ class Gunslingers:
         )
         if phase == "load":
             return self._load(state, players, round_)
+        if self._asked_again(alerts):
+            self.acted.discard(key)
         if key in self.acted:
             return False
         self.acted.add(key)
@@ -281,6 +284,15 @@ class Gunslingers:
         return False
 
     # -- what they do -----------------------------------------------------------------------
+
+    def _asked_again(self, alerts: Mapping[str, str]) -> bool:
+        """True once per `wait` alert: the table says it has waited long for what they did
+        (a throw the camera never read, a card the mat never saw while it was unplugged or the
+        bridge restarted), so they do it again, as a person told so at a table would."""
+        if WAIT_ALERT not in alerts or WAIT_ALERT in self.putting_right:
+            return False
+        self.putting_right.add(WAIT_ALERT)
+        return True
 
     def _put_right(self, alerts: Mapping[str, str]) -> bool:
         """Does what the table asks of a slot that does not match the game (a revealed bullet

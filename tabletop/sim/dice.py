@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from bridge.dice import AwaitedThrow
+    from hardware.camera.base import Frame
     from hardware.camera.sim import SimulatedCamera, ThrowPlan
     from vision.reading import Expectation
 
@@ -58,9 +59,13 @@ class DiceTray:
                 values = self._throws.get(timeout=0.05)
             except queue.Empty:
                 continue
-            self.announce()
-            yield {"event": "rolled", "values": list(values)}
-            self._read()  # the bridge asks for the next event once it published this one
+            try:
+                self.announce()
+                yield {"event": "rolled", "values": list(values)}
+            finally:
+                # The bridge asks for the next event once it published this one; a bridge
+                # stopped with the throw in hand lost it, and nobody must wait for it.
+                self._read()
 
 
 class RenderedDiceTray(DiceTray):
@@ -77,6 +82,9 @@ class RenderedDiceTray(DiceTray):
         # What stays from the last throw, one entry per throw, put before the throw itself.
         self._keeps: queue.Queue[tuple[int, ...]] = queue.Queue()
         self._awaited: AwaitedThrow | None = None
+        # What reaches the watcher of each frame the camera takes: none (dropped), the frame,
+        # or an earlier one again (a frozen camera); set by a fault (tabletop/sim/faults.py).
+        self.frame_fault: Callable[[Frame], Sequence[Frame]] | None = None
 
     def throw(self, values: Sequence[int]) -> None:
         """Dice thrown after a hand took the last throw's: they come to rest showing `values`."""
@@ -142,22 +150,30 @@ class RenderedDiceTray(DiceTray):
                 camera.extend([plan])
                 first = False
                 answered = False
-                while (frame := camera.read()) is not None and not stop.is_set():
-                    if self._awaited is not None:
-                        self._awaited.arm(watcher)
-                    for event in watcher.feed(frame.image, frame.timestamp):
-                        if event.kind.value in PICTURED:
-                            announced = event.to_json()
-                            # as the bridge's camera does: the annotated picture of the throw,
-                            # which the bridge publishes on dice/picture (the console's
-                            # /dice.jpg)
-                            announced[PICTURE] = throw_picture(
-                                frame.image, event.reading, throw_caption(announced)
-                            )
-                            self.announce()
-                            yield announced
-                            if not answered:  # the bridge published what the camera saw
-                                answered = True
-                                self._read()
-                if not answered:
-                    self._read()  # every frame of the throw seen, and nothing to tell
+                try:
+                    while (taken := camera.read()) is not None and not stop.is_set():
+                        if self._awaited is not None:
+                            self._awaited.arm(watcher)
+                        fault = self.frame_fault
+                        seen = [taken] if fault is None else fault(taken)
+                        for frame in seen:
+                            for event in watcher.feed(frame.image, frame.timestamp):
+                                if event.kind.value not in PICTURED:
+                                    continue
+                                announced = event.to_json()
+                                # as the bridge's camera does: the annotated picture of the
+                                # throw, which the bridge publishes on dice/picture (the
+                                # console's /dice.jpg)
+                                announced[PICTURE] = throw_picture(
+                                    frame.image, event.reading, throw_caption(announced)
+                                )
+                                self.announce()
+                                yield announced
+                                if not answered:  # the bridge published what the camera saw
+                                    answered = True
+                                    self._read()
+                finally:
+                    if not answered:
+                        # Every frame of the throw seen and nothing to tell, or the bridge
+                        # stopped while it was filmed (the throw is lost): nobody waits for it.
+                        self._read()

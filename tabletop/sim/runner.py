@@ -20,17 +20,18 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from rich.console import Console
 
 from bridge.bridge import Bridge
 from hardware.leds import LedConfig, LedFrame, SimulatedLeds
-from hardware.mat import MatError, open_mat
+from hardware.mat import MatDriver, MatError
 from hardware.mat.sim import SimulatedMat
 from rules import games as registry
 from rules.daemon.client import TableClient
 from rules.daemon.service import RulesDaemon
+from rules.daemon.store import CommandRecord
 from rules.daemon.waits import patience_scaled
 from rules.game import PeopleSettings
 from rules.games import DEFAULT_GAME
@@ -39,6 +40,11 @@ from wire.mqtt import BrokerUrl, Message
 
 from .dice import DiceTray, RenderedDiceTray
 from .view import Frame, Header, LiveView
+
+if TYPE_CHECKING:
+    from console.server import ConsoleServer
+
+    from .faults import Faults
 
 NAMES = ("Ana", "Bo", "Cy", "Dee", "Eli", "Fay")
 PATIENCE_S = 2.0  # how long people wait for the table to answer a move before the next
@@ -183,6 +189,26 @@ def _percentiles(values: list[float]) -> dict[str, Any]:
     }
 
 
+@dataclass(slots=True)
+class TableParts:
+    """The programs of a running simulated table, each of which a fault may stop and replace
+    (`tabletop/sim/faults.py`); the devices (mat, LEDs, dice tray) stay."""
+
+    url: BrokerUrl
+    folder: Path
+    broker: EmbeddedBroker | None  # None when the table runs on a broker it was given
+    simulator: SimulatedMat
+    leds: SimulatedLeds
+    dice: DiceTray
+    daemon: RulesDaemon | None = None
+    daemon_stop: threading.Event = field(default_factory=threading.Event)
+    daemon_thread: threading.Thread | None = None
+    bridge: Bridge | None = None
+    bridge_stop: threading.Event = field(default_factory=threading.Event)
+    bridge_thread: threading.Thread | None = None
+    console: ConsoleServer | None = None
+
+
 class SimulatedTable:
     """Runs the whole simulated table: `run()` plays the games and returns the summary."""
 
@@ -202,6 +228,7 @@ class SimulatedTable:
         console: bool = False,
         linger: bool = False,
         stall_after: float | None = None,
+        faults: Faults | None = None,
     ) -> None:
         if not speed > 0:
             raise ValueError(f"speed: expected a positive number, got {speed!r}")
@@ -244,6 +271,7 @@ class SimulatedTable:
         # For tests and reports: what was applied, the final state, and every LED frame the
         # daemon published (the game's indicators), next to what the LEDs showed.
         self.applied: list[dict[str, Any]] = []
+        self.log_records: list[CommandRecord] = []  # the whole log, refusals included
         self.final_state: dict[str, Any] | None = None
         self.frame_history: list[LedFrame] = []
         self.led_frames: list[Any] = []
@@ -254,6 +282,14 @@ class SimulatedTable:
         self._view: LiveView | None = None
         self._mat_connected: Callable[[], bool] = lambda: False
         self.mat_simulator: SimulatedMat | None = None  # while the table runs
+        # Faults injected at random moments while the games are played (bench/soak.py).
+        self.faults = faults
+        self.parts: TableParts | None = None  # while the table runs
+        self._embedded: EmbeddedBroker | None = None
+        # The replies the people's commands got that said ok (each must be in the log, whatever
+        # restarted), and every command whose events the people saw.
+        self.acknowledged: list[dict[str, Any]] = []
+        self.seqs_seen: list[int] = []
 
     def people_settings(self) -> PeopleSettings:
         """How the people play: their mistakes, the game's length, and their pauses (a
@@ -281,54 +317,90 @@ class SimulatedTable:
             if self.broker is not None:
                 self._run(self.broker, Path(folder))
             else:
-                broker = EmbeddedBroker("127.0.0.1", free_port())
-                broker.start()
+                self._embedded = EmbeddedBroker("127.0.0.1", free_port())
+                self._embedded.start()
                 try:
-                    self._run(broker.url, Path(folder))
+                    self._run(self._embedded.url, Path(folder))
                 finally:
-                    broker.stop()
+                    # A fault may have restarted the broker: stop the one running now.
+                    running = self.parts.broker if self.parts is not None else None
+                    (running or self._embedded).stop()
         self.summary.seconds = time.monotonic() - started
         return self.summary
 
-    def _run(self, url: BrokerUrl, folder: Path) -> None:
+    def start_daemon(self, parts: TableParts) -> None:
+        """Starts a rules daemon on the table's log and its thread (at the start, and after a
+        fault stopped the last one: it rebuilds the game from the log)."""
         daemon = RulesDaemon(
-            url,
+            parts.url,
             self.table,
-            folder / "games.sqlite3",
+            parts.folder / "games.sqlite3",
             seats=self.names,
             grace=0.6,
             game=self.rules.name,
             patience=self.wait_patience,
         )
         daemon.start(timeout=10)
-        console = None
-        if self.console:
-            from console.server import ConsoleServer
+        parts.daemon, parts.daemon_stop = daemon, threading.Event()
+        parts.daemon_thread = threading.Thread(
+            target=daemon.run, args=(parts.daemon_stop,), name="sim-rules"
+        )
+        parts.daemon_thread.start()
 
-            console = ConsoleServer(url, self.table, game=self.rules.name)
-            console.start()
-            self.console_url = console.url
-            print(
-                f"the table's web console: {console.url} (game master: {console.url}gm)",
-                file=sys.stderr,
-                flush=True,
-            )
-        stop = threading.Event()
-        daemon_thread = threading.Thread(target=daemon.run, args=(stop,), name="sim-rules")
-        daemon_thread.start()
+    def start_bridge(self, parts: TableParts) -> None:
+        """Starts a bridge on the mat's device path, the LEDs and the dice tray, and its thread
+        (at the start, and after a fault stopped the last one)."""
+        mat = MatDriver(parts.simulator.path)
+        dice = parts.dice
+        bridge = Bridge(
+            parts.url, self.table, mat, parts.leds, dice=dice.events, expect=dice.expect
+        )
+        bridge.reported = self._reported
+        bridge.start(timeout=10)
+        parts.bridge, parts.bridge_stop = bridge, threading.Event()
+        parts.bridge_thread = threading.Thread(
+            target=bridge.run, args=(parts.bridge_stop,), name="sim-bridge"
+        )
+        parts.bridge_thread.start()
+
+    def start_console(self, parts: TableParts, port: int = 0) -> None:
+        """Starts the web console (at the start, and on the same port after a fault)."""
+        from console.server import ConsoleServer
+
+        parts.console = ConsoleServer(parts.url, self.table, game=self.rules.name, port=port)
+        parts.console.start()
+        self.console_url = parts.console.url
+
+    def _run(self, url: BrokerUrl, folder: Path) -> None:
         leds = SimulatedLeds(LedConfig(seats=len(self.names), test_pattern_seconds=0.3))
         layout = self.rules.mat_layout({})
         slots = max(layout.slots_per_seat, 1)  # a game without cards still has a mat to read
-        # Split touch pads on every seat (docs/mat.md, "Whose hand: split pads").
-        mat = open_mat(
+        # The table owns the mat (its power and its pty): a bridge restarted by a fault opens
+        # the same device path again, as a restarted bridge does on a Pi. Split touch pads on
+        # every seat (docs/mat.md, "Whose hand: split pads").
+        simulator = SimulatedMat.from_url(
             f"sim:?seats={len(self.names)}&slots={slots}&pad={int(layout.pad)}&split=all"
         )
+        simulator.start()
         dice = RenderedDiceTray(self.seed) if self.camera else DiceTray()
-        bridge = Bridge(url, self.table, mat, leds, dice=dice.events, expect=dice.expect)
-        bridge.reported = self._reported
-        bridge.start(timeout=10)
-        bridge_thread = threading.Thread(target=bridge.run, args=(stop,), name="sim-bridge")
-        bridge_thread.start()
+        parts = TableParts(url, folder, self._embedded, simulator, leds, dice)
+        self.parts = parts
+        try:
+            self._serve(parts)
+        finally:
+            simulator.stop()
+
+    def _serve(self, parts: TableParts) -> None:
+        url = parts.url
+        self.start_daemon(parts)
+        if self.console:
+            self.start_console(parts)
+            print(
+                f"the table's web console: {self.console_url} (game master: {self.console_url}gm)",
+                file=sys.stderr,
+                flush=True,
+            )
+        self.start_bridge(parts)
         # The people read the referee's state (they know the cards they laid face down, as
         # people at a table do); the view draws the public one.
         client = _Client(url, self.table, follow_events=True)
@@ -340,28 +412,38 @@ class SimulatedTable:
             client.topics.event,
         ):
             client.link.subscribe(topic)
-        simulator = mat.simulator
-        assert simulator is not None
+        simulator, leds, dice = parts.simulator, parts.leds, parts.dice
         self.mat_simulator = simulator  # for faults injected from outside (tests, bench/soak.py)
-        self._mat_connected = lambda: mat.connected
-        self._view = self._live_view(url, mat.path)
+        self._mat_connected = lambda: parts.bridge is not None and parts.bridge.mat.connected
+        self._view = self._live_view(url, simulator.path)
         if self._view is not None:
             self._view.start()
+        if self.faults is not None:
+            self.faults.start(self, parts)
         try:
             self._play(client, simulator, dice, leds)
             if self.linger and console is not None:
                 self._linger(console.url)
         finally:
-            if console is not None:
-                console.stop()
+            if self.faults is not None:
+                self.faults.stop()  # a fault under way ends first (a mat unplugged is plugged back)
+            if parts.console is not None:
+                parts.console.stop()
             self.led_frames = list(leds.frames)  # before the bridge turns them off
             self._time_leds(leds)
+            self.seqs_seen = sorted({e["seq"] for e in client.events if isinstance(e["seq"], int)})
             client.close()
-            stop.set()
-            bridge_thread.join(10)
-            bridge.close()
-            daemon_thread.join(10)
-            records = list(daemon.referee.log.records())
+            parts.bridge_stop.set()
+            if parts.bridge_thread is not None:
+                parts.bridge_thread.join(10)
+            if parts.bridge is not None:
+                parts.bridge.close()
+            parts.daemon_stop.set()
+            if parts.daemon_thread is not None:
+                parts.daemon_thread.join(10)
+            daemon = parts.daemon
+            assert daemon is not None
+            records = self.log_records = list(daemon.referee.log.records())
             self.applied = [json.loads(record.payload) for record in records if record.ok]
             self.final_state = daemon.referee.state_json()
             daemon.close()
@@ -381,6 +463,8 @@ class SimulatedTable:
         def send(command: dict[str, Any]) -> None:
             reply = client.send(command)
             ok = bool(reply.get("ok"))
+            if ok:
+                self.acknowledged.append(reply)
             if ok and reply.get("events") and isinstance(reply.get("seq"), int):
                 # The reply leaves the daemon before the command's events and views: a person
                 # sees the table answer their call before they do the next thing.
@@ -410,8 +494,10 @@ class SimulatedTable:
             if self._view is not None and time.monotonic() >= next_tick:
                 next_tick = time.monotonic() + 1.0
                 self._view.tick()  # the clocks run on while the table waits
-            if seen != last_seen:
-                last_seen, moved_at = seen, time.monotonic()
+            # The game moves when its state or its prompt does: alerts that come and go while
+            # it stands still (a part that restarts again and again) are no progress.
+            if seen[:2] != last_seen:
+                last_seen, moved_at = seen[:2], time.monotonic()
             elif time.monotonic() - moved_at >= self.stall_after:
                 self._stalled(games + 1, time.monotonic() - moved_at, seen)
                 break

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import statistics
+from collections.abc import Sequence
 
 import pytest
 
@@ -153,3 +154,48 @@ def test_a_late_reading_never_makes_a_gunslinger_hide_a_revealed_bullet() -> Non
     gunslingers._put_right(late)
     assert flips == [(0, 2)]
     assert view["phase"] == "stare_down"
+
+
+class CameraMissesOneThrow(Table):
+    """A table whose camera never reads the second throw (the bridge restarted while the die
+    rolled, or its frames were lost: found by the fault soak, bench/soak.py)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.thrown = 0
+
+    def throw(self, values: Sequence[int]) -> None:
+        self.thrown += 1
+        if self.thrown != 2:
+            super().throw(values)
+
+
+def test_a_gunslinger_throws_again_when_the_table_says_it_waited_for_the_throw() -> None:
+    """The daemon's `wait` alert (rules/daemon/waits.py) says the table has waited long for a
+    throw it never read; the gunslinger throws again, as a person told so would. Before, the
+    people had done that step and waited for ever: the soak's table stood still."""
+    from rules.daemon.waits import WAIT_ALERT
+
+    table = CameraMissesOneThrow()
+    people = SHOWDOWN.simulated_people(
+        ["Ana", "Bo"],
+        table,
+        random.Random(1),
+        table.send,
+        PeopleSettings(mistake_rate=0.0, pause=table.advance, react=table.advance),
+    )
+    people.start_game(1)
+    idle = 0  # the people's looks since the last command the table applied
+    for _ in range(3000):
+        if table.state.over:
+            break
+        view = SHOWDOWN.public_view(table.state)
+        alerts = dict(table.alerts)
+        if idle >= 20:
+            alerts[WAIT_ALERT] = "the table has waited over 5 s for Ana (a throw of the dice)"
+        done = len(table.applied)
+        if not people.step(view, {"pending": view["pending"]}, alerts):
+            table.advance(0.5)
+        idle = 0 if len(table.applied) != done else idle + 1
+    assert table.thrown > 2  # the lost throw was thrown again, and the game went on
+    assert table.state.over and table.state.winner is not None

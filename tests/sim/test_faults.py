@@ -1,0 +1,132 @@
+"""The faults the soak injects into the simulated table (`tabletop/sim/faults.py`), and the soak
+itself in short (`bench/soak.py`, issue 30 item 4)."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hardware.camera.base import Frame
+from tabletop.sim.dice import DiceTray
+from tabletop.sim.faults import CameraFault, Faults
+from tabletop.sim.runner import free_port
+from wire.broker import EmbeddedBroker
+from wire.mqtt import Message, MqttLink, Will
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def frames(count: int) -> list[Frame]:
+    return [
+        Frame(np.full((4, 4, 3), index, dtype=np.uint8), index, index / 30.0)
+        for index in range(count)
+    ]
+
+
+def test_dropped_camera_frames_never_reach_the_watcher_then_the_camera_goes_on() -> None:
+    fault = CameraFault(dropped=3)
+    seen = [shown.index for frame in frames(6) for shown in fault(frame)]
+    assert seen == [3, 4, 5]
+
+
+def test_a_frozen_camera_shows_its_last_picture_stamped_as_it_is_read() -> None:
+    fault = CameraFault()
+    taken = frames(6)
+    assert list(fault(taken[0])) == [taken[0]]
+    fault.frozen = 3
+    shown = [s for frame in taken[1:] for s in fault(frame)]
+    assert [s.index for s in shown] == [1, 2, 3, 4, 5]
+    assert [s.timestamp for s in shown] == [f.timestamp for f in taken[1:]]
+    # frames 1 to 3 show frame 0's picture; then the camera moves again
+    assert [int(s.image[0, 0, 0]) for s in shown] == [0, 0, 0, 4, 5]
+
+
+def test_a_throw_lost_with_a_stopped_bridge_is_not_waited_for() -> None:
+    """Found by the soak: the bridge restarted with a throw in hand (taken from the tray, not
+    yet published); the tray kept it as still being read, so the people waited for it for ever
+    instead of throwing again when the table said it waited."""
+    tray = DiceTray()
+    tray.throw([4])
+    assert tray.busy
+    source = tray.events(threading.Event())
+    assert next(source) == {"event": "rolled", "values": [4]}
+    source.close()  # the bridge stopped before it published the throw
+    assert not tray.busy
+
+
+def test_faults_need_a_positive_mean_time_between_them() -> None:
+    with pytest.raises(ValueError, match="every: expected a positive number"):
+        Faults(random.Random(1), every=0)
+
+
+def test_a_dropped_link_leaves_its_will_as_a_crashed_program_would() -> None:
+    """The daemon's `kill`: no DISCONNECT, so the broker publishes the will (`offline`)."""
+    broker = EmbeddedBroker("127.0.0.1", free_port())
+    broker.start()
+    try:
+        watcher = MqttLink(broker.url, "watcher", subscriptions=[("t/availability", 1)])
+        watcher.start(timeout=5)
+        crashing = MqttLink(
+            broker.url, "crashing", will=Will("t/availability", b"offline", clean=b"stopped")
+        )
+        crashing.start(timeout=5)
+        crashing.get(timeout=5)  # connected: subscriptions and retained messages restored
+        crashing.publish_retained("t/availability", b"online")
+        heard: list[bytes] = []
+        deadline = time.monotonic() + 5
+        while b"online" not in heard and time.monotonic() < deadline:
+            item = watcher.get(timeout=0.1)
+            if isinstance(item, Message):
+                heard.append(item.payload)
+        crashing.drop()
+        assert not crashing.is_connected
+        while b"offline" not in heard and time.monotonic() < deadline + 5:
+            item = watcher.get(timeout=0.1)
+            if isinstance(item, Message):
+                heard.append(item.payload)
+        # the will, not the clean stop's payload: the broker saw the connection die
+        assert heard[-1] == b"offline" and b"stopped" not in heard
+        watcher.stop()
+    finally:
+        broker.stop()
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=False,
+    reason="open soak findings (docs/benchmarks.md, 'Fault soak'): now and then the simulated "
+    "Six Shooter people crash with a KeyError in _roll after a fault, or a refusal beyond the "
+    "mistakes appears; the test runs and says so until they are fixed",
+)
+def test_a_short_soak_plays_every_game_through_faults_and_loses_nothing() -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "soak.py"),
+            *("--games", "1", "--every", "2", "--seed", "5", "--json"),
+            *("--camera", "0", "--console", "0"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    figures = json.loads(done.stdout)
+    assert done.returncode == 0, (figures["failed"], done.stderr[-2000:])
+    assert figures["games_started"] == figures["games_finished"] == 4
+    assert figures["stalls"] == 0
+    assert figures["alerts_resolved"] == figures["alerts_raised"]
+    assert figures["replays_equal"] == 4
+    assert figures["acknowledged_commands"] > 0 and figures["acknowledged_lost"] == 0
+    assert figures["faults_injected"] >= 2, figures["faults"]
+    # progress on stderr, one line a game
+    assert done.stderr.count("soak games: ") == 4
