@@ -289,9 +289,14 @@ class SixShooterPeople:
             if owner["status"] != "active":
                 continue
             descriptor = Descriptor(owner["descriptor"])
+            seat = self.seats.index(owner["name"]) if owner["name"] in self.seats else None
             for slot, view in enumerate(owner["slots"], start=1):
                 code = view["card"]
                 if view["state"] != "face_up" or code is None or code.startswith("JK"):
+                    continue
+                if (seat, slot) not in self.table.slots:
+                    # The state still shows a card their hands already took (a mat that has
+                    # not read the lift yet, unplugged say): nobody lifts it twice.
                     continue
                 suit = code[-1]
                 if owner is me:
@@ -359,6 +364,15 @@ class SixShooterPeople:
         self.mistakes_made += 1
         self.mistakes.append(
             Mistake(
-                seat, slot, lambda: self._flip(seat, slot), f"flipped seat {seat + 1} slot {slot}"
+                seat,
+                slot,
+                lambda: self._flip_back(seat, slot),
+                f"flipped seat {seat + 1} slot {slot}",
             )
         )
+
+    def _flip_back(self, seat: int, slot: int) -> None:
+        """Puts a slip right: the card turned back, if it still lies there (the rules may have
+        had it discarded meanwhile)."""
+        if (seat, slot) in self.table.slots:
+            self._flip(seat, slot)

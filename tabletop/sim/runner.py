@@ -422,8 +422,8 @@ class SimulatedTable:
             self.faults.start(self, parts)
         try:
             self._play(client, simulator, dice, leds)
-            if self.linger and console is not None:
-                self._linger(console.url)
+            if self.linger and parts.console is not None:
+                self._linger(parts.console.url)
         finally:
             if self.faults is not None:
                 self.faults.stop()  # a fault under way ends first (a mat unplugged is plugged back)
