@@ -58,6 +58,19 @@ REFUSABLE_MISTAKES = frozenset({"showdown"})
 FIRST_FAULT_S = 1.5
 
 
+def play_watched(
+    game: str, seed: int, seats: int, hang_dump: float, options: dict[str, Any]
+) -> dict[str, Any]:
+    """`play_one`, with every thread's stack on stderr if the game is still running after
+    `hang_dump` seconds (a hang is what the soak is there to find)."""
+    logging.basicConfig(level=logging.CRITICAL)  # a worker process starts without the setup
+    faulthandler.dump_traceback_later(hang_dump)
+    try:
+        return play_one(game, seed, seats, **options)
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+
+
 def play_one(
     game: str,
     seed: int,
@@ -299,6 +312,12 @@ def main(argv: list[str] | None = None) -> int:
         default=180.0,
         help="a game still running after this many seconds: every thread's stack on stderr",
     )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="tables played at once, each in its own process (1; 2 fills a 2-core machine)",
+    )
     parser.add_argument("--json", action="store_true", help="the figures as one JSON object")
     parser.add_argument("--verbose", action="store_true", help="the parts' warnings on stderr")
     args = parser.parse_args(argv)
@@ -312,28 +331,50 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     # A game that hangs (a bug the soak is there to find) shows where every thread stands.
     faulthandler.register(signal.SIGUSR1)
+    # Every game's seed, seats and parts are drawn up front: --jobs does not change them.
+    games = [
+        (
+            game,
+            rng.randrange(1, 1_000_000),
+            2 if game == "showdown" else rng.randint(2, 4),
+            {
+                "camera": rng.random() < args.camera,
+                "console": rng.random() < args.console,
+                "every": args.every,
+                "mistakes": args.mistakes,
+                "challenges": args.challenges,
+                "speed": args.speed,
+            },
+        )
+        for game in plan
+    ]
     with progress(len(plan), "soak games") as step:
-        for game in plan:
-            faulthandler.dump_traceback_later(args.hang_dump)
-            result = play_one(
-                game,
-                rng.randrange(1, 1_000_000),
-                2 if game == "showdown" else rng.randint(2, 4),
-                camera=rng.random() < args.camera,
-                console=rng.random() < args.console,
-                every=args.every,
-                mistakes=args.mistakes,
-                challenges=args.challenges,
-                speed=args.speed,
-            )
-            faulthandler.cancel_dump_traceback_later()
+
+        def done(result: dict[str, Any]) -> None:
             results.append(result)
             problems = failed(result)
             step(
-                f"{game} seed {result['seed']}: "
+                f"{result['game']} seed {result['seed']}: "
                 + ("; ".join(problems) if problems else "ok")
                 + f", faults {sum(result.get('faults', {}).values())}, {result['seconds']} s"
             )
+
+        if args.jobs <= 1:
+            for game, seed, seats, options in games:
+                done(play_watched(game, seed, seats, args.hang_dump, options))
+        else:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor, as_completed
+
+            # Fresh processes (not forks of this one): each table's threads start clean.
+            context = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(max_workers=args.jobs, mp_context=context) as pool:
+                futures = [
+                    pool.submit(play_watched, game, seed, seats, args.hang_dump, options)
+                    for game, seed, seats, options in games
+                ]
+                for future in as_completed(futures):
+                    done(future.result())
     found = figures(results, time.monotonic() - started)
     if args.json:
         print(json.dumps({**found, "failed": [r for r in results if failed(r)]}))
