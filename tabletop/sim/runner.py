@@ -29,7 +29,7 @@ from hardware.leds import LedConfig, LedFrame, SimulatedLeds
 from hardware.mat import MatDriver, MatError
 from hardware.mat.sim import SimulatedMat
 from rules import games as registry
-from rules.daemon.client import TableClient
+from rules.daemon.client import NoReply, TableClient
 from rules.daemon.service import RulesDaemon
 from rules.daemon.store import CommandRecord
 from rules.daemon.waits import patience_scaled
@@ -54,6 +54,9 @@ MIN_PATIENCE_S = 0.25
 # Nothing at all moved for this many times the daemon's longest patience (never under
 # STALL_MIN_S): the simulated table has stalled.
 STALL_FACTOR = 3.0
+# A new game no daemon acknowledged is asked for again after this long (the command was lost
+# with a daemon or a broker restarting; a new id, since the first was never applied).
+NEW_GAME_AGAIN_S = 2.0
 STALL_MIN_S = 30.0
 
 
@@ -148,6 +151,8 @@ class Summary:
     # Each time nothing moved at all for `SimulatedTable.stall_after` (the run ends there):
     # the game, how long, what the table waited for (the prompt) and the state it stood in.
     stalls: list[dict[str, Any]] = field(default_factory=list)
+    # New games asked for again because the first call went unanswered (a daemon restarting).
+    new_games_asked_again: int = 0
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
@@ -161,6 +166,7 @@ class Summary:
             "alerts_resolved": self.alerts_resolved,
             "mistakes_made": self.mistakes_made,
             "mistakes_caught": self.mistakes_caught,
+            "new_games_asked_again": self.new_games_asked_again,
             "stalls": [
                 {key: value for key, value in stall.items() if key != "state"}
                 for stall in self.stalls
@@ -460,9 +466,18 @@ class SimulatedTable:
     ) -> None:
         rng = random.Random(self.seed)
 
+        new_game_answered = [True]  # whether the last new game asked for was acknowledged
+
         def send(command: dict[str, Any]) -> None:
-            reply = client.send(command)
+            try:
+                reply = client.send(command)
+            except NoReply as error:
+                # No daemon answered in time (restarting, the broker away): as a person whose
+                # call went unanswered, they carry on and call again when it still matters.
+                reply = {"ok": False, "error": str(error)}
             ok = bool(reply.get("ok"))
+            if command.get("cmd") == "new_game":
+                new_game_answered[0] = ok
             if ok:
                 self.acknowledged.append(reply)
             if ok and reply.get("events") and isinstance(reply.get("seq"), int):
@@ -481,6 +496,10 @@ class SimulatedTable:
         )
         games = 0
         people.start_game(seed=self.seed)
+        # When the new game was last asked for: until a daemon acknowledges it the people play
+        # nothing (there is no game to play) and ask again after NEW_GAME_AGAIN_S (one
+        # acknowledged may wait for the mat to read a deal: it is never asked again).
+        asked_at = time.monotonic()
         # The state the people last acted on, and when.
         acted_on: Any = None
         acted_at: float | None = None
@@ -501,6 +520,12 @@ class SimulatedTable:
             elif time.monotonic() - moved_at >= self.stall_after:
                 self._stalled(games + 1, time.monotonic() - moved_at, seen)
                 break
+            if not new_game_answered[0]:
+                if time.monotonic() - asked_at >= NEW_GAME_AGAIN_S:
+                    self.summary.new_games_asked_again += 1
+                    people.start_game(seed=self.seed + games)
+                    asked_at = time.monotonic()
+                continue
             if not client.in_step():
                 continue  # the public state or the prompt of this state is still on its way
             if self._observe(seen, leds, client):
@@ -509,6 +534,7 @@ class SimulatedTable:
                 self.on_game_finished(self.summary)
                 if games < self.games:
                     people.start_game(seed=self.seed + games)
+                    asked_at = time.monotonic()
                 acted_on, acted_at = None, None
                 continue
             now = time.monotonic()

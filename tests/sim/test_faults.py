@@ -17,7 +17,7 @@ import pytest
 from hardware.camera.base import Frame
 from tabletop.sim.dice import DiceTray
 from tabletop.sim.faults import CameraFault, Faults
-from tabletop.sim.runner import free_port
+from tabletop.sim.runner import SimulatedTable, TableParts, free_port
 from wire.broker import EmbeddedBroker
 from wire.mqtt import Message, MqttLink, Will
 
@@ -127,3 +127,30 @@ def test_a_short_soak_plays_every_game_through_faults_and_loses_nothing() -> Non
     assert figures["faults_injected"] >= 2, figures["faults"]
     # progress on stderr, one line a game
     assert done.stderr.count("soak games: ") == 4
+
+
+class LateDaemonTable(SimulatedTable):
+    """A simulated table whose rules daemon comes up 14 s late (a rules host still booting
+    when the game master asks for a game): the first new game goes unanswered."""
+
+    late = False
+
+    def start_daemon(self, parts: TableParts) -> None:
+        if not self.late:
+            self.late = True
+            timer = threading.Timer(14.0, super().start_daemon, args=(parts,))
+            timer.daemon = True
+            timer.start()
+            return
+        super().start_daemon(parts)
+
+
+@pytest.mark.slow
+def test_a_new_game_no_daemon_answered_is_asked_for_again() -> None:
+    """Found by the soak (Six Shooter seed 636945): a new game lost with a restarting daemon
+    was never asked for again and the table stood at 'no game yet'."""
+    table = LateDaemonTable(game="ossix", seats=2, games=1, seed=3, camera=False, speed=20)
+    summary = table.run()
+    assert summary.stalls == [], summary.to_json()
+    assert summary.games_finished == 1
+    assert summary.new_games_asked_again >= 1
