@@ -584,7 +584,7 @@ class RoomDaemon:
     def _route(self, item: Message | Connected | Disconnected) -> None:
         """Sorts one inbound item into its table's inbox."""
         if isinstance(item, Connected):
-            log.info("rules daemon %s: connected to %s", self.name, self.url)
+            log.info("rules daemon %s: connected to %s", self.name, item.broker or self.url)
             return
         if isinstance(item, Disconnected):
             log.warning(
