@@ -345,6 +345,10 @@ class MqttLink:
             self._drive(min(left, 0.1))
         return True
 
+    def client_id_at(self, index: int) -> str:
+        """The client id the link uses with the `index`-th broker of the list."""
+        return self.client_id if index == 0 else f"{self.client_id}-{index + 1}"
+
     @property
     def broker(self) -> BrokerUrl:
         """The broker of the list the link is connected to, or tries now."""
@@ -545,6 +549,10 @@ class MqttLink:
         # reads these two right after this callback (paho 2.x): the one place to aim it.
         client._host = broker.host
         client._port = broker.port
+        # One client id per broker of the list: a cluster node that died keeps, in the
+        # cluster's records, the session queue it homed for the id that used it (RabbitMQ
+        # 3.x refuses that id elsewhere until the node is back), so each node gets its own.
+        client._client_id = self.client_id_at(index).encode()
         if broker.username is not None:
             client.username_pw_set(broker.username, broker.password)
         else:
