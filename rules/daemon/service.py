@@ -428,6 +428,12 @@ class RoomDaemon:
         self._next_tick = 0.0
         self._busy_warned: set[str] = set()
         self._warnings = ThrottledLog(log)
+        # On PostgreSQL the daemons of one room share its tables out evenly (`_balance`).
+        self.balanced = self.database.postgresql and not strict
+        self._most: int | None = None  # the most tables this daemon takes now, if balanced
+        self._surplus = 0  # how many tables to hand over at this poll, if balanced
+        if self.balanced:
+            self.database.room = "*" if self.all_tables else ",".join(sorted(self.wanted))
         self.link = self._make_link()
 
     def _make_link(self) -> MqttLink:
@@ -466,6 +472,8 @@ class RoomDaemon:
             except StoreError:
                 self.database.close()
                 raise
+        self.standby.update(names[:MAX_TABLES])  # what the room holds, for the fair share
+        self._update_share()
         for table in names[:MAX_TABLES]:
             try:
                 self._adopt(table, announce=False)
@@ -504,6 +512,9 @@ class RoomDaemon:
 
     def _adopt(self, table: str, *, announce: bool = True) -> bool:
         """Takes a table's lease and serves it; False (standing by) if another daemon has it."""
+        if self._most is not None and len(self.servers) >= self._most:
+            self.standby.add(table)  # this daemon has its share; another takes this one
+            return False
         server = TableServer(table, self.link, self.database, self.sync, self.setup)
         if not self.database.claim(table):
             if self.strict:
@@ -716,6 +727,14 @@ class RoomDaemon:
                 self._warnings.warning("ping", "rules daemon %s: %s", self.name, error)
                 self._lost_database()
                 return
+        if self.balanced and self.database.is_open:
+            try:
+                self._update_share()
+            except StoreError as error:
+                self._warnings.warning("share", "rules daemon %s: %s", self.name, error)
+                self._lost_database()
+                return
+            self._hand_over_surplus()
         if not self.standby:
             return
         if not self.database.is_open:
@@ -732,6 +751,43 @@ class RoomDaemon:
                 self._warnings.warning(f"adopt {table}", "table %s: %s", table, error)
                 self._lost_database()
                 return
+
+    def _update_share(self) -> None:
+        """Balanced: sets how many tables this daemon may take, from the room's live daemons.
+
+        Each takes at most its fair share (the room's tables over the daemons, rounded up),
+        and no more than one above the least loaded daemon: a daemon that joins finds the
+        others handing tables over until it has its share; a daemon that dies leaves its
+        tables to the others, whose share grows.
+        """
+        if not self.balanced:
+            return
+        room = len(self.servers) + len(self.standby)
+        own, loads = self.database.room_loads(None if self.all_tables else self.wanted)
+        daemons = max(1, len(loads | {own: len(self.servers)}))
+        share = -(-room // daemons)
+        least = min(loads.values(), default=0)
+        self._most = min(share, least + 1) if loads.get(own, 0) > least else share
+        self._surplus = max(0, len(self.servers) - share)
+        if self._surplus == 0 and len(self.servers) >= least + 2:
+            self._surplus = 1  # evens out: 5, 5, 2 becomes 4, 4, 4 in a few polls
+
+    def _hand_over_surplus(self) -> None:
+        """Gives up the tables beyond this daemon's share, one idle table at a time: its
+        lease freed, its daemon-to-be takes it at its next poll (nothing is served twice:
+        the lease is the table's)."""
+        for _ in range(self._surplus):
+            idle = [t for t, server in self.servers.items() if not server.inbox]
+            if not idle:
+                return
+            table = max(idle)
+            server = self.servers.pop(table)
+            server.served = False
+            self.database.release(table)
+            self.standby.add(table)
+            log.warning(
+                "table %s: handed over by daemon %s (more than its share)", table, self.name
+            )
 
     def _checkpoint(self) -> None:
         try:
