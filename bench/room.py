@@ -118,11 +118,20 @@ def memory(pid: int) -> dict[str, int]:
 
 
 def rules_process(
-    port: int, tables: list[str], db: str, name: str, log: Path, *, sync: str = "full"
+    port: int,
+    tables: list[str],
+    db: str,
+    name: str,
+    log: Path,
+    *,
+    sync: str = "full",
+    profile: str | None = None,
 ) -> subprocess.Popen[bytes]:
+    profiler = ["-m", "cProfile", "-o", profile] if profile else []
     return subprocess.Popen(
         [
             sys.executable,
+            *profiler,
             "-m",
             "tabletop",
             "rules",
@@ -298,6 +307,9 @@ def main() -> None:
         "--interval", type=float, default=2.0, help="seconds between a table's commands"
     )
     parser.add_argument("--no-traffic", action="store_true", help="commands only, no mat/dice")
+    parser.add_argument(
+        "--profile", metavar="FILE", help="run the daemon under cProfile, its stats to FILE"
+    )
     args = parser.parse_args()
     tables = [f"t{n:03d}" for n in range(args.tables)]
     with tempfile.TemporaryDirectory() as folder:
@@ -315,6 +327,7 @@ def main() -> None:
                 "bench",
                 workdir / "daemon.log",
                 sync=args.sync,
+                profile=args.profile,
             )
             room.wait(lambda: room.online >= set(tables), 60, "every table online")
             results["all_online_s"] = round(time.perf_counter() - started, 2)

@@ -19,7 +19,6 @@ poll the leases, and take a table over from the shared log when its daemon dies.
 
 from __future__ import annotations
 
-import itertools
 import logging
 import os
 import secrets
@@ -423,7 +422,10 @@ class RoomDaemon:
         self.per_table_round = (
             PER_TABLE_ROUND if self.all_tables or len(self.wanted) > 1 else (MAX_BATCH)
         )
-        self._turn = itertools.count()
+        # The tables with items in their inbox, in the order they are to be served: each
+        # round takes them from the front and puts those with items left at the back (round
+        # robin), so a round costs what the busy tables cost, not the whole room.
+        self._ready: dict[str, TableServer] = {}
         self._next_lease_poll = 0.0
         self._next_tick = 0.0
         self._busy_warned: set[str] = set()
@@ -553,8 +555,7 @@ class RoomDaemon:
     def run(self, stop: threading.Event) -> None:
         """Serves commands until `stop` is set."""
         while not stop.is_set():
-            waiting = any(server.inbox for server in self.servers.values())
-            item = self.link.get(timeout=0 if waiting else TICK_SECONDS)
+            item = self.link.get(timeout=0 if self._ready else TICK_SECONDS)
             drained = 0
             while item is not None:
                 self._route(item)
@@ -569,7 +570,7 @@ class RoomDaemon:
             tick = now >= self._next_tick
             if tick:
                 self._next_tick = now + TICK_SECONDS
-            if not any(server.inbox for server in self.servers.values()):
+            if not self._ready:
                 if tick and self.setup.seats:
                     self._round(now, tick=True)  # grace periods run out with no message
                 # Checkpointing syncs the database file: done while nobody waits for a reply,
@@ -584,12 +585,14 @@ class RoomDaemon:
                 for server in self.servers.values():
                     if server.outcomes or server.referee.unsaved:
                         server.recover()
+                # whatever the round did not get to is served next
+                self._ready = {t: s for t, s in self.servers.items() if s.inbox}
 
     def serve(self, items: Sequence[Message | Connected | Disconnected]) -> None:
         """Serves these items now, in one round per PER_TABLE_ROUND (tests hand batches in)."""
         for item in items:
             self._route(item)
-        while any(server.inbox for server in self.servers.values()):
+        while self._ready:
             self._round(time.monotonic(), tick=False)
 
     def _route(self, item: Message | Connected | Disconnected) -> None:
@@ -623,6 +626,8 @@ class RoomDaemon:
             self._refuse_busy(server, item)
             return
         server.inbox.append(item)
+        if server.table not in self._ready:
+            self._ready[server.table] = server
 
     def _refuse_busy(self, server: TableServer, item: Message) -> None:
         self._warnings.warning(
@@ -644,19 +649,19 @@ class RoomDaemon:
     def _round(self, now: float, *, tick: bool) -> None:
         """Decides up to PER_TABLE_ROUND items of every table, commits them all, publishes."""
         self.rounds += 1
-        servers = list(self.servers.values())
-        # Who goes first turns round too, so nobody's replies always leave last.
-        start = next(self._turn) % len(servers) if servers else 0
-        order = servers[start:] + servers[:start]
+        order = list(self._ready.values())
+        if tick:  # every table that reads the physical table looks at its clock
+            order += [s for s in self.servers.values() if s.physical and s.table not in self._ready]
         with self.link.corked():
             busy: list[TableServer] = []
             for server in order:
-                if not server.inbox and not (tick and server.physical is not None):
-                    continue
                 batch = [
                     server.inbox.popleft()
                     for _ in range(min(self.per_table_round, len(server.inbox)))
                 ]
+                self._ready.pop(server.table, None)
+                if server.inbox:  # more than its share of one round: to the back of the line
+                    self._ready[server.table] = server
                 try:
                     server.decide(batch, now)
                 except Exception:  # a bug must not take the table down; the log is intact
@@ -715,6 +720,7 @@ class RoomDaemon:
         )
         self.standby.update(self.servers)
         self.servers.clear()
+        self._ready.clear()
         self.database.close()
 
     def _poll_leases(self) -> None:

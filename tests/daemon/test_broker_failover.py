@@ -128,6 +128,14 @@ def test_a_link_moves_on_resubscribes_and_republishes_what_it_retains(
             watcher.stop()
         arrived = link.get(timeout=5)
         assert isinstance(arrived, Message) and arrived.payload == b"hello"
+        # after a loss the list is tried from its first broker again: where the others meet
+        first.start()
+        second.stop()
+        back = None
+        while not isinstance(back, Connected):
+            back = link.get(timeout=10)
+            assert back is not None, "the link did not go back to the first broker"
+        assert back.broker is not None and back.broker.port == first.port
     finally:
         link.stop()
 
