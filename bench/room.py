@@ -1,7 +1,7 @@
 """Benchmark of one rules daemon serving a room: 200 tables in one process.
 
     .venv/bin/python bench/room.py [--tables 200] [--seconds 30] [--saturate 20000]
-                                   [--failover]
+                                   [--failover [--hosts 3]]
 
 Starts a private Mosquitto on a free port, then `tabletop rules --tables t000,...` as ONE
 process with a fresh SQLite log (WAL, synchronous=FULL), and measures:
@@ -14,8 +14,9 @@ process with a fresh SQLite log (WAL, synchronous=FULL), and measures:
    client (p50, p99, max) and the daemon's memory (VmRSS, VmHWM) at the end;
 3. saturation: N commands across all tables published at once; commands per second until
    the last reply;
-4. with --failover (needs PostgreSQL's initdb/postgres): a private PostgreSQL, two daemons on
-   it, `kill -9` of the one holding the tables; the time until every table answers again.
+4. with --failover (needs PostgreSQL's initdb/postgres): a private PostgreSQL, `--hosts`
+   daemons on it (default 2): how long until the joining hosts hold an even share, then
+   `kill -9` of the first host; the time until every table it held answers again.
 
 The commands are a legal game that never ends (bench/daemon_mqtt.py): a new game, reveals,
 then challenges each followed by a roll of 6.
@@ -24,6 +25,7 @@ then challenges each followed by a roll of 6.
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import signal
 import socket
@@ -116,11 +118,20 @@ def memory(pid: int) -> dict[str, int]:
 
 
 def rules_process(
-    port: int, tables: list[str], db: str, name: str, log: Path, *, sync: str = "full"
+    port: int,
+    tables: list[str],
+    db: str,
+    name: str,
+    log: Path,
+    *,
+    sync: str = "full",
+    profile: str | None = None,
 ) -> subprocess.Popen[bytes]:
+    profiler = ["-m", "cProfile", "-o", profile] if profile else []
     return subprocess.Popen(
         [
             sys.executable,
+            *profiler,
             "-m",
             "tabletop",
             "rules",
@@ -201,50 +212,86 @@ def saturate(room: Room, tables: list[str], count: int, offset: int) -> float:
     return len(keys) / (time.perf_counter() - start)
 
 
-def failover(port: int, tables: list[str], workdir: Path) -> dict[str, float]:
+def lease_holders(db: str, tables: list[str]) -> dict[str, int]:
+    """Which database connection (server pid) holds each table's lease now."""
+    import psycopg
+
+    from rules.daemon.store import lease_key
+
+    keys = {lease_key(table): table for table in tables}
+    with psycopg.connect(db, autocommit=True) as conn:
+        rows = conn.execute(
+            "SELECT pid, ((classid::bigint << 32) | objid::bigint) FROM pg_locks "
+            "WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND mode = 'ExclusiveLock'"
+        ).fetchall()
+    return {keys[key]: pid for pid, key in rows if key in keys}
+
+
+def failover(port: int, tables: list[str], workdir: Path, hosts: int) -> dict[str, Any]:
+    """`hosts` daemons on one PostgreSQL: the spread when they join, then `kill -9` of the
+    first; the time until every table it held answers again from another host."""
     from daemon_helpers import PostgreSQL
 
     server = PostgreSQL()
     server.start()
+    others: list[subprocess.Popen[bytes]] = []
     try:
         db = server.new_database()
         room = Room(port)
-        first = rules_process(port, tables, db, "first", workdir / "first.log")
+        first = rules_process(port, tables, db, "host1", workdir / "host1.log")
         room.wait(lambda: room.online >= set(tables), 60, "the first daemon's tables")
-        second = rules_process(port, tables, db, "second", workdir / "second.log")
-        time.sleep(3)  # the second daemon is up and standing by
+        first_pid = next(iter(lease_holders(db, tables).values()))
+        joined = time.perf_counter()
+        for number in range(2, hosts + 1):
+            others.append(
+                rules_process(port, tables, db, f"host{number}", workdir / f"host{number}.log")
+            )
+        while time.perf_counter() - joined < 60:
+            held = lease_holders(db, tables)
+            shares = [list(held.values()).count(pid) for pid in set(held.values())]
+            if len(held) == len(tables) and len(shares) == hosts and max(shares) - min(shares) <= 1:
+                break
+            time.sleep(0.05)
+        spread_s = time.perf_counter() - joined
         for table in tables:
             room.send(table, {**commands(1)[0], "id": f"{table}-f0"})
         room.wait(lambda: all(f"{t}-f0" in room.latency for t in tables), 60, "warm-up")
+        moving = [table for table, pid in lease_holders(db, tables).items() if pid == first_pid]
         first.send_signal(signal.SIGKILL)
         first.wait()
         killed = time.perf_counter()
         answered: dict[str, float] = {}
         attempt = 0
-        while len(answered) < len(tables) and time.perf_counter() - killed < 60:
+        while len(answered) < len(moving) and time.perf_counter() - killed < 60:
             attempt += 1
-            for table in tables:
+            for table in moving:
                 if table in answered:
                     continue
                 # A roll with no challenge is refused, but only by a daemon that serves it.
                 room.send(table, {"cmd": "roll", "value": 6, "id": f"{table}-k{attempt}"})
             time.sleep(0.05)
             with room.lock:
-                for table in tables:
+                for table in moving:
                     if table not in answered and any(
                         f"{table}-k{n}" in room.latency for n in range(1, attempt + 1)
                     ):
                         answered[table] = time.perf_counter() - killed
-        second.send_signal(signal.SIGTERM)
-        second.wait(10)
+        shares_after = sorted(collections.Counter(lease_holders(db, tables).values()).values())
         room.close()
         times = sorted(answered.values())
         return {
+            "hosts": hosts,
+            "spread_on_join_s": round(spread_s, 2),
             "tables_moved": len(answered),
-            "first_answer_s": times[0] if times else float("nan"),
-            "all_answer_s": times[-1] if len(times) == len(tables) else float("nan"),
+            "of_the_dead_host": len(moving),
+            "first_answer_s": round(times[0], 2) if times else float("nan"),
+            "all_answer_s": round(times[-1], 2) if len(times) == len(moving) else float("nan"),
+            "shares_after": shares_after,
         }
     finally:
+        for process in others:
+            process.send_signal(signal.SIGTERM)
+            process.wait(20)
         server.stop()
 
 
@@ -254,11 +301,15 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--saturate", type=int, default=20_000)
     parser.add_argument("--failover", action="store_true")
+    parser.add_argument("--hosts", type=int, default=2, help="daemon hosts with --failover")
     parser.add_argument("--sync", choices=("full", "normal"), default="full")
     parser.add_argument(
         "--interval", type=float, default=2.0, help="seconds between a table's commands"
     )
     parser.add_argument("--no-traffic", action="store_true", help="commands only, no mat/dice")
+    parser.add_argument(
+        "--profile", metavar="FILE", help="run the daemon under cProfile, its stats to FILE"
+    )
     args = parser.parse_args()
     tables = [f"t{n:03d}" for n in range(args.tables)]
     with tempfile.TemporaryDirectory() as folder:
@@ -276,6 +327,7 @@ def main() -> None:
                 "bench",
                 workdir / "daemon.log",
                 sync=args.sync,
+                profile=args.profile,
             )
             room.wait(lambda: room.online >= set(tables), 60, "every table online")
             results["all_online_s"] = round(time.perf_counter() - started, 2)
@@ -298,7 +350,7 @@ def main() -> None:
             daemon.wait(20)
             room.close()
             if args.failover:
-                results["failover"] = failover(port, tables, workdir)
+                results["failover"] = failover(port, tables, workdir, args.hosts)
         finally:
             broker.terminate()
             broker.wait(10)

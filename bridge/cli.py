@@ -9,6 +9,7 @@ import threading
 from typing import Any
 
 from tabletop.errors import UserError
+from wire.broker_option import BrokerOption
 
 
 def register(subparsers: Any) -> None:
@@ -23,7 +24,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--broker",
         metavar="URL",
-        help="overrides [broker] url (default: the file's, else the embedded broker's address)",
+        action=BrokerOption,
+        help="overrides [broker] url (default: the file's, else the embedded broker's "
+        "address); repeat it, or give a comma-separated list, for a broker cluster's nodes",
     )
     parser.set_defaults(handler=run)
 

@@ -11,7 +11,6 @@ of `tabletop console` (a user with the role viewer; docs/security.md).
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -150,7 +149,7 @@ class BrokerConfig:
         login = self.login(process)
         if login is None or url.username is not None:
             return url
-        return dataclasses.replace(url, username=login.username, password=login.password())
+        return url.with_login(login.username, login.password())
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,12 +287,15 @@ def parse_config(raw: dict[str, Any]) -> TableConfig:
     pins = tuple(seat.leds for seat in seats)
     if backend == "gpio":
         _check_pins(seats)
-    url = broker.text("url", None)
-    if url is not None and not re.match(r"^(mqtts?|embedded)://", url):
-        raise ConfigError(
-            f"broker.url: {url!r} must start with mqtt://, mqtts:// or embedded:// "
-            "(or leave it out for the embedded broker on 127.0.0.1:1883)"
-        )
+    # One URL, or a broker cluster's nodes as a list (or one comma-separated text).
+    urls = broker.texts("url", ()) if broker.raw.get("url") is not None else ()
+    for text in urls:
+        if not re.match(r"^\s*(mqtts?|embedded)://", text):
+            raise ConfigError(
+                f"broker.url: {text!r} must start with mqtt://, mqtts:// or embedded:// "
+                "(or leave it out for the embedded broker on 127.0.0.1:1883)"
+            )
+    url = ",".join(urls) if urls else None
     game_name = top.text("game", games.DEFAULT_GAME) or games.DEFAULT_GAME
     try:
         game = games.get(game_name, "game")

@@ -10,6 +10,7 @@ from typing import Any
 
 from rules import games
 from tabletop.errors import UserError
+from wire.broker_option import BrokerOption
 from wire.topics import DEFAULT_TABLE, TABLE_ENV
 
 DEFAULT_BIND = "127.0.0.1:8080"
@@ -33,7 +34,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--broker",
         metavar="URL",
-        help="mqtt://[user:pass@]host[:port] (without --config, or to override its [broker] url)",
+        action=BrokerOption,
+        help="mqtt://[user:pass@]host[:port] (without --config, or to override its [broker] "
+        "url); repeat it, or give a comma-separated list, for a broker cluster's nodes",
     )
     parser.add_argument(
         "--table", default=None, help=f"table id (default ${TABLE_ENV} or {DEFAULT_TABLE!r})"

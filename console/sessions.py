@@ -15,7 +15,6 @@ replaces it, and when `MAX_SESSIONS` are open a new login ends the one used leas
 
 from __future__ import annotations
 
-import dataclasses
 import secrets
 import threading
 import time
@@ -98,7 +97,7 @@ class Sessions:
                 )
             if ALL_TABLES not in user.tables and self.table not in user.tables:
                 raise LoginRefused(f"User {username!r} is not a game master of {self.table!r}.")
-        url = dataclasses.replace(self.url, username=username, password=password)
+        url = self.url.with_login(username, password)
         feed = TableFeed(url, self.table, GAME_MASTER)
         try:
             feed.start(timeout=5.0)

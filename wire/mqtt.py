@@ -1,23 +1,29 @@
 """MQTT plumbing every table daemon shares: broker URLs and a client with a reconnect lifecycle.
 
 `parse_broker_url` reads `mqtt://user:pass@host:1883`, `mqtts://host` and `embedded://host:port`
-(the broker `tabletop broker` runs in-process; clients reach it as plain MQTT).
+(the broker `tabletop broker` runs in-process; clients reach it as plain MQTT), or a
+comma-separated list of mqtt(s) URLs: the nodes of a broker cluster, or brokers that bridge one
+another, which a link moves through in turn when the one it uses goes.
 
 `MqttLink` wraps a paho-mqtt 2.x client (always `CallbackAPIVersion.VERSION2`), in the Home
 Assistant way: paho's callbacks only decode and queue; the owner's thread takes items from
 `get()` (paho's network work runs on its own thread, or inside `get()` with threaded=False),
 and when an item says the link (re)connected, `get()` first resubscribes and
 republishes every retained message the owner set with `publish_retained`, so a broker restart
-(which forgets retained messages when it has no persistence) heals itself. A last will is set
-before each connection; `stop()` publishes the will's "clean stop" payload itself.
+(which forgets retained messages when it has no persistence) heals itself, and so does a move
+to another broker of the list (a cluster node keeps its retained messages and sessions to
+itself). A last will is set on every connection, to whichever broker; `stop()` publishes the
+will's "clean stop" payload itself.
 Everything stays within MQTT 3.1.1, so the embedded amqtt broker and Mosquitto behave alike.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import queue
+import re
 import socket
 import ssl
 import threading
@@ -57,7 +63,11 @@ class TlsRefused(NotConnected):
 
 @dataclass(frozen=True, slots=True)
 class BrokerUrl:
-    """Where a broker is and how to log in: the parsed form of a broker URL."""
+    """Where a broker is and how to log in: the parsed form of a broker URL.
+
+    `alternates` are the other brokers of a list (`mqtt://a,mqtt://b`): where a link goes,
+    in turn, when the one it uses is lost or cannot be reached.
+    """
 
     scheme: str
     host: str
@@ -66,6 +76,24 @@ class BrokerUrl:
     password: str | None = field(default=None, repr=False)
     ca_file: str | None = None
     insecure: bool = False
+    alternates: tuple[BrokerUrl, ...] = ()
+
+    @property
+    def every(self) -> tuple[BrokerUrl, ...]:
+        """Each broker of the list, this one first, each on its own (without alternates)."""
+        return (dataclasses.replace(self, alternates=()), *self.alternates)
+
+    def with_login(self, username: str | None, password: str | None) -> BrokerUrl:
+        """The same brokers, each logged in to as `username` (a cluster shares its users)."""
+        return dataclasses.replace(
+            self,
+            username=username,
+            password=password,
+            alternates=tuple(
+                dataclasses.replace(other, username=username, password=password)
+                for other in self.alternates
+            ),
+        )
 
     @property
     def tls(self) -> bool:
@@ -77,17 +105,55 @@ class BrokerUrl:
         return self.scheme == "embedded"
 
     def __str__(self) -> str:
-        """The URL without its password, for logs and messages."""
+        """The URL (a list: each, comma-separated) without its password, for logs and messages."""
         user = f"{self.username}@" if self.username else ""
-        return f"{self.scheme}://{user}{self.host}:{self.port}"
+        own = f"{self.scheme}://{user}{self.host}:{self.port}"
+        return ",".join([own, *(str(other) for other in self.alternates)])
+
+
+# A comma that starts another URL (`...,mqtt://`): a comma inside a password does not.
+_LIST_COMMA: Final = re.compile(r",\s*(?=[A-Za-z][A-Za-z0-9+.-]*://)")
 
 
 def parse_broker_url(url: str) -> BrokerUrl:
-    """Reads a broker URL; raises BrokerUrlError naming what is wrong.
+    """Reads a broker URL, or a comma-separated list of them; raises BrokerUrlError naming
+    what is wrong.
 
     Query options for mqtts: `ca=PATH` (a CA bundle instead of the system's) and
-    `insecure=1` (skip certificate checks: for a test bench only).
+    `insecure=1` (skip certificate checks: for a test bench only). The brokers of a list are
+    one service (a cluster's nodes): all mqtt://, or all mqtts:// with the same options; the
+    embedded broker, which the command itself runs, is never one of several.
     """
+    texts = _LIST_COMMA.split(url.strip())
+    if len(texts) == 1:
+        return _parse_one(texts[0])
+    if any(not part.strip() for part in texts):
+        raise BrokerUrlError(f"broker URL list {url!r} has an empty entry")
+    brokers = [_parse_one(part) for part in texts]
+    first = brokers[0]
+    for other in brokers:
+        if other.embedded:
+            raise BrokerUrlError(
+                f"broker URL list {url!r}: {other} is the embedded broker, which this command "
+                "runs itself; a list names brokers that run elsewhere (mqtt:// or mqtts://)"
+            )
+        if (other.scheme, other.ca_file, other.insecure) != (
+            first.scheme,
+            first.ca_file,
+            first.insecure,
+        ):
+            raise BrokerUrlError(
+                f"broker URL list {url!r}: {other} is not reached as {first} is; the brokers "
+                "of a list are one service: all mqtt://, or all mqtts:// with the same options"
+            )
+    addresses = [(b.host, b.port) for b in brokers]
+    twice = next((b for n, b in enumerate(brokers) if (b.host, b.port) in addresses[:n]), None)
+    if twice is not None:
+        raise BrokerUrlError(f"broker URL list {url!r} names {twice.host}:{twice.port} twice")
+    return dataclasses.replace(first, alternates=tuple(brokers[1:]))
+
+
+def _parse_one(url: str) -> BrokerUrl:
     text = url.strip()
     if "://" not in text:
         raise BrokerUrlError(
@@ -103,6 +169,11 @@ def parse_broker_url(url: str) -> BrokerUrl:
         )
     if not parts.hostname:
         raise BrokerUrlError(f"broker URL {url!r} names no host")
+    if "," in parts.hostname:
+        raise BrokerUrlError(
+            f"broker URL {url!r}: a host name has no comma; in a list, give each URL its "
+            "scheme: mqtt://a:1883,mqtt://b:1883"
+        )
     try:
         port = parts.port or DEFAULT_PORTS[scheme]
     except ValueError:
@@ -144,6 +215,7 @@ class Connected:
     """The link (re)connected; subscriptions and retained messages were restored before this."""
 
     reconnect: bool
+    broker: BrokerUrl | None = None  # which broker of the list it reached
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +271,10 @@ class MqttLink:
         self.max_backoff = max_backoff
         self.max_inflight = max_inflight
         self.threaded = threaded
+        self._brokers = url.every
+        self._attempts = 0
+        self._reached_since_attempt = False  # the last attempt connected (see _on_pre_connect)
+        self._broker = self._brokers[0]
         self._backoff = min_backoff
         self._next_attempt = 0.0
         self._inbox: queue.SimpleQueue[Inbound] = queue.SimpleQueue()
@@ -229,6 +305,7 @@ class MqttLink:
             clean_session=True,
             protocol=paho.MQTTv311,
         )
+        client.on_pre_connect = self._on_pre_connect
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
@@ -237,8 +314,6 @@ class MqttLink:
             min_delay=max(1, round(self.min_backoff)), max_delay=max(1, round(self.max_backoff))
         )
         client.max_inflight_messages_set(self.max_inflight)
-        if self.url.username is not None:
-            client.username_pw_set(self.url.username, self.url.password)
         if self.url.tls:
             context = tls_context(self.url)
             # paho retries a failed handshake as if the broker were not up yet; a refused
@@ -288,6 +363,15 @@ class MqttLink:
                 return False
             self._drive(min(left, 0.1))
         return True
+
+    def client_id_at(self, index: int) -> str:
+        """The client id the link uses with the `index`-th broker of the list."""
+        return self.client_id if index == 0 else f"{self.client_id}-{index + 1}"
+
+    @property
+    def broker(self) -> BrokerUrl:
+        """The broker of the list the link is connected to, or tries now."""
+        return self._broker
 
     @property
     def refusal(self) -> str | None:
@@ -477,6 +561,37 @@ class MqttLink:
 
     # -- paho's network thread: decode and queue, nothing else ---------------------------
 
+    def _on_pre_connect(self, client: paho.Client, userdata: object) -> None:
+        """Aims each connection attempt: the list's first broker after a connection (or at
+        first), the next one after an attempt that failed.
+
+        So every program given the same list meets on the first broker that is up: a cluster
+        whose nodes keep retained messages to themselves (RabbitMQ's) then holds each view on
+        the node where its readers are.
+        """
+        if self._reached_since_attempt or self._attempts == 0:
+            index = 0
+        else:
+            index = (self._brokers.index(self._broker) + 1) % len(self._brokers)
+        self._reached_since_attempt = False
+        broker = self._brokers[index]
+        self._attempts += 1
+        if broker != self._broker and len(self._brokers) > 1:
+            log.info("MQTT link %s: trying the broker at %s", self.client_id, broker)
+        self._broker = broker
+        # paho's host and port setters refuse while a reconnect is under way, and reconnect()
+        # reads these two right after this callback (paho 2.x): the one place to aim it.
+        client._host = broker.host
+        client._port = broker.port
+        # One client id per broker of the list: a cluster node that died keeps, in the
+        # cluster's records, the session queue it homed for the id that used it (RabbitMQ
+        # 3.x refuses that id elsewhere until the node is back), so each node gets its own.
+        client._client_id = self.client_id_at(index).encode()
+        if broker.username is not None:
+            client.username_pw_set(broker.username, broker.password)
+        else:
+            client.username_pw_set(None)
+
     def _on_connect(
         self,
         client: paho.Client,
@@ -490,11 +605,12 @@ class MqttLink:
             log.warning("the broker at %s refused the connection: %s", self.url, reason_code)
             return
         self._connections += 1
+        self._reached_since_attempt = True
         self._backoff = self.min_backoff
         with self._retained_lock:
             self._restored = False
         self._connected.set()
-        self._inbox.put(Connected(reconnect=self._connections > 1))
+        self._inbox.put(Connected(reconnect=self._connections > 1, broker=self._broker))
 
     def _on_disconnect(
         self,

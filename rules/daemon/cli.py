@@ -15,6 +15,7 @@ from typing import Any
 from rules import games
 from rules.errors import RulesError
 from tabletop.errors import UserError
+from wire.broker_option import BrokerOption
 from wire.mqtt import MqttError
 from wire.topics import DEFAULT_TABLE, TABLE_ENV, TableIdError, check_table_id
 
@@ -46,8 +47,10 @@ def _add_connection_options(parser: argparse.ArgumentParser) -> None:
         "--broker",
         default=None,
         metavar="URL",
+        action=BrokerOption,
         help="mqtt://[user:pass@]host[:1883], mqtts://..., or embedded://host:port "
-        "(default $TABLETOP_BROKER, else the embedded broker on 127.0.0.1:1883)",
+        "(default $TABLETOP_BROKER, else the embedded broker on 127.0.0.1:1883); a broker "
+        "cluster's nodes: repeat --broker or give a comma-separated list, tried in turn",
     )
 
 

@@ -19,7 +19,6 @@ poll the leases, and take a table over from the shared log when its daemon dies.
 
 from __future__ import annotations
 
-import itertools
 import logging
 import os
 import secrets
@@ -425,11 +424,20 @@ class RoomDaemon:
         self.per_table_round = (
             PER_TABLE_ROUND if self.all_tables or len(self.wanted) > 1 else (MAX_BATCH)
         )
-        self._turn = itertools.count()
+        # The tables with items in their inbox, in the order they are to be served: each
+        # round takes them from the front and puts those with items left at the back (round
+        # robin), so a round costs what the busy tables cost, not the whole room.
+        self._ready: dict[str, TableServer] = {}
         self._next_lease_poll = 0.0
         self._next_tick = 0.0
         self._busy_warned: set[str] = set()
         self._warnings = ThrottledLog(log)
+        # On PostgreSQL the daemons of one room share its tables out evenly (`_balance`).
+        self.balanced = self.database.postgresql and not strict
+        self._most: int | None = None  # the most tables this daemon takes now, if balanced
+        self._surplus = 0  # how many tables to hand over at this poll, if balanced
+        if self.balanced:
+            self.database.room = "*" if self.all_tables else ",".join(sorted(self.wanted))
         self.link = self._make_link()
 
     def _make_link(self) -> MqttLink:
@@ -468,6 +476,8 @@ class RoomDaemon:
             except StoreError:
                 self.database.close()
                 raise
+        self.standby.update(names[:MAX_TABLES])  # what the room holds, for the fair share
+        self._update_share()
         for table in names[:MAX_TABLES]:
             try:
                 self._adopt(table, announce=False)
@@ -506,6 +516,9 @@ class RoomDaemon:
 
     def _adopt(self, table: str, *, announce: bool = True) -> bool:
         """Takes a table's lease and serves it; False (standing by) if another daemon has it."""
+        if self._most is not None and len(self.servers) >= self._most:
+            self.standby.add(table)  # this daemon has its share; another takes this one
+            return False
         server = TableServer(table, self.link, self.database, self.sync, self.setup)
         if not self.database.claim(table):
             if self.strict:
@@ -544,8 +557,7 @@ class RoomDaemon:
     def run(self, stop: threading.Event) -> None:
         """Serves commands until `stop` is set."""
         while not stop.is_set():
-            waiting = any(server.inbox for server in self.servers.values())
-            item = self.link.get(timeout=0 if waiting else TICK_SECONDS)
+            item = self.link.get(timeout=0 if self._ready else TICK_SECONDS)
             drained = 0
             while item is not None:
                 self._route(item)
@@ -560,7 +572,7 @@ class RoomDaemon:
             tick = now >= self._next_tick
             if tick:
                 self._next_tick = now + TICK_SECONDS
-            if not any(server.inbox for server in self.servers.values()):
+            if not self._ready:
                 if tick and self.setup.seats:
                     self._round(now, tick=True)  # grace periods run out with no message
                 # Checkpointing syncs the database file: done while nobody waits for a reply,
@@ -575,18 +587,20 @@ class RoomDaemon:
                 for server in self.servers.values():
                     if server.outcomes or server.referee.unsaved:
                         server.recover()
+                # whatever the round did not get to is served next
+                self._ready = {t: s for t, s in self.servers.items() if s.inbox}
 
     def serve(self, items: Sequence[Message | Connected | Disconnected]) -> None:
         """Serves these items now, in one round per PER_TABLE_ROUND (tests hand batches in)."""
         for item in items:
             self._route(item)
-        while any(server.inbox for server in self.servers.values()):
+        while self._ready:
             self._round(time.monotonic(), tick=False)
 
     def _route(self, item: Message | Connected | Disconnected) -> None:
         """Sorts one inbound item into its table's inbox."""
         if isinstance(item, Connected):
-            log.info("rules daemon %s: connected to %s", self.name, self.url)
+            log.info("rules daemon %s: connected to %s", self.name, item.broker or self.url)
             return
         if isinstance(item, Disconnected):
             log.warning(
@@ -614,6 +628,8 @@ class RoomDaemon:
             self._refuse_busy(server, item)
             return
         server.inbox.append(item)
+        if server.table not in self._ready:
+            self._ready[server.table] = server
 
     def _refuse_busy(self, server: TableServer, item: Message) -> None:
         self._warnings.warning(
@@ -635,19 +651,19 @@ class RoomDaemon:
     def _round(self, now: float, *, tick: bool) -> None:
         """Decides up to PER_TABLE_ROUND items of every table, commits them all, publishes."""
         self.rounds += 1
-        servers = list(self.servers.values())
-        # Who goes first turns round too, so nobody's replies always leave last.
-        start = next(self._turn) % len(servers) if servers else 0
-        order = servers[start:] + servers[:start]
+        order = list(self._ready.values())
+        if tick:  # every table that reads the physical table looks at its clock
+            order += [s for s in self.servers.values() if s.physical and s.table not in self._ready]
         with self.link.corked():
             busy: list[TableServer] = []
             for server in order:
-                if not server.inbox and not (tick and server.physical is not None):
-                    continue
                 batch = [
                     server.inbox.popleft()
                     for _ in range(min(self.per_table_round, len(server.inbox)))
                 ]
+                self._ready.pop(server.table, None)
+                if server.inbox:  # more than its share of one round: to the back of the line
+                    self._ready[server.table] = server
                 try:
                     server.decide(batch, now)
                 except Exception:  # a bug must not take the table down; the log is intact
@@ -706,6 +722,7 @@ class RoomDaemon:
         )
         self.standby.update(self.servers)
         self.servers.clear()
+        self._ready.clear()
         self.database.close()
 
     def _poll_leases(self) -> None:
@@ -718,6 +735,14 @@ class RoomDaemon:
                 self._warnings.warning("ping", "rules daemon %s: %s", self.name, error)
                 self._lost_database()
                 return
+        if self.balanced and self.database.is_open:
+            try:
+                self._update_share()
+            except StoreError as error:
+                self._warnings.warning("share", "rules daemon %s: %s", self.name, error)
+                self._lost_database()
+                return
+            self._hand_over_surplus()
         if not self.standby:
             return
         if not self.database.is_open:
@@ -734,6 +759,43 @@ class RoomDaemon:
                 self._warnings.warning(f"adopt {table}", "table %s: %s", table, error)
                 self._lost_database()
                 return
+
+    def _update_share(self) -> None:
+        """Balanced: sets how many tables this daemon may take, from the room's live daemons.
+
+        Each takes at most its fair share (the room's tables over the daemons, rounded up),
+        and no more than one above the least loaded daemon: a daemon that joins finds the
+        others handing tables over until it has its share; a daemon that dies leaves its
+        tables to the others, whose share grows.
+        """
+        if not self.balanced:
+            return
+        room = len(self.servers) + len(self.standby)
+        own, loads = self.database.room_loads(None if self.all_tables else self.wanted)
+        daemons = max(1, len(loads | {own: len(self.servers)}))
+        share = -(-room // daemons)
+        least = min(loads.values(), default=0)
+        self._most = min(share, least + 1) if loads.get(own, 0) > least else share
+        self._surplus = max(0, len(self.servers) - share)
+        if self._surplus == 0 and len(self.servers) >= least + 2:
+            self._surplus = 1  # evens out: 5, 5, 2 becomes 4, 4, 4 in a few polls
+
+    def _hand_over_surplus(self) -> None:
+        """Gives up the tables beyond this daemon's share, one idle table at a time: its
+        lease freed, its daemon-to-be takes it at its next poll (nothing is served twice:
+        the lease is the table's)."""
+        for _ in range(self._surplus):
+            idle = [t for t, server in self.servers.items() if not server.inbox]
+            if not idle:
+                return
+            table = max(idle)
+            server = self.servers.pop(table)
+            server.served = False
+            self.database.release(table)
+            self.standby.add(table)
+            log.warning(
+                "table %s: handed over by daemon %s (more than its share)", table, self.name
+            )
 
     def _checkpoint(self) -> None:
         try:

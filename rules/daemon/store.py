@@ -66,6 +66,7 @@ _PG_SCHEMA = (
 _LEASE_NAMESPACE = b"tabletop/v1 rules lease "
 # Two daemons creating the schema at once would collide on PostgreSQL's catalog.
 _SCHEMA_LOCK_KEY = 0x7AB1E70B
+_ROOM_NAMESPACE = b"tabletop/v1 rules room "
 
 
 class StoreError(DaemonError):
@@ -106,6 +107,12 @@ def lease_key(table: str) -> int:
     return int.from_bytes(digest[:8], "big", signed=True)
 
 
+def room_key(room: str) -> int:
+    """The advisory lock key every daemon of one room holds shared while it runs."""
+    digest = hashlib.sha256(_ROOM_NAMESPACE + room.encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
+
+
 Rows = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]
 
 
@@ -128,6 +135,8 @@ class LogDatabase:
         self._pg: Any = None  # a psycopg.Connection, imported only when one is used
         self._locks: dict[str, IO[bytes]] = {}
         self._leases: set[str] = set()
+        # PostgreSQL: the room this connection says it serves (see `room_loads`).
+        self.room: str | None = None
 
     def __str__(self) -> str:
         if not self.postgresql:
@@ -212,6 +221,9 @@ class LogDatabase:
             conn.close()
             raise StoreError(self._wrong_version(None if row is None else row[0]))
         self._pg = conn
+        if self.room is not None:
+            # Held as long as this connection lives: how the daemons of a room count one another.
+            self._pg_fetch("SELECT pg_advisory_lock_shared(%s)", (room_key(self.room),))
 
     def _wrong_version(self, version: object) -> str:
         return (
@@ -275,6 +287,35 @@ class LogDatabase:
                 self._pg_fetch("SELECT pg_advisory_unlock(%s)", (lease_key(table),))
             except StoreError as error:  # the connection is gone, and the lease with it
                 log.debug("releasing %s: %s", table, error)
+
+    def room_loads(self, tables: Sequence[str] | None) -> tuple[int, dict[int, int]]:
+        """PostgreSQL: this connection's server pid, and for every live daemon of this
+        connection's room (by its pid, this one included) how many of `tables` it holds
+        (None: how many table leases of any table).
+
+        A daemon that died, or lost its connection, is not counted: its locks ended with it.
+        """
+        if self.room is None or self._pg is None:
+            raise StoreError("the daemons of a room are counted on PostgreSQL only")
+        keys = None if tables is None else [lease_key(table) for table in tables]
+        try:
+            rows = self._query(
+                "SELECT member.pid, (SELECT count(*) FROM pg_locks lease "
+                "  WHERE lease.locktype = 'advisory' AND lease.granted AND lease.objsubid = 1 "
+                "  AND lease.mode = 'ExclusiveLock' AND lease.pid = member.pid "
+                "  AND (%s::bigint[] IS NULL "
+                "       OR ((lease.classid::bigint << 32) | lease.objid::bigint) = ANY(%s))) "
+                "FROM pg_locks member WHERE member.locktype = 'advisory' AND member.granted "
+                "AND member.objsubid = 1 AND member.mode = 'ShareLock' "
+                "AND member.database = (SELECT oid FROM pg_database "
+                "                       WHERE datname = current_database()) "
+                "AND ((member.classid::bigint << 32) | member.objid::bigint) = %s",
+                (keys, keys, room_key(self.room)),
+            )
+        except self._errors() as error:
+            raise StoreError(f"cannot count the daemons of {self}: {error}") from error
+        own = self._pg_fetch("SELECT pg_backend_pid()", ())
+        return int(own), {int(pid): int(count) for pid, count in rows}
 
     def ping(self) -> None:
         """Raises StoreError if the connection is gone (PostgreSQL; its leases went with it)."""

@@ -311,20 +311,10 @@ def client(url: BrokerUrl, table: str, follow_events: bool = False) -> Iterator[
 
 
 def daemon_process(url: BrokerUrl, table: str, db: Path) -> subprocess.Popen[bytes]:
-    """`tabletop rules` as its own process, as a table runs it."""
+    """`tabletop rules` as its own process, as a table runs it (`--broker` once per broker)."""
+    brokers = [arg for b in url.every for arg in ("--broker", f"mqtt://127.0.0.1:{b.port}")]
     return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "tabletop",
-            "rules",
-            "--table",
-            table,
-            "--broker",
-            f"mqtt://127.0.0.1:{url.port}",
-            "--db",
-            str(db),
-        ],
+        [sys.executable, "-m", "tabletop", "rules", "--table", table, *brokers, "--db", str(db)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -493,10 +483,13 @@ class RabbitMQ:
     never meets a RabbitMQ the machine runs already. Anonymous MQTT from this machine only.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, cookie: str | None = None) -> None:
         self.port = free_port()
         self.amqp_port = free_port()
         self.dist_port = free_port()
+        self.nodename = f"tabletop{self.port}@localhost"
+        # Nodes of one cluster share an Erlang cookie; a lone node makes its own.
+        self.cookie = cookie
         self.workdir: Path | None = None
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -514,6 +507,9 @@ class RabbitMQ:
                 "(apt-get install rabbitmq-server)"
             )
         self.workdir = work = Path(tempfile.mkdtemp(prefix="tabletop-rabbitmq-"))
+        if self.cookie is not None:
+            (work / ".erlang.cookie").write_text(self.cookie)
+            (work / ".erlang.cookie").chmod(0o400)
         (work / "enabled_plugins").write_text("[rabbitmq_mqtt].\n")
         (work / "rabbitmq.conf").write_text(
             f"listeners.tcp.default = 127.0.0.1:{self.amqp_port}\n"
@@ -523,7 +519,7 @@ class RabbitMQ:
         env = {
             **os.environ,
             "HOME": str(work),  # its own Erlang cookie
-            "RABBITMQ_NODENAME": f"tabletop{self.port}@localhost",
+            "RABBITMQ_NODENAME": self.nodename,
             "RABBITMQ_NODE_IP_ADDRESS": "127.0.0.1",
             "RABBITMQ_NODE_PORT": str(self.amqp_port),
             "RABBITMQ_DIST_PORT": str(self.dist_port),
@@ -545,6 +541,30 @@ class RabbitMQ:
         )
         wait_until(lambda: port_open(self.port), 120, f"RabbitMQ's MQTT port {self.port}")
 
+    def ctl(self, *arguments: str, timeout: float = 120) -> str:
+        """Runs rabbitmqctl against this node (with its cookie); its output."""
+        assert self.workdir is not None, "the node is not started"
+        done = subprocess.run(
+            [rabbitmq_tool("rabbitmqctl"), "-n", self.nodename, *arguments],
+            env={**os.environ, "HOME": str(self.workdir)},
+            cwd=self.workdir,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"rabbitmqctl {' '.join(arguments)}: {done.stderr or done.stdout}")
+        return done.stdout
+
+    def kill(self) -> None:
+        """Ends the node at once (SIGKILL to its Erlang VM), as a machine's loss would."""
+        if self.process is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(30)
+            self.process = None
+
     def stop(self) -> None:
         if self.process is not None:
             with contextlib.suppress(ProcessLookupError):
@@ -558,3 +578,53 @@ class RabbitMQ:
         if self.workdir is not None:
             shutil.rmtree(self.workdir, ignore_errors=True)
             self.workdir = None
+
+
+def rabbitmq_tool(name: str) -> str:
+    """One of RabbitMQ's own CLI scripts (not Debian's wrapper, which switches users)."""
+    own = Path("/usr/lib/rabbitmq/bin") / name
+    return str(own) if os.access(own, os.X_OK) else (shutil.which(name) or name)
+
+
+class RabbitCluster:
+    """Private RabbitMQ nodes with their MQTT plugin, joined into one cluster.
+
+    Each node has its own node name, ports (AMQP, MQTT, Erlang distribution) and folder; they
+    share one Erlang cookie. The nodes start together, then each but the first joins the
+    first (`rabbitmqctl stop_app; join_cluster; start_app`).
+    """
+
+    def __init__(self, size: int) -> None:
+        import secrets
+
+        cookie = secrets.token_hex(16).upper()
+        self.nodes = [RabbitMQ(cookie) for _ in range(size)]
+
+    @property
+    def url(self) -> BrokerUrl:
+        """Every node's MQTT port, as one broker list."""
+        first, *others = [node.url for node in self.nodes]
+        return BrokerUrl(first.scheme, first.host, first.port, alternates=tuple(others))
+
+    def start(self) -> None:
+        starting = [threading.Thread(target=node.start) for node in self.nodes]
+        for thread in starting:
+            thread.start()
+        for thread in starting:
+            thread.join()
+        if any(node.process is None or node.process.poll() is not None for node in self.nodes):
+            raise RuntimeError("a RabbitMQ node did not start")
+        seed = self.nodes[0].nodename
+        for node in self.nodes[1:]:
+            node.ctl("stop_app")
+            node.ctl("join_cluster", seed)
+            node.ctl("start_app")
+        wait_until(lambda: all(port_open(node.port) for node in self.nodes), 120, "the MQTT ports")
+
+    def running_nodes(self) -> str:
+        alive = next(node for node in self.nodes if node.process is not None)
+        return alive.ctl("cluster_status", "--formatter", "json")
+
+    def stop(self) -> None:
+        for node in self.nodes:
+            node.stop()

@@ -222,7 +222,7 @@ def test_kill_9_of_one_of_two_daemons_moves_its_tables_and_loses_nothing_acknowl
             for gm in clients.values():
                 online = gm.topics.rules_availability
                 pump_until(gm, lambda gm=gm, t=online: gm.retained.get(t) == "online", 20, "up")
-            # The second daemon stands by: every table's lease is the first's.
+            # The second daemon takes its share of the tables (the others stay the first's).
             second = room_process(broker, tables, db, f"{table}-second")
             watcher = clients[tables[0]]
             standby = f"tabletop/v1/_room/daemon/{table}-second/availability"
