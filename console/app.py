@@ -39,7 +39,6 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from rules import games
-from rules.errors import RulesError
 
 from .feed import TableFeed
 from .forms import FormError, forms_for
@@ -231,24 +230,52 @@ def build_app(
         left = sessions.seconds_left(request.cookies.get(COOKIE))
         return JSONResponse({"ok": True, "seconds_left": round(left)})
 
-    def game_forms(feed: TableFeed) -> tuple[str, dict[str, Any]]:
+    def playing(feed: TableFeed) -> str:
         name = feed.game or room.game or default_game
-        try:
-            game = games.get(name)
-        except RulesError:
-            game = games.get(default_game)
+        return name if name in games.names() else default_game
+
+    def game_forms(feed: TableFeed, wanted: str | None = None) -> tuple[str, dict[str, Any]]:
+        """The forms of the game on the table, or of `wanted` (`?game=NAME`: a game the game
+        master is about to start, of which only `new` may be sent)."""
+        game = games.get(wanted if wanted is not None else playing(feed))
         return game.name, forms_for(game.gm_actions(), game.roster_keys)
 
+    def game_asked(request: Request) -> str | None:
+        wanted = request.query_params.get("game")
+        if wanted is not None and wanted not in games.names():
+            raise FormError(f"no game {wanted!r}; the games are {', '.join(games.names())}")
+        return wanted
+
     async def gm_actions(request: Request, feed: TableFeed) -> Response:
-        name, forms = game_forms(feed)
-        return JSONResponse({"game": name, "actions": [f.to_json() for f in forms.values()]})
+        try:
+            name, forms = game_forms(feed, game_asked(request))
+        except FormError as refused:
+            return error(404, str(refused))
+        catalogue = [
+            {"name": game.name, "title": game.info.title}
+            for game in (games.get(each) for each in games.names())
+        ]
+        return JSONResponse(
+            {
+                "game": name,
+                "playing": playing(feed),
+                "games": catalogue,
+                "actions": [f.to_json() for f in forms.values()],
+            }
+        )
 
     async def gm_act(request: Request, feed: TableFeed) -> Response:
         verb = request.path_params["verb"]
-        name, forms = game_forms(feed)
+        try:
+            wanted = game_asked(request)
+        except FormError as refused:
+            return error(404, str(refused))
+        name, forms = game_forms(feed, wanted)
         form = forms.get(verb)
         if form is None:
             return error(404, f"{name} has no action {verb!r}; known: {', '.join(forms)}")
+        if wanted is not None and wanted != playing(feed) and verb != "new":
+            return error(409, f"{name} is not on the table: start it first (its 'new')")
         if request.headers.get("content-type", "").split(";")[0] != "application/json":
             return error(415, "send the form as JSON (Content-Type: application/json)")
         body = await request.body()  # bounded by the Guard: BodyTooLarge past its limit
@@ -262,6 +289,8 @@ def build_app(
             command = await asyncio.to_thread(form.command, values)
         except FormError as refused:
             return error(400, str(refused), refused.field)
+        if command.get("cmd") == "new_game":
+            command["game"] = name  # the daemon plays the game the page's form belongs to
         try:
             reply = await feed.send(command)
         except Exception as failed:  # NoReply, or the broker gone: said in words

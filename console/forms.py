@@ -12,11 +12,11 @@ import argparse
 import json
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NoReturn
 
 from rules.errors import RulesError
-from rules.game import GmAction
+from rules.game import PLAYER, GmAction
 from rules.roster import RosterError, roster_from_data
 
 from . import ConsoleError
@@ -48,7 +48,8 @@ class Field:
     label: str
     help: str
     # "text", "number", "choice", "flag", "list" (space separated), "repeat" (lines),
-    # "roster" (names one a line, or a roster's TOML or JSON text)
+    # "roster" (names one a line, or a roster's TOML or JSON text), "player" (one of the
+    # game's players: the page offers them in a list), "names" (new players' names, one a line)
     kind: str
     required: bool
     choices: tuple[str, ...] = ()
@@ -75,6 +76,9 @@ class Form:
     def to_json(self) -> dict[str, Any]:
         return {
             "verb": self.action.verb,
+            "title": self.action.title or self.action.verb,
+            "group": self.action.group.value,
+            "answers": list(self.action.answers),
             "help": self.action.help,
             "fields": [field.to_json() for field in self.fields],
         }
@@ -148,7 +152,13 @@ def roster_form(action: GmAction, keys: tuple[str, ...]) -> Form:
     def build(namespace: argparse.Namespace) -> dict[str, Any]:
         return {"cmd": "new_game", **read_roster_value(namespace.roster, keys)}
 
-    web = GmAction(action.verb, "start a game from the roster given here", _no_arguments, build)
+    web = replace(
+        action,
+        help="start a game from the roster given here",
+        arguments=_no_arguments,
+        build=build,
+        reads_files=False,
+    )
     return _RosterForm(web, (field,))
 
 
@@ -220,8 +230,12 @@ def _field(argument: argparse.Action) -> Field:
         kind = "flag"
     elif isinstance(argument, argparse._AppendAction):
         kind = "repeat"
+    elif argument.nargs in ("+", "*") and argument.dest == "players" and argument.type is None:
+        kind = "names"  # a new game's players: one a line, so a name may hold a space
     elif argument.nargs in ("+", "*"):
         kind = "list"
+    elif argument.metavar == PLAYER or (argument.dest == "player" and argument.metavar is None):
+        kind = "player"
     elif argument.choices:
         kind = "choice"
     elif argument.type is int:
@@ -257,7 +271,12 @@ def _words(field: Field, value: Any, verb: str) -> list[str]:
     if field.kind == "repeat":
         items = [line.strip() for line in text.splitlines() if line.strip()]
         return [word for item in items for word in (field.option or "", item)]
-    items = text.split() if field.kind == "list" else [text]
+    if field.kind == "names":
+        items = [line.strip() for line in text.splitlines() if line.strip()]
+        if not items:
+            raise FormError(f"{where}: required", field.name)
+    else:
+        items = text.split() if field.kind == "list" else [text]
     if field.option is None:
         # a positional that starts with "-" would read as an option: say "--" first
         return ["--", *items] if items[0].startswith("-") else items

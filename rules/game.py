@@ -18,7 +18,7 @@ import inspect
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from enum import Enum
 from typing import Any, Final, Generic, Protocol, TypeVar, runtime_checkable
 
@@ -375,6 +375,21 @@ ArgumentAdder = Callable[[argparse.ArgumentParser], None]
 CommandBuilder = Callable[[argparse.Namespace], dict[str, Any]]
 
 
+class VerbGroup(Enum):
+    """Where a game master's verb stands on the tablet: what part of the game it runs."""
+
+    START = "Start and end"
+    DICE = "Dice entered by hand"
+    CARDS = "Cards and the mat"
+    CHOICES = "The players' choices"
+    CALLS = "The game master's calls"
+
+
+# An argument whose metavar is PLAYER names one of the game's players (the tablet offers the
+# seated players in a list); an argument whose dest is "player" is one too unless it says else.
+PLAYER: Final = "PLAYER"
+
+
 @dataclass(frozen=True, slots=True)
 class GmAction:
     """One verb of `tabletop gm`: its help, its arguments, and the command it builds."""
@@ -387,6 +402,35 @@ class GmAction:
     # `tabletop gm` on the game master's own machine, never for a web page (the console
     # offers such a `new` as a roster built in the page instead).
     reads_files: bool = False
+    # The verb in plain words for the game master's tablet ("Enter the dice by hand"), and
+    # where it stands there; `answers`: what it answers when the game waits, as the prompt
+    # says it (a `waiting` kind such as "dice", or a `pending` type such as "poker_bet"), so
+    # the tablet shows the prompt's own actions first.
+    title: str = ""
+    group: VerbGroup = VerbGroup.CALLS
+    answers: tuple[str, ...] = ()
+
+
+def worded(
+    actions: Iterable[GmAction], words: Mapping[str, tuple[str, VerbGroup, tuple[str, ...]]]
+) -> tuple[GmAction, ...]:
+    """The verbs with their plain words (title, group, what they answer) from one table per
+    game; a verb without words, or words for no verb, is a mistake said at import."""
+    listed = tuple(actions)
+    verbs = {action.verb for action in listed}
+    missing = sorted(verbs - set(words))
+    extra = sorted(set(words) - verbs)
+    if missing or extra:
+        raise ValueError(f"plain words: verbs without words {missing}, words without verb {extra}")
+    return tuple(
+        replace(
+            action,
+            title=words[action.verb][0],
+            group=words[action.verb][1],
+            answers=words[action.verb][2],
+        )
+        for action in listed
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,14 @@
       control = el("select", { id, name: field.name, required: field.required, "aria-describedby": described },
                    field.required ? null : el("option", { value: "", text: "—" }),
                    ...field.choices.map((choice) => el("option", { value: choice, text: choice })));
+    } else if (field.kind === "player") {
+      // One of the game's players, picked from those in the game (filled in by fillPlayers).
+      control = el("select", { id, name: field.name, required: field.required, "data-kind": "player",
+                               "aria-describedby": described },
+                   el("option", { value: "", text: field.required ? "— pick a player —" : "—" }));
+    } else if (field.kind === "names") {
+      control = el("textarea", { id, name: field.name, rows: 4, required: field.required,
+                                 "aria-describedby": described, placeholder: "Ana\nBo" });
     } else if (field.kind === "roster") {
       // The roster is written here or read from a file on this device: the console is never
       // given a file name on its own machine.
@@ -50,10 +58,10 @@
                              id: `${action.verb}-result` });
     const node = el("form", { class: "action", "data-verb": action.verb,
                               "aria-labelledby": `${action.verb}-title` },
-                    el("h3", { id: `${action.verb}-title`, text: action.verb }),
+                    el("h3", { id: `${action.verb}-title`, text: action.title }),
                     el("p", { class: "help", text: action.help }),
                     ...action.fields.map((field) => input(action.verb, field)),
-                    el("button", { type: "submit", text: action.verb }), result);
+                    el("button", { type: "submit", text: action.title }), result);
     node.addEventListener("submit", async (submitted) => {
       submitted.preventDefault();
       const values = {};
@@ -64,7 +72,7 @@
       result.className = "result pending";
       result.textContent = "Sending…";
       try {
-        const response = await fetch(`/gm/actions/${encodeURIComponent(action.verb)}`, {
+        const response = await fetch(`/gm/actions/${encodeURIComponent(action.verb)}${chosen ? `?game=${encodeURIComponent(chosen)}` : ""}`, {
           method: "POST", headers: { "Content-Type": "application/json" },
           body: JSON.stringify(values) });
         if (response.status === 401) { TableView.sessionEnded(); return; }
@@ -85,13 +93,86 @@
     return node;
   }
 
-  async function loadActions() {
-    const response = await fetch("/gm/actions");
+  // The game chooser: any game of `tabletop games` is started from here (its `new` form).
+  let chosen = null;  // a game other than the one on the table, about to be started
+  const chooser = document.getElementById("game-choice");
+  chooser.addEventListener("change", () => loadActions(chooser.value));
+  async function loadActions(wanted) {
+    const response = await fetch("/gm/actions" + (wanted ? `?game=${encodeURIComponent(wanted)}` : ""));
     if (response.status === 401) { TableView.sessionEnded(); return; }
     const body = await response.json();
-    document.getElementById("game-name").textContent = `(${body.game})`;
-    document.getElementById("actions").replaceChildren(...body.actions.map(form));
+    chosen = body.game !== body.playing ? body.game : null;
+    const title = (name) => (body.games.find((game) => game.name === name) || { title: name }).title;
+    document.getElementById("game-name").textContent = `(${title(body.playing)})`;
+    chooser.replaceChildren(...body.games.map((game) => el("option", { value: game.name,
+      text: game.name === body.playing ? `${game.title} (on the table)` : game.title })));
+    chooser.value = body.game;
+    const offered = chosen ? body.actions.filter((action) => action.verb === "new") : body.actions;
+    actions = offered.map((action) => ({ action, node: form(action) }));
+    arranged = null;
     document.body.dataset.game = body.game;
+    arrange(window.tableSnapshot);
+  }
+
+  // The forms grouped by what the game waits for: the prompt's own actions first (those
+  // that answer its `pending` type or its `waiting` kind), then each group of the rest.
+  let actions = [];
+  let arranged = null;
+  function arrange(snapshot) {
+    if (!actions.length) return;
+    const prompt = (snapshot && snapshot.prompt) || {};
+    const wanted = chosen ? new Set(["nothing"])
+      : new Set([prompt.waiting || "nothing", (prompt.pending || {}).type].filter(Boolean));
+    const key = JSON.stringify([...wanted, actions.length]);
+    if (key !== arranged) {
+      arranged = key;
+      const now = actions.filter(({ action }) => action.answers.some((a) => wanted.has(a)));
+      const sections = [];
+      sections.push(el("section", { class: "group now", "aria-labelledby": "group-now" },
+        el("h3", { id: "group-now", class: "group-title", text: "What the game waits for now" }),
+        ...(now.length ? now.map(({ node }) => node)
+                       : [el("p", { class: "none", text: "None: the game waits for nothing the game master enters; pick from the groups below." })])));
+      const groups = [];
+      for (const item of actions)
+        if (!now.includes(item) && !groups.includes(item.action.group)) groups.push(item.action.group);
+      groups.forEach((group, index) => {
+        const items = actions.filter((item) => !now.includes(item) && item.action.group === group);
+        sections.push(el("section", { class: "group", "aria-labelledby": `group-${index}` },
+          el("h3", { id: `group-${index}`, class: "group-title", text: group }),
+          ...items.map(({ node }) => node)));
+      });
+      document.getElementById("actions").replaceChildren(...sections);
+    }
+    fillPlayers(snapshot);
+  }
+
+  // The players a field may name: every name in the game's state (seats, characters, the
+  // poker table's gamblers), so a form never asks the game master to type one.
+  function playerNames(state) {
+    const names = [];
+    const add = (name) => { if (typeof name === "string" && name && !names.includes(name)) names.push(name); };
+    const visit = (value, depth) => {
+      if (Array.isArray(value)) {
+        for (const item of value) {
+          if (item && typeof item === "object") add(item.name);
+          if (depth < 2) visit(item, depth + 1);
+        }
+      } else if (value && typeof value === "object" && depth < 2) {
+        for (const inner of Object.values(value)) visit(inner, depth + 1);
+      }
+    };
+    if (state) visit(state, 0);
+    return names;
+  }
+  function fillPlayers(snapshot) {
+    const names = playerNames(snapshot && snapshot.state);
+    for (const select of document.querySelectorAll("select[data-kind=player]")) {
+      const have = [...select.options].slice(1).map((option) => option.value);
+      if (JSON.stringify(have) === JSON.stringify(names)) continue;
+      const chosen = select.value;
+      select.replaceChildren(select.options[0], ...names.map((name) => el("option", { value: name, text: name })));
+      if (names.includes(chosen)) select.value = chosen;
+    }
   }
   // The seats' screens: a code per seat, shown here for the players to type on their phones.
   const codesButton = document.getElementById("seat-codes-button");
@@ -118,6 +199,8 @@
   // A different game on the table brings other actions.
   document.addEventListener("table-rendered", (event) => {
     const game = event.detail.prompt && event.detail.prompt.game;
-    if (game && document.body.dataset.game && game !== document.body.dataset.game) loadActions();
+    if (game && !chosen && document.body.dataset.game && game !== document.body.dataset.game) loadActions();
+    else if (game && chosen === game) loadActions();
+    else arrange(event.detail);
   });
 })();

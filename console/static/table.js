@@ -354,8 +354,10 @@ const TableView = (() => {
     }
     const refused = document.getElementById("refused");
     if (refused && seatsChanged) {
-      refused.replaceChildren(...((snapshot.state && snapshot.state.rejected) || []).slice().reverse()
-        .map((item) => el("li", { text: `#${item.line}: ${item.error}` })));
+      const items = ((snapshot.state && snapshot.state.rejected) || []).slice().reverse();
+      refused.replaceChildren(...(items.length
+        ? items.map((item) => el("li", { text: `#${item.line}: ${item.error}` }))
+        : [el("li", { class: "none", text: "None refused." })]));
     }
     const picture = document.getElementById("dice-picture");
     if (picture && changed("picture", snapshot.picture)) {

@@ -9,6 +9,7 @@ from typing import Any
 
 from rules.errors import InvalidCommand
 from rules.game import (
+    PLAYER,
     DiceThrow,
     GameInfo,
     GameRules,
@@ -20,8 +21,10 @@ from rules.game import (
     Scoring,
     SeatLights,
     TableHands,
+    VerbGroup,
     Waiting,
     WaitKind,
+    worded,
 )
 
 from .duel import DuelStep
@@ -266,7 +269,9 @@ def _spend(parser: argparse.ArgumentParser) -> None:
 
 
 def _help(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("helper", help="who foregoes their action (and takes one Strain)")
+    parser.add_argument(
+        "helper", metavar=PLAYER, help="who foregoes their action (and takes one Strain)"
+    )
     parser.add_argument("player", help="who gets the Bonus")
 
 
@@ -386,6 +391,10 @@ def _poker_command(a: argparse.Namespace) -> dict[str, Any]:
     return command
 
 
+def _new_players(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("players", nargs="+", metavar="NAME", help="the players' names")
+
+
 def _amount(parser: argparse.ArgumentParser) -> None:
     _player(parser)
     parser.add_argument("amount", type=int, help="dollars")
@@ -412,7 +421,13 @@ def _reason(parser: argparse.ArgumentParser) -> None:
     )
 
 
-GM_ACTIONS: tuple[GmAction, ...] = (
+_VERBS: tuple[GmAction, ...] = (
+    GmAction(
+        "new",
+        "start OS-SIX with these characters' players",
+        _new_players,
+        lambda a: {"cmd": "new_game", "players": a.players},
+    ),
     GmAction(
         "action",
         "call an action roll: attribute, score, skill, Bonus and Penalty",
@@ -544,3 +559,37 @@ GM_ACTIONS: tuple[GmAction, ...] = (
 )
 
 OS_SIX = OsSix()
+
+_S, _D, _P, _G = VerbGroup.START, VerbGroup.DICE, VerbGroup.CHOICES, VerbGroup.CALLS
+_BET = ("poker_bet",)
+GM_ACTIONS: tuple[GmAction, ...] = worded(
+    _VERBS,
+    {
+        "new": ("Start a game", _S, ("nothing",)),
+        "action": ("Call an action roll", _G, ("game_master",)),
+        "roll": ("Enter the dice by hand", _D, ("dice",)),
+        "help": ("One character helps another", _P, ("action",)),
+        "luck": ("Burn a Luck Point", _P, ("action", "spend")),
+        "award": ("Award a Luck Point", _G, ()),
+        "push": ("Push your luck", _P, ()),
+        "strain": ("Strain gained or recovered", _G, ()),
+        "gmroll": ("Make a game master's roll", _G, ("game_master",)),
+        "panic": ("Enter a Panic Roll's outcome", _G, ("panic",)),
+        "load": ("What a character carries", _G, ()),
+        "rest": ("A long rest", _G, ()),
+        "duel": ("Start a quick-draw duel", _G, ()),
+        "duelend": ("End the duel", _G, ()),
+        "poker": ("Start dice poker", _S, ("game_master",)),
+        "ante": ("Everyone antes: the next hand", _G, ("game_master",)),
+        "check": ("Poker: check", _P, _BET),
+        "bet": ("Poker: bet", _P, _BET),
+        "call": ("Poker: call", _P, _BET),
+        "raise": ("Poker: raise", _P, _BET),
+        "fold": ("Poker: fold", _P, _BET),
+        "allin": ("Poker: all in", _P, _BET),
+        "draw": ("Poker: the dice a player keeps", _P, ("poker_draw",)),
+        "leave": ("Poker: a player leaves", _P, ()),
+        "pokerend": ("End the poker", _S, ()),
+        "end": ("End the game", _S, ()),
+    },
+)

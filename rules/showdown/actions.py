@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..game import ArgumentAdder, GmAction
+from ..game import ArgumentAdder, GmAction, VerbGroup, worded
 from .decks import deck_to_json, load_deck
 from .model import OPTIONS
 
@@ -77,7 +77,7 @@ def _player(cmd: str) -> tuple[ArgumentAdder, Any]:
     }
 
 
-GM_ACTIONS: tuple[GmAction, ...] = (
+_VERBS: tuple[GmAction, ...] = (
     GmAction(
         "new",
         "start a showdown: two gunslingers, each NAME=DECK.toml (examples/decks/)",
@@ -184,4 +184,29 @@ GM_ACTIONS: tuple[GmAction, ...] = (
         lambda a: {"cmd": "discard", "player": a.player, "cards": a.cards},
     ),
     GmAction("end-game", "end the game", _args(), lambda a: {"cmd": "end_game"}),
+)
+
+_S, _D, _C, _P, _G = (
+    VerbGroup.START,
+    VerbGroup.DICE,
+    VerbGroup.CARDS,
+    VerbGroup.CHOICES,
+    VerbGroup.CALLS,
+)
+GM_ACTIONS: tuple[GmAction, ...] = worded(
+    _VERBS,
+    {
+        "new": ("Start a showdown", _S, ("nothing",)),
+        "load": ("Load a player's bullets by hand", _C, ()),
+        "touch": ("A player touches a bullet", _C, ("card",)),
+        "reveal": ("A player turns a bullet face up", _C, ("card",)),
+        "reach": ("A player reaches without a Draw", _C, ("card",)),
+        "race": ("Say who was first to the cards", _G, ("game_master",)),
+        "roll": ("Enter the shooter's die by hand", _D, ("dice",)),
+        "reroll": ("A Re-roll card throws again", _D, ("dice",)),
+        "keep": ("The die stands (no re-roll)", _P, ("dice",)),
+        "pass": ("The defender reveals no more", _P, ("card",)),
+        "discard": ("A Single Shot player discards", _P, ("choice",)),
+        "end-game": ("End the game", _S, ()),
+    },
 )

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from ..errors import InvalidCommand
-from ..game import ArgumentAdder, GmAction
+from ..game import PLAYER, ArgumentAdder, GmAction, VerbGroup, worded
 from ..roster import load_roster
 
 ROSTER_KEYS = ("players", "jokers", "seed", "deck", "options", "campaign")
@@ -118,7 +118,7 @@ def _a(*names: str, **options: Any) -> tuple[tuple[str, ...], dict[str, Any]]:
 
 
 _PLAYER = _a("player", help="the player's name")
-GM_ACTIONS: tuple[GmAction, ...] = tuple(
+_VERBS: tuple[GmAction, ...] = tuple(
     GmAction(*action)
     for action in (
         (
@@ -195,8 +195,8 @@ GM_ACTIONS: tuple[GmAction, ...] = tuple(
             "contest",
             "start a player-versus-player contest (rolls come in the order given)",
             _args(
-                _a("first", help="the contestant who rolls first"),
-                _a("second", help="the contestant who rolls second"),
+                _a("first", metavar=PLAYER, help="the contestant who rolls first"),
+                _a("second", metavar=PLAYER, help="the contestant who rolls second"),
                 _a(
                     "--method",
                     choices=METHODS,
@@ -284,4 +284,33 @@ GM_ACTIONS: tuple[GmAction, ...] = tuple(
         ),
         ("end-game", "end the game for good", _args(), lambda a: {"cmd": "end_game"}),
     )
+)
+
+_S, _D, _C, _P, _G = (
+    VerbGroup.START,
+    VerbGroup.DICE,
+    VerbGroup.CARDS,
+    VerbGroup.CHOICES,
+    VerbGroup.CALLS,
+)
+GM_ACTIONS: tuple[GmAction, ...] = worded(
+    _VERBS,
+    {
+        "new": ("Start a game", _S, ("nothing",)),
+        "reveal": ("A player turns a card face up", _C, ("reveal",)),
+        "order": ("Draw for turn order", _G, ()),
+        "stage": ("Open a challenge in stages", _G, ("game_master",)),
+        "challenge": ("Call a challenge", _G, ("game_master",)),
+        "roll": ("Enter the die by hand", _D, ("dice",)),
+        "lucky": ("Answer a Lucky Number offer", _P, ("lucky",)),
+        "contest": ("Start a contest between players", _G, ("game_master",)),
+        "boost": ("A contestant plays a card or wagers", _P, ()),
+        "concede": ("A contestant concedes", _P, ()),
+        "end-adventure": ("End the adventure", _G, ("game_master",)),
+        "grant": ("Grant a Lucky Number", _G, ()),
+        "return": ("A removed Operator returns", _P, ("return_or_retire",)),
+        "retire": ("A removed Operator retires", _P, ("return_or_retire",)),
+        "start-adventure": ("Start the next adventure", _S, ()),
+        "end-game": ("End the game", _S, ()),
+    },
 )

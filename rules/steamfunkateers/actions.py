@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..game import ArgumentAdder, GmAction
+from ..game import PLAYER, ArgumentAdder, GmAction, VerbGroup, worded
 from .model import GmCost, OrderKind
 
 _NUMBERS = ("outnumbering", "base", "conditions")
@@ -109,7 +109,7 @@ _POOLS = _args(
 )
 _DICE = _args((("values",), {"nargs": "+", "type": _die, "help": "the dice as read"}))
 
-GM_ACTIONS: tuple[GmAction, ...] = (
+_VERBS: tuple[GmAction, ...] = (
     GmAction(
         "new",
         "start Steamfunkateers with these players",
@@ -174,7 +174,7 @@ GM_ACTIONS: tuple[GmAction, ...] = (
         "condition",
         "a loser suffers a condition; the winner (or the GM) throws its severity",
         _args(
-            (("target",), {"help": "who suffers the condition"}),
+            (("target",), {"metavar": PLAYER, "help": "who suffers the condition"}),
             (("--by",), {"default": "GM", "help": "who throws its severity (default GM)"}),
             (
                 ("--name",),
@@ -229,4 +229,29 @@ GM_ACTIONS: tuple[GmAction, ...] = (
         lambda a: {"cmd": "award", "player": a.player, "points": a.points},
     ),
     GmAction("end-game", "end the game", *_plain("end_game")),
+)
+
+_S, _D, _P, _G = VerbGroup.START, VerbGroup.DICE, VerbGroup.CHOICES, VerbGroup.CALLS
+GM_ACTIONS: tuple[GmAction, ...] = worded(
+    _VERBS,
+    {
+        "new": ("Start a game", _S, ("nothing",)),
+        "check": ("Call a roll", _G, ("game_master",)),
+        "contest": ("Start a contest", _G, ("game_master",)),
+        "exchange": ("Call the contest's next exchange", _G, ("game_master",)),
+        "end-contest": ("Call the contest off", _G, ()),
+        "roll": ("Enter the dice by hand", _D, ("roll",)),
+        "reroll": ("Enter a Vigor reroll by hand", _D, ("reroll",)),
+        "keep": ("Keep the dice (no reroll)", _P, ("reroll",)),
+        "fold": ("A player spends Vigor to fold", _P, ("roll", "reroll")),
+        "gm-fold": ("The game master folds", _G, ("roll", "reroll")),
+        "turn-order": ("Set a turn order", _G, ("game_master",)),
+        "end-turn": ("End the turn", _G, ("game_master",)),
+        "end-conflict": ("End the conflict", _G, ()),
+        "condition": ("A loser suffers a condition", _G, ("severity",)),
+        "narrate": ("Bid Vigor for narration", _P, ()),
+        "gm-buy": ("The game master spends Vigor", _G, ()),
+        "award": ("Give a player Vigor", _G, ()),
+        "end-game": ("End the game", _S, ()),
+    },
 )

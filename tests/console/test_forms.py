@@ -217,3 +217,30 @@ def test_showdown_decks_come_in_the_roster_not_as_files() -> None:
     assert command["players"][0]["deck"]["name"] == "cowboy"
     with pytest.raises(FormError, match="no field 'players'"):
         new.command({"players": "Ana=/etc/passwd Bo=/dev/zero"})
+
+
+def test_every_games_verbs_have_plain_words_and_a_forgotten_one_fails() -> None:
+    from rules import games
+    from rules.game import GmAction, VerbGroup, worded
+
+    for name in games.names():
+        for action in games.get(name).gm_actions():
+            assert action.title and action.title != action.verb, (name, action.verb)
+    bare = GmAction("zap", "zap", lambda parser: None, lambda a: {"cmd": "zap"})
+    with pytest.raises(ValueError, match=r"verbs without words \['zap'\]"):
+        worded([bare], {})
+    with pytest.raises(ValueError, match=r"words without verb \['zip'\]"):
+        worded([bare], {"zap": ("Zap", VerbGroup.CALLS, ()), "zip": ("Zip", VerbGroup.CALLS, ())})
+
+
+def test_a_player_field_is_a_pick_and_new_players_are_one_a_line() -> None:
+    from rules import games
+
+    ossix = forms_for(games.get("ossix").gm_actions())
+    assert [f.kind for f in ossix["help"].fields] == ["player", "player"]
+    new = ossix["new"]
+    assert new.fields[0].kind == "names"
+    assert new.command({"players": "Ana Maria\nBo\n"}) == {
+        "cmd": "new_game",
+        "players": ["Ana Maria", "Bo"],
+    }

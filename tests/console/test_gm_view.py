@@ -38,16 +38,17 @@ def test_game_master_starts_a_game_and_sees_a_refusal_beside_the_form(
     new = page.locator('form[data-verb="new"]')
     new.get_by_label("Read a file from this device").set_input_files(roster)
     expect(new.get_by_label("roster", exact=True)).to_have_value(roster.read_text())
-    new.get_by_role("button", name="new").click()
+    expect(page.locator("#refused li")).to_have_text(["None refused."])
+    new.get_by_role("button", name="Start a game").click()
     expect(new.locator(".result")).to_have_text("Done.")
     # the referee's view shows every card, face-down ones too
     expect(page.locator(".card.face")).to_have_count(12)
     expect(page.locator(".card.back")).to_have_count(0)
 
     reveal = page.locator('form[data-verb="reveal"]')
-    reveal.get_by_label("player").fill("Ana")
+    reveal.get_by_label("player").select_option("Ana")
     reveal.get_by_label("slot").fill("9")
-    reveal.get_by_role("button", name="reveal").click()
+    reveal.get_by_role("button", name="A player turns a card face up").click()
     expect(reveal.locator(".result")).to_have_text("Refused: reveal.slot: must be 1 to 6, got 9")
     expect(page.locator("#refused li").first).to_contain_text("must be 1 to 6")
 
@@ -56,7 +57,7 @@ def test_game_master_starts_a_game_and_sees_a_refusal_beside_the_form(
     expect(reveal.locator(".result")).to_contain_text("Refused: reveal: argument slot: invalid int")
 
     reveal.get_by_label("slot").fill("2")
-    reveal.get_by_role("button", name="reveal").click()
+    reveal.get_by_role("button", name="A player turns a card face up").click()
     expect(reveal.locator(".result")).to_have_text("Done.")
     expect(page.locator("#events li").first).to_contain_text("Ana turns slot 2 face-up")
 
