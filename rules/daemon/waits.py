@@ -109,11 +109,15 @@ class WaitWatch:
             limit = None
         if limit is None:
             return []
-        if self._raised is not None or now - self._since < limit:
+        # Said each time another whole `limit` has passed, with the time it passed: words
+        # that changed every second would keep every screen redrawing, and a table still
+        # waiting after it was told is told again (a throw made again and lost again).
+        passed = int((now - self._since) // limit)
+        if passed < 1:
             return []
-        # Said once, with the limit it passed: words that changed every second would keep
-        # every screen redrawing and hide that nothing moves.
-        words = wait_words(prompt, limit)
+        words = wait_words(prompt, passed * limit)
+        if words == self._raised:
+            return []
         self._raised = words
         return [Alert(WAIT_ALERT, words)]
 

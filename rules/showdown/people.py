@@ -209,6 +209,7 @@ class Gunslingers:
         self.before: dict[int, dict[int, str]] = {}  # what lay in each slot last round
         self.putting_right: set[str] = set()  # the alerts they have acted on
         self.up: set[tuple[int, int]] = set()  # (seat, slot) of cards their hands left face up
+        self.wait_heard: str | None = None  # the table's last `wait` alert they acted on
 
     # -- SimulatedPeople --------------------------------------------------------------------
 
@@ -289,9 +290,10 @@ class Gunslingers:
         """True once per `wait` alert: the table says it has waited long for what they did
         (a throw the camera never read, a card the mat never saw while it was unplugged or the
         bridge restarted), so they do it again, as a person told so at a table would."""
-        if WAIT_ALERT not in alerts or WAIT_ALERT in self.putting_right:
+        said = alerts.get(WAIT_ALERT)
+        if said is None or said == self.wait_heard:
             return False
-        self.putting_right.add(WAIT_ALERT)
+        self.wait_heard = said  # the table says it again, in new words, if it still waits
         return True
 
     def _put_right(self, alerts: Mapping[str, str]) -> bool:

@@ -39,8 +39,11 @@ def test_the_wait_alert_names_who_and_what_once_the_patience_runs_out() -> None:
     assert alert.message.startswith("the table has waited over 60 s for Ana (a card laid")
     assert "round 1: Ana, lay 6 bullets face down in your slots" in alert.message
     assert "lift the card and lay it again" in alert.message
-    # Said once: words that changed each second would keep every screen redrawing.
-    assert watch.check(PROMPT, 5, 400.0) == []
+    # Not every second (screens would keep redrawing), but again each whole minute more.
+    assert watch.check(PROMPT, 5, 219.0) == []
+    [again] = watch.check(PROMPT, 5, 220.0)
+    assert isinstance(again, Alert) and "waited over 2 min for Ana" in again.message
+    assert watch.check(PROMPT, 5, 221.0) == []
     assert watch.raised
 
 
