@@ -237,6 +237,10 @@ class Gunslingers:
     def step(
         self, state: dict[str, Any] | None, prompt: dict[str, Any] | None, alerts: dict[str, str]
     ) -> bool:
+        if WAIT_ALERT not in alerts:
+            # The table moved, or a restarted daemon has not said it yet: its next saying,
+            # even in the same words, is heard anew.
+            self.wait_heard = None
         if state is None or state.get("game") != "showdown":
             return False
         if self.undo is not None:
