@@ -35,6 +35,9 @@ NAMES = ("Ana", "Bo")
 _SLOT_ALERT = re.compile(r"^slot\.s(\d+)\.(\d+)$")  # the reader's alert on a slot
 REACTION_MS = (250.0, 40.0)  # mean and sd of a simple visual reaction
 REACH_MS = (150.0, 30.0)  # moving the hand to a card on the table
+# Looks at a table still asking for the throw they made before they throw again (the runner
+# lets them look once per patience: 0.25 s at --speed 20, so about 15 s; 2 min at real time).
+THROW_AGAIN_AFTER_LOOKS = 60
 
 
 def random_deck(rng: random.Random, name: str, kind: DeckKind = DeckKind.FULL) -> Deck:
@@ -210,6 +213,7 @@ class Gunslingers:
         self.putting_right: set[str] = set()  # the alerts they have acted on
         self.up: set[tuple[int, int]] = set()  # (seat, slot) of cards their hands left face up
         self.wait_heard: str | None = None  # the table's last `wait` alert they acted on
+        self.looks_since_act = 0  # looks at an unchanged table since they last acted
 
     # -- SimulatedPeople --------------------------------------------------------------------
 
@@ -270,7 +274,14 @@ class Gunslingers:
         if self._asked_again(alerts):
             self.acted.discard(key)
         if key in self.acted:
-            return False
+            self.looks_since_act += 1
+            if phase != "shoot" or self.looks_since_act < THROW_AGAIN_AFTER_LOOKS:
+                return False
+            # The table still asks for the throw they made long ago and says nothing (a
+            # restarted daemon has not waited long enough to say so): they throw again, as a
+            # person who sees the screen still asking would. Only a throw: a card turned
+            # again would hide a revealed bullet.
+        self.looks_since_act = 0
         self.acted.add(key)
         if phase == "stare_down":
             before = self.mistakes_made

@@ -199,3 +199,31 @@ def test_a_gunslinger_throws_again_when_the_table_says_it_waited_for_the_throw()
         idle = 0 if len(table.applied) != done else idle + 1
     assert table.thrown > 2  # the lost throw was thrown again, and the game went on
     assert table.state.over and table.state.winner is not None
+
+
+def test_a_gunslinger_throws_again_when_the_table_still_asks_and_says_nothing() -> None:
+    """A daemon restarted again and again never waits long enough to say `wait` (found by the
+    100-game soak, Showdown seed 714339): a gunslinger who still sees the table ask for the
+    throw they made, long after, throws again, as a person looking at the screen would."""
+    from rules.showdown.people import THROW_AGAIN_AFTER_LOOKS
+
+    table = CameraMissesOneThrow()
+    people = SHOWDOWN.simulated_people(
+        ["Ana", "Bo"],
+        table,
+        random.Random(1),
+        table.send,
+        PeopleSettings(mistake_rate=0.0, pause=table.advance, react=table.advance),
+    )
+    people.start_game(1)
+    looks = 0
+    for _ in range(3000):
+        if table.state.over:
+            break
+        view = SHOWDOWN.public_view(table.state)
+        if not people.step(view, {"pending": view["pending"]}, dict(table.alerts)):
+            table.advance(0.25)
+            looks += 1
+    assert table.thrown > 2  # the lost throw was thrown again, and the game went on
+    assert table.state.over and table.state.winner is not None
+    assert looks >= THROW_AGAIN_AFTER_LOOKS  # ... not at once: after a long look
