@@ -16,6 +16,19 @@ from rules.showdown.state import Phase
 from .helpers import Table, TouchTable
 
 
+def careful_gunslingers(table: Table) -> SimulatedPeople:
+    """Two gunslingers who make no mistakes, their game started at `table` (seed 1)."""
+    people = SHOWDOWN.simulated_people(
+        ["Ana", "Bo"],
+        table,
+        random.Random(1),
+        table.send,
+        PeopleSettings(mistake_rate=0.0, pause=table.advance, react=table.advance),
+    )
+    people.start_game(1)
+    return people
+
+
 def play_a_game(table: Table, seed: int, speed: float = 1.0) -> tuple[SimulatedPeople, int]:
     """Two gunslingers play one game at `table`; their pauses pass `speed` times faster than
     the table's clock, their reactions at a race in human time (as `tabletop sim` has them).
@@ -116,14 +129,7 @@ def test_a_late_reading_never_makes_a_gunslinger_hide_a_revealed_bullet() -> Non
     it: they look at the card first, as a person would. They turned it before, hiding a
     revealed bullet."""
     table = TouchTable()
-    people = SHOWDOWN.simulated_people(
-        ["Ana", "Bo"],
-        table,
-        random.Random(1),
-        table.send,
-        PeopleSettings(mistake_rate=0.0, pause=table.advance, react=table.advance),
-    )
-    people.start_game(1)
+    people = careful_gunslingers(table)
     for _ in range(50):
         if table.state.phase is Phase.STARE_DOWN:
             break
@@ -177,14 +183,7 @@ def test_a_gunslinger_throws_again_when_the_table_says_it_waited_for_the_throw()
     from rules.daemon.waits import WAIT_ALERT
 
     table = CameraMissesOneThrow()
-    people = SHOWDOWN.simulated_people(
-        ["Ana", "Bo"],
-        table,
-        random.Random(1),
-        table.send,
-        PeopleSettings(mistake_rate=0.0, pause=table.advance, react=table.advance),
-    )
-    people.start_game(1)
+    people = careful_gunslingers(table)
     idle = 0  # the people's looks since the last command the table applied
     for _ in range(3000):
         if table.state.over:
@@ -208,14 +207,7 @@ def test_a_gunslinger_throws_again_when_the_table_still_asks_and_says_nothing() 
     from rules.showdown.people import THROW_AGAIN_AFTER_LOOKS
 
     table = CameraMissesOneThrow()
-    people = SHOWDOWN.simulated_people(
-        ["Ana", "Bo"],
-        table,
-        random.Random(1),
-        table.send,
-        PeopleSettings(mistake_rate=0.0, pause=table.advance, react=table.advance),
-    )
-    people.start_game(1)
+    people = careful_gunslingers(table)
     looks = 0
     for _ in range(3000):
         if table.state.over:

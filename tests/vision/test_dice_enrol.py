@@ -135,38 +135,28 @@ def test_an_enrolment_of_another_shipped_model_is_refused_in_words(tmp_path: Pat
         table_model(folder)
 
 
-@pytest.mark.slow
-def test_dice_enrol_and_read_on_the_command_line(tmp_path: Path) -> None:
-    labels = centres_csv(tmp_path, 2)
-    tabletop = [sys.executable, "-m", "tabletop"]
-    enrolled = subprocess.run(
-        [*tabletop, "dice", "enrol", "--labels", str(labels), "--out", str(tmp_path / "t")],
+def tabletop(*words: str) -> subprocess.CompletedProcess[str]:
+    """Runs `tabletop WORDS` as a person would, its output captured."""
+    return subprocess.run(
+        [sys.executable, "-m", "tabletop", *words],
         capture_output=True,
         check=False,
         text=True,
         timeout=120,
         cwd=ROOT,
     )
+
+
+@pytest.mark.slow
+def test_dice_enrol_and_read_on_the_command_line(tmp_path: Path) -> None:
+    labels = centres_csv(tmp_path, 2)
+    enrolled = tabletop("dice", "enrol", "--labels", str(labels), "--out", str(tmp_path / "t"))
     assert enrolled.returncode == 0, enrolled.stderr
     assert "photos enrolled: 2/2" in enrolled.stderr  # progress, one line per photo
     assert enrolled.stdout.startswith("enrolled ")
     photo = next((tmp_path / "photos").iterdir())
-    read = subprocess.run(
-        [*tabletop, "dice", "read", "--json", "--model", str(tmp_path / "t"), str(photo)],
-        capture_output=True,
-        check=False,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-    )
+    read = tabletop("dice", "read", "--json", "--model", str(tmp_path / "t"), str(photo))
     assert read.returncode == 0, read.stderr
     assert json.loads(read.stdout)["dice"]
-    missing = subprocess.run(
-        [*tabletop, "dice", "read", "--model", str(tmp_path / "none"), str(photo)],
-        capture_output=True,
-        check=False,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-    )
+    missing = tabletop("dice", "read", "--model", str(tmp_path / "none"), str(photo))
     assert missing.returncode != 0 and "holds no enrolled table" in missing.stderr
