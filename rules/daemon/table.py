@@ -46,6 +46,8 @@ _BRIDGE_ID = re.compile(r"^[0-9A-Za-z_-]{1,64}$")
 # JUMP_PER_SECOND for each second since the topic's last message, is beyond reason (issue 33.7).
 SEQ_JUMP_ALLOWED: Final = 10_000
 JUMP_PER_SECOND: Final = 1_000
+# Another bridge is taken for the table's once the table's own has said nothing this long.
+BRIDGE_SILENT_SECONDS: Final = 10.0
 # The taken sequence numbers remembered per topic, to tell a repeat from a message behind.
 RECENT_KEPT: Final = 64
 # New messages behind the last taken number, each newer than the one before, that show the
@@ -91,12 +93,22 @@ class BridgeGate:
             return Admission(
                 False, f'bridge {sender}: it has no sequence number ("seq" 1, 2, 3, ...)'
             )
+        taken_over: str | None = None
         if sender != self.bridge:
             if self.bridge is not None and seq != 1:
-                return Admission(
-                    False,
-                    f"it comes from bridge {sender}, but this table's bridge is {self.bridge}: "
-                    "is a second bridge running for this table?",
+                quiet = max(self.last_at.values(), default=None)
+                if quiet is not None and now - quiet < BRIDGE_SILENT_SECONDS:
+                    return Admission(
+                        False,
+                        f"it comes from bridge {sender}, but this table's bridge is "
+                        f"{self.bridge}: is a second bridge running for this table?",
+                    )
+                # The table's bridge has said nothing for a while and another speaks: it was
+                # restarted while this daemon was away (its first message missed, and an old
+                # retained snapshot heard first). Said, so a second bridge does not go unseen.
+                taken_over = (
+                    f"bridge {sender} now speaks for this table: bridge {self.bridge} has said "
+                    f"nothing for {BRIDGE_SILENT_SECONDS:g} s (restarted?)"
                 )
             self.offline()
             self.bridge = sender
@@ -115,7 +127,7 @@ class BridgeGate:
                     "reason (a forged message?)",
                 )
         self._take(topic, seq, now)
-        return Admission(True)
+        return Admission(True, taken_over)
 
     def _behind(self, topic: str, seq: int, last: int, now: float) -> Admission:
         """A new message behind the last taken number: after a few in a row the number is

@@ -109,3 +109,25 @@ def test_a_restarted_bridge_is_followed_from_its_first_message() -> None:
     physical.message(TOPICS.bridge_availability, b"offline", None, 1.0)
     physical.message(TOPICS.dice_event, rolled(1, 2, bridge="new"), None, 2.0)
     assert reader.throws == [[1], [2]]
+
+
+def test_a_bridge_restarted_while_the_daemon_was_away_is_followed_once_the_old_one_is_quiet() -> None:
+    """Found by the 100-game soak (Showdown seed 739608): a daemon restarted by a fault heard
+    the old bridge's retained snapshot first, then refused every message of the new bridge (its
+    first, seq 1, went by while the daemon was away) as a second bridge's: the table stood
+    still. The table's bridge is given up once it has said nothing for a while, and said so."""
+    from rules.daemon.table import BRIDGE_SILENT_SECONDS
+
+    gate = BridgeGate()
+    snapshot = TOPICS.mat_snapshot
+    assert gate.admit(snapshot, {"bridge": "old", "seq": 900}, 0.0).take
+    # a second bridge talking while the table's own still talks: refused, said
+    early = gate.admit(TOPICS.dice_event, {"bridge": "new", "seq": 7}, 1.0)
+    assert not early.take and "is a second bridge running" in (early.alert or "")
+    later = gate.admit(TOPICS.dice_event, {"bridge": "new", "seq": 8}, BRIDGE_SILENT_SECONDS)
+    assert later.take and gate.bridge == "new"
+    assert "bridge new now speaks for this table: bridge old has said nothing" in (
+        later.alert or ""
+    )
+    # and the old one, should it speak again, is the stranger now
+    assert not gate.admit(snapshot, {"bridge": "old", "seq": 901}, 11.0).take
