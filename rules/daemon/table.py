@@ -68,7 +68,8 @@ class BridgeGate:
     """Which bridge's table events the daemon takes: one bridge, each message newer than the last.
 
     The first bridge heard is the table's; another is taken instead only when it has just
-    started (its first message, `seq` 1) or the table's bridge said it went offline. Per
+    started (its first message, `seq` 1), the table's bridge said it went offline, or the
+    table's bridge has said nothing for BRIDGE_SILENT_SECONDS while the other speaks. Per
     topic a message must carry a higher `seq` than the last taken: a repeat (a QoS 1
     redelivery, a replay of an old message) is dropped quietly.
 
