@@ -45,7 +45,16 @@ def start_showdown(table: Table) -> dict[str, list[str]]:
 
 
 def codes(page: Page) -> dict[int, str]:
-    page.get_by_role("button", name="Give the seats codes").click()
+    # The game master's connection hears the seats' views a moment after the login: until
+    # then the console says no seat views are published, and a person clicks again.
+    expect(page.locator("#connection")).to_have_text("Table online")  # the page is live
+    result = page.locator("#seat-codes-result")
+    for _ in range(20):
+        page.get_by_role("button", name="Give the seats codes").click()
+        expect(result).not_to_have_text("")
+        if page.locator("#seat-codes li").count() == 2:
+            break
+        page.wait_for_timeout(250)
     expect(page.locator("#seat-codes li")).to_have_count(2)
     found = {}
     for item in page.locator("#seat-codes li").all():
@@ -149,6 +158,7 @@ def test_no_seat_views_no_codes(table: Table, page: Page) -> None:
     """A daemon without seats publishes no seat views: the page says why, gives no code."""
     base = table.console.url
     gm_login(page, base)
+    expect(page.locator("#connection")).to_have_text("Table online")  # the page is live
     page.get_by_role("button", name="Give the seats codes").click()
     expect(page.locator("#seat-codes-result")).to_contain_text("publishes no seat views")
     assert "seat_views" not in snapshot(page)  # the seats' views stay out of every snapshot
