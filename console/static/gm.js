@@ -53,9 +53,24 @@
     return el("div", { class: field.kind === "flag" ? "field flag" : "field" }, label, control, help);
   }
 
+  // The last reply to each game's action, kept apart from its form: a game that starts
+  // rebuilds the forms, and a reply arriving after that still belongs on the page.
+  const replies = {};
   function form(action) {
-    const result = el("p", { class: "result", role: "status", "aria-live": "polite",
-                             id: `${action.verb}-result` });
+    const key = `${document.body.dataset.game}:${action.verb}`;
+    const [shownClass, shownText] = replies[key] || ["result", ""];
+    const result = el("p", { class: shownClass, role: "status", "aria-live": "polite",
+                             id: `${action.verb}-result`, text: shownText });
+    const say = (className, text) => {
+      replies[key] = [className, text];
+      result.className = className;
+      result.textContent = text;
+      const shown = document.getElementById(`${action.verb}-result`);
+      if (shown && shown !== result && document.body.dataset.game === key.split(":")[0]) {
+        shown.className = className;
+        shown.textContent = text;
+      }
+    };
     const node = el("form", { class: "action", "data-verb": action.verb,
                               "aria-labelledby": `${action.verb}-title` },
                     el("h3", { id: `${action.verb}-title`, text: action.title }),
@@ -69,8 +84,7 @@
         const control = node.elements[field.name];
         values[field.name] = field.kind === "flag" ? control.checked : control.value;
       }
-      result.className = "result pending";
-      result.textContent = "Sending…";
+      say("result pending", "Sending…");
       try {
         const response = await fetch(`/gm/actions/${encodeURIComponent(action.verb)}${chosen ? `?game=${encodeURIComponent(chosen)}` : ""}`, {
           method: "POST", headers: { "Content-Type": "application/json" },
@@ -78,16 +92,12 @@
         if (response.status === 401) { TableView.sessionEnded(); return; }
         const body = await response.json();
         if (response.ok && body.ok) {
-          result.className = "result accepted";
-          result.textContent = body.reply.waiting ? `Done: waiting for ${body.reply.waiting}`
-                                                  : "Done.";
+          say("result accepted", body.reply.waiting ? `Done: waiting for ${body.reply.waiting}` : "Done.");
         } else {
-          result.className = "result refusal";
-          result.textContent = "Refused: " + (body.reply ? body.reply.error : body.error);
+          say("result refusal", "Refused: " + (body.reply ? body.reply.error : body.error));
         }
       } catch (failed) {
-        result.className = "result refusal";
-        result.textContent = "Not sent: the console is unreachable.";
+        say("result refusal", "Not sent: the console is unreachable.");
       }
     });
     return node;
@@ -108,9 +118,9 @@
       text: game.name === body.playing ? `${game.title} (on the table)` : game.title })));
     chooser.value = body.game;
     const offered = chosen ? body.actions.filter((action) => action.verb === "new") : body.actions;
+    document.body.dataset.game = body.game;
     actions = offered.map((action) => ({ action, node: form(action) }));
     arranged = null;
-    document.body.dataset.game = body.game;
     arrange(window.tableSnapshot);
   }
 
