@@ -68,10 +68,25 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=1000)
     parser.add_argument("--hosts", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument(
+        "--retained-store",
+        choices=["dets", "ets"],
+        default="dets",
+        help="where the nodes keep retained messages (RabbitMQ's default: dets, on disk)",
+    )
+    parser.add_argument(
+        "--no-kill",
+        action="store_true",
+        help="stop after the room at play (no node or host killed)",
+    )
     args = parser.parse_args()
     tables = [f"v{n:04d}" for n in range(args.tables)]
-    results: dict[str, Any] = {"tables": len(tables), "hosts": args.hosts}
-    cluster = RabbitCluster(3)
+    results: dict[str, Any] = {
+        "tables": len(tables),
+        "hosts": args.hosts,
+        "retained_store": args.retained_store,
+    }
+    cluster = RabbitCluster(3, args.retained_store)
     database = PostgreSQL()
     hosts: list[subprocess.Popen[bytes]] = []
     logs = Path(tempfile.mkdtemp(prefix="tabletop-venue-"))  # the hosts' stderr, kept
@@ -102,36 +117,37 @@ def main() -> None:
             "max_ms": round(max(latencies) * 1000, 2),
         }
         results["hosts_rss_kB"] = [memory(host.pid)["VmRSS"] for host in hosts]
-        offset = int(args.seconds / 2.0) + 1
-        cluster.nodes[0].kill()
-        hosts[0].send_signal(signal.SIGKILL)
-        hosts[0].wait()
-        killed = time.perf_counter()
-        answered: dict[str, float] = {}
-        attempt = 0
-        streams = {table: commands(offset + 2) for table in tables}
-        while len(answered) < len(tables) and time.perf_counter() - killed < 120:
-            attempt += 1
-            for table in tables:
-                if table not in answered:
-                    body = {**streams[table][offset], "id": f"{table}-k{attempt}"}
-                    room.send(table, body)
-            time.sleep(0.5)  # a resend every 0.5 s, as a patient client would
-            with room.lock:
+        if not args.no_kill:
+            offset = int(args.seconds / 2.0) + 1
+            cluster.nodes[0].kill()
+            hosts[0].send_signal(signal.SIGKILL)
+            hosts[0].wait()
+            killed = time.perf_counter()
+            answered: dict[str, float] = {}
+            attempt = 0
+            streams = {table: commands(offset + 2) for table in tables}
+            while len(answered) < len(tables) and time.perf_counter() - killed < 120:
+                attempt += 1
                 for table in tables:
-                    if table not in answered and any(
-                        f"{table}-k{n}" in room.latency for n in range(1, attempt + 1)
-                    ):
-                        answered[table] = time.perf_counter() - killed
-        times = sorted(answered.values())
-        results["node_and_host_killed"] = {
-            "tables_answering": len(answered),
-            "p50_s": round(percentile(times, 0.5), 2) if times else None,
-            "all_s": round(times[-1], 2) if len(times) == len(tables) else None,
-            "shares_after": sorted(
-                collections.Counter(lease_holders(db, tables).values()).values()
-            ),
-        }
+                    if table not in answered:
+                        body = {**streams[table][offset], "id": f"{table}-k{attempt}"}
+                        room.send(table, body)
+                time.sleep(0.5)  # a resend every 0.5 s, as a patient client would
+                with room.lock:
+                    for table in tables:
+                        if table not in answered and any(
+                            f"{table}-k{n}" in room.latency for n in range(1, attempt + 1)
+                        ):
+                            answered[table] = time.perf_counter() - killed
+            times = sorted(answered.values())
+            results["node_and_host_killed"] = {
+                "tables_answering": len(answered),
+                "p50_s": round(percentile(times, 0.5), 2) if times else None,
+                "all_s": round(times[-1], 2) if len(times) == len(tables) else None,
+                "shares_after": sorted(
+                    collections.Counter(lease_holders(db, tables).values()).values()
+                ),
+            }
         room.close()
     finally:
         for host in hosts:

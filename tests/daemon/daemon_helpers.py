@@ -483,13 +483,16 @@ class RabbitMQ:
     never meets a RabbitMQ the machine runs already. Anonymous MQTT from this machine only.
     """
 
-    def __init__(self, cookie: str | None = None) -> None:
+    def __init__(self, cookie: str | None = None, retained_store: str = "dets") -> None:
         self.port = free_port()
         self.amqp_port = free_port()
         self.dist_port = free_port()
         self.nodename = f"tabletop{self.port}@localhost"
         # Nodes of one cluster share an Erlang cookie; a lone node makes its own.
         self.cookie = cookie
+        # Where the MQTT plugin keeps retained messages: "dets" (on disk, RabbitMQ's default)
+        # or "ets" (in memory; lost with the node, as the daemon republishes them anyway).
+        self.retained_store = retained_store
         self.workdir: Path | None = None
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -515,6 +518,7 @@ class RabbitMQ:
             f"listeners.tcp.default = 127.0.0.1:{self.amqp_port}\n"
             f"mqtt.listeners.tcp.default = 127.0.0.1:{self.port}\n"
             "mqtt.allow_anonymous = true\n"
+            f"mqtt.retained_message_store = rabbit_mqtt_retained_msg_store_{self.retained_store}\n"
         )
         env = {
             **os.environ,
@@ -594,11 +598,11 @@ class RabbitCluster:
     first (`rabbitmqctl stop_app; join_cluster; start_app`).
     """
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, retained_store: str = "dets") -> None:
         import secrets
 
         cookie = secrets.token_hex(16).upper()
-        self.nodes = [RabbitMQ(cookie) for _ in range(size)]
+        self.nodes = [RabbitMQ(cookie, retained_store) for _ in range(size)]
 
     @property
     def url(self) -> BrokerUrl:
