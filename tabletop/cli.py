@@ -15,7 +15,9 @@ import importlib.metadata
 import inspect
 import logging
 import sys
+import tomllib
 from collections.abc import Sequence
+from pathlib import Path
 
 from .errors import UserError
 
@@ -36,11 +38,27 @@ SUBCOMMAND_MODULES: dict[str, str] = {
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(SUBCOMMAND_MODULES.values()))
 
 
+PROJECT = "tabletop-bridge"
+
+
 def _version() -> str:
+    """The project's version: the checkout's pyproject.toml, else the installed metadata.
+
+    The checkout comes first because an editable install's metadata keeps the version it was
+    installed with: after a bump in pyproject.toml (CHANGELOG.md), `tabletop --version` must say
+    the new one without a reinstall. An installed wheel has no pyproject.toml beside it.
+    """
+    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
     try:
-        return importlib.metadata.version("tabletop-bridge")
-    except importlib.metadata.PackageNotFoundError:  # run from a checkout, not installed
-        return "(not installed)"
+        project = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        project = {}
+    if project.get("name") == PROJECT and isinstance(project.get("version"), str):
+        return str(project["version"])
+    try:
+        return importlib.metadata.version(PROJECT)
+    except importlib.metadata.PackageNotFoundError:
+        return "(unknown: not installed, and no pyproject.toml beside the package)"
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:

@@ -1,7 +1,10 @@
-"""The `tabletop` command itself: its version."""
+"""The `tabletop` command itself: its version, which pyproject.toml and CHANGELOG.md agree on."""
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -9,10 +12,42 @@ import pytest
 
 from tabletop.cli import main
 
+ROOT = Path(__file__).parents[1]
+VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
 
-def test_version_prints_the_installed_projects_version(capsys: pytest.CaptureFixture[str]) -> None:
-    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]
+
+def test_version_prints_the_version_in_pyproject(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as done:
         main(["--version"])
     assert done.value.code == 0
-    assert capsys.readouterr().out.strip() == f"tabletop {project['version']}"
+    assert capsys.readouterr().out.strip() == f"tabletop {VERSION}"
+
+
+def test_the_tabletop_command_prints_it_too() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "tabletop", "--version"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"tabletop {VERSION}"
+
+
+def test_the_changelog_has_a_dated_section_for_the_version_below_unreleased() -> None:
+    """Keep a Changelog: `## [Unreleased]` first, then `## [X.Y.Z] - YYYY-MM-DD`, newest first."""
+    headings = re.findall(
+        r"^## \[([^\]]+)\](?: - (\d{4}-\d{2}-\d{2}))?$", (ROOT / "CHANGELOG.md").read_text(), re.M
+    )
+    assert headings[0] == ("Unreleased", "")
+    released = headings[1:]
+    assert released, "no released version in CHANGELOG.md"
+    assert released[0][0] == VERSION, (
+        f"the newest section is {released[0][0]}, pyproject says {VERSION}"
+    )
+    assert all(date for _, date in released), "every released version has its date"
+    as_numbers = [tuple(int(part) for part in name.split(".")) for name, _ in released]
+    assert as_numbers == sorted(as_numbers, reverse=True), "versions newest first"
+    assert [date for _, date in released] == sorted((date for _, date in released), reverse=True)
