@@ -21,7 +21,7 @@ Image = npt.NDArray[np.uint8]
 
 # Die sides (pixels at full resolution) the search looks for when no calibration says better.
 DEFAULT_SIZES: tuple[int, ...] = (16, 24, 34, 48, 68, 96)
-# Sides from which the search runs at quarter resolution (measured in docs/vision.md).
+# Sides from which the search runs at quarter resolution (measured in docs/notes/vision-history.md).
 QUARTER_FROM = 96
 _CLOSE = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
 _CLOSE_EDGES = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
@@ -97,9 +97,9 @@ def dark_pips(
     lighter: the pips of a white die, for a die the locator did not propose.
 
     A white die on a pale tray hardly differs from it except by its pips, so its candidate
-    is often too weak (6 of the 9 dice missed on the real photos, docs/vision.md). A pip is a
-    sharp dark dot: a black-hat (closing minus image) of pip size on the brightness keeps it
-    and leaves out what is dark and wide (a dark die, a shadow) and a light pip on a dark die.
+    is often too weak (6 of the 9 dice missed on the real photos, docs/notes/vision-history.md). A
+    pip is a sharp dark dot: a black-hat (closing minus image) of pip size on the brightness keeps
+    it and leaves out what is dark and wide (a dark die, a shadow) and a light pip on a dark die.
     `smallest` and `largest` are the die sides (full-resolution pixels) to look for pips of;
     `contrast` is how much darker (grey levels, 0-255) than around it a pip must be.
     """
@@ -171,12 +171,12 @@ def find_candidates(
 ) -> list[Candidate]:
     """Candidate die centres in a BGR image, strongest first.
 
-    Options that trade recall for speed (measured in docs/vision.md): `best_scale_only` keeps,
-    where peaks at several sizes coincide, only the strongest; `quiet_sides` drops a peak
-    with fewer than that many quiet neighbouring windows (a wall's edge has busy neighbours
-    along it; a die in a row of dice still has two quiet sides); `max_coherence` drops a peak
-    whose edges nearly all run one way (a straight wall; see `_coherence`). `difference`:
-    the picture's `tray_difference`, when the caller has it already.
+    Options that trade recall for speed (measured in docs/notes/vision-history.md):
+    `best_scale_only` keeps, where peaks at several sizes coincide, only the strongest;
+    `quiet_sides` drops a peak with fewer than that many quiet neighbouring windows (a wall's edge
+    has busy neighbours along it; a die in a row of dice still has two quiet sides); `max_coherence`
+    drops a peak whose edges nearly all run one way (a straight wall; see `_coherence`).
+    `difference`: the picture's `tray_difference`, when the caller has it already.
     """
     half = (
         difference if difference is not None else tray_difference(image, background, background_lab)

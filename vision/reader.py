@@ -69,7 +69,8 @@ FULL_LOOK = Look((0.85, 1.0, 1.2, 1.4), (0, 1, 2, 3))
 
 @dataclass(frozen=True)
 class ReaderSettings:
-    """Thresholds of the reader; the defaults are the ones measured in docs/vision.md."""
+    """Thresholds of the reader; the defaults are the ones measured in
+    docs/notes/vision-history.md."""
 
     min_die: float = 0.3  # probability that a candidate is a die at all
     min_confidence: float = 0.9  # below this a die is UNREADABLE rather than guessed
@@ -77,7 +78,7 @@ class ReaderSettings:
     # crop) gives the same value, and so does each size it was read at (its looks there
     # averaged): agreement is evidence the mean probability does not show. Turns alone err
     # together (the network learnt every turn), so the sizes must agree too (cross-validated
-    # on two trainings: 2 fewer dice read right, 5 fewer wrong; docs/vision.md).
+    # on two trainings: 2 fewer dice read right, 5 fewer wrong; docs/notes/vision-history.md).
     agreed_confidence: float = 0.8
     overlap: float = 0.6  # two dice are never closer than this many sides (geometric mean)
     # ... and a candidate the detector is less sure of than this is never closer than that
@@ -150,7 +151,8 @@ class DiceReader:
             # The tray's floor, as the picture shows it: what lies on the rim (a hole in it, a
             # screw, its corners) is not a die. Only the floor is searched, so that the dark
             # walls do not darken the tray estimated around a die pressed into a corner (that
-            # die was not found: docs/vision.md); even offsets keep the halvings aligned.
+            # die was not found: docs/notes/vision-history.md); even offsets keep the halvings
+            # aligned.
             x0, y0, x1, y1 = floor_of(image)
             x0, y0 = x0 - x0 % 2, y0 - y0 % 2
             floor = image[y0:y1, x0:x1]
@@ -195,8 +197,8 @@ class DiceReader:
         dice's median size (or every searched size), with the detector's probabilities; only
         those it is sure are a die. A white die showing 1 on a pale tray is little more than
         its pip to the locator's peaks; the pip lies at the die's centre, and the middle pip
-        of a 3 or a 5 does too (docs/vision.md, *Lone pips*). A pip inside a die's box is that
-        die's own, or a side face's."""
+        of a 3 or a 5 does too (docs/notes/vision-history.md, *Lone pips*). A pip inside a die's box
+        is that die's own, or a side face's."""
         sides = sorted(c.size for c in dice)
         sizes = (sides[len(sides) // 2],) if sides else self._sizes()
         x0, y0 = searched.x0, searched.y0
@@ -298,7 +300,8 @@ class DiceReader:
         """Dice still under `min_confidence` after every round are looked at again a little to
         each side of their centre (`shifts`), at the size of the last round the reader was
         surest at; as with sizes, the place it is surest at is believed. (Cross-validated on
-        the real photos: 11 more dice read right, no more wrong values; docs/vision.md.)"""
+        the real photos: 11 more dice read right, no more wrong values;
+        docs/notes/vision-history.md.)"""
         settings = self.settings
         last = settings.looks[-1]
         owners: list[int] = []
@@ -376,9 +379,9 @@ class DiceReader:
             for k, support in kept:
                 # Sides compared by their geometric mean: with the larger one, a candidate
                 # spanning two touching dice swallowed the second die (4 of the 14 dice missed
-                # on the real photos, cross-validated; docs/vision.md). Between the two, only
-                # a candidate the detector is sure of is a die of its own: a pip or a corner
-                # of a die is seen there too (a single rendered 5 was announced as 1 and 5).
+                # on the real photos, cross-validated; docs/notes/vision-history.md). Between the
+                # two, only a candidate the detector is sure of is a die of its own: a pip or a
+                # corner of a die is seen there too (a single rendered 5 was announced as 1 and 5).
                 apart = math.hypot(c.x - k.x, c.y - k.y)
                 reach = settings.overlap * math.sqrt(c.size * k.size)
                 if die_prob[index] < settings.sure_apart:

@@ -1,6 +1,6 @@
 """Runs a committed ONNX network on the CPU, through ONNX Runtime or OpenCV's dnn module.
 
-ONNX Runtime is about three times faster on these small networks (docs/benchmarks.md), so it
+ONNX Runtime is about twice as fast on these small networks (docs/benchmarks.md, "Vision"), so it
 is used when installed; OpenCV's dnn module, always present, is the fallback (ONNX Runtime
 has no wheel for 32-bit Raspberry Pi OS). `TABLETOP_DNN=onnxruntime|opencv` chooses one;
 both run on one thread, so reading dice never competes with the rest of the table for cores.
