@@ -599,6 +599,11 @@ class SimulatedPeople(Protocol):
         ...
 
 
+# The key of the alert the table raises when a wait outlasts its patience (rules.daemon.waits);
+# the people of a game may act on it, as a person hears the game master say "we wait for you".
+WAIT_ALERT: Final = "wait"
+
+
 @dataclass(frozen=True, slots=True)
 class PeopleSettings:
     """How simulated people behave: how often they make a mistake the table must catch, how

@@ -16,10 +16,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from rules.game import WaitKind
+from rules.game import WAIT_ALERT, WaitKind
 from rules.reading import Action, Alert, AlertCleared
 
-WAIT_ALERT: Final = "wait"
+__all__ = ["WAIT_ALERT", "WaitWatch", "patience_scaled", "wait_words"]
 
 # How long a table waits, by what it waits for, before it says so (seconds at a real table).
 # A throw is done in well under a minute; laying or turning cards and choosing take a person

@@ -16,8 +16,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..daemon.waits import WAIT_ALERT
-from ..game import PeopleSettings, TableHands, TouchHands
+from ..game import WAIT_ALERT, PeopleSettings, TableHands, TouchHands
 from .decks import (
     BULLETS,
     CardType,
