@@ -132,6 +132,9 @@ def test_ossix_dice_poker_is_drawn_whole_in_the_room_and_for_the_game_master(
         ".map(d => Number(d.textContent))])"
     )
     assert drawn == [[seat["name"], seat["dice"]] for seat in view["seats"]]
+    box = poker.bounding_box()  # three characters and four gamblers on a 1280x800 TV
+    assert box is not None and box["y"] + box["height"] <= 800
+    assert page.evaluate("document.scrollingElement.scrollHeight") <= 800
     shoot(page, "console-room-poker")
     # Lou folds: the gambler says so, and the turn moves on
     assert table.send({"cmd": "bet", "player": "Lou", "action": "fold"})["ok"]
