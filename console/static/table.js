@@ -297,7 +297,8 @@ const TableView = (() => {
       const conditions = (player.conditions || []).filter((c) => c.name)
         .map((c) => `${c.name} (${c.severity})`);
       if (conditions.length) facts.push(`conditions: ${conditions.join(", ")}`);
-      const turn = order.current === player.name ? "to act" : "";
+      // whose turn it is in the turn order (the prompt's "▶ to act" says who must throw now)
+      const turn = order.current === player.name ? "turn order: now" : "";
       container.append(seatBox(seat, player.name, turn, leds(snapshot.leds, seat),
                                el("p", { class: "facts" }, dots("Contest wins", player.contest_wins, 3)),
                                el("p", { class: "facts", text: facts.join(" · ") })));

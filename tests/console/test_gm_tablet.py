@@ -105,9 +105,7 @@ def _showdown_roster() -> str:
     return json.dumps({"players": players})
 
 
-def test_a_verb_that_takes_everyone_offers_all_beside_the_players(
-    table: Table, page: Page
-) -> None:
+def test_a_verb_that_takes_everyone_offers_all_beside_the_players(table: Table, page: Page) -> None:
     assert table.send({"cmd": "new_game", "game": "ossix", "players": ["Jack", "Kate"]})["ok"]
     gm_login(page, table.console.url)
     expect(page.locator("#connection")).to_have_text("Table online")

@@ -132,6 +132,10 @@ def test_ossix_dice_poker_is_drawn_whole_in_the_room_and_for_the_game_master(
         ".map(d => Number(d.textContent))])"
     )
     assert drawn == [[seat["name"], seat["dice"]] for seat in view["seats"]]
+    table.publish_as_daemon(
+        "dice/event", {"v": 1, "event": "rolled", "values": [1, 2, 3, 4, 6]}, False, "bridge"
+    )
+    expect(page.locator("#dice .die")).to_have_count(5)
     box = poker.bounding_box()  # three characters and four gamblers on a 1280x800 TV
     assert box is not None and box["y"] + box["height"] <= 800
     assert page.evaluate("document.scrollingElement.scrollHeight") <= 800
@@ -166,6 +170,12 @@ def test_steamfunkateers_pools_are_named_by_their_players(table: Table, page: Pa
     expect(page.locator('.scene .pool[data-who="Thug"] .pool-who')).to_have_text("Thug (2d): ")
     assert table.send({"cmd": "roll", "values": [6, 2, 6]})["ok"]
     expect(bo.locator(".die.six")).to_have_count(2)
+    # Ana's turn in the conflict's order is not the "▶ to act" of Bo, who must throw now
+    expect(page.locator('.seat[data-name="Ana"] .who')).to_have_text("turn order: now")
+    table.publish_as_daemon(
+        "dice/event", {"v": 1, "event": "rolled", "values": [6, 2, 6]}, False, "bridge"
+    )
+    expect(page.locator("#dice .die")).to_have_count(3)
     shoot(page, "console-room-steamfunkateers")
 
 
