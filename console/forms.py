@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any, NoReturn
 
 from rules.errors import RulesError
-from rules.game import PLAYER, GmAction
+from rules.game import EVERYONE, PLAYER, PLAYER_OR_ALL, GmAction
 from rules.roster import RosterError, roster_from_data
 
 from . import ConsoleError
@@ -52,6 +52,7 @@ class Field:
     # game's players: the page offers them in a list), "names" (new players' names, one a line)
     kind: str
     required: bool
+    # a choice's values; for a "player", the words it takes besides a player's name ("all")
     choices: tuple[str, ...] = ()
     option: str | None = None  # "--card" for an optional argument, None for a positional
 
@@ -226,6 +227,7 @@ def _field(argument: argparse.Action) -> Field:
     option = argument.option_strings[-1] if argument.option_strings else None
     label = (option or argument.dest).lstrip("-").replace("_", " ")
     kind = "text"
+    choices = tuple(str(choice) for choice in argument.choices or ())
     if isinstance(argument, argparse._StoreTrueAction | argparse._StoreFalseAction):
         kind = "flag"
     elif isinstance(argument, argparse._AppendAction):
@@ -234,6 +236,9 @@ def _field(argument: argparse.Action) -> Field:
         kind = "names"  # a new game's players: one a line, so a name may hold a space
     elif argument.nargs in ("+", "*"):
         kind = "list"
+    elif argument.metavar == PLAYER_OR_ALL:
+        kind = "player"
+        choices = (EVERYONE,)  # besides the players: everyone at once
     elif argument.metavar == PLAYER or (argument.dest == "player" and argument.metavar is None):
         kind = "player"
     elif argument.choices:
@@ -247,7 +252,7 @@ def _field(argument: argparse.Action) -> Field:
         help=argument.help or "",
         kind=kind,
         required=required,
-        choices=tuple(str(choice) for choice in argument.choices or ()),
+        choices=choices,
         option=option,
     )
 

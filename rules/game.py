@@ -388,6 +388,10 @@ class VerbGroup(Enum):
 # An argument whose metavar is PLAYER names one of the game's players (the tablet offers the
 # seated players in a list); an argument whose dest is "player" is one too unless it says else.
 PLAYER: Final = "PLAYER"
+# An argument whose metavar is PLAYER_OR_ALL names one of the game's players or "all" (everyone
+# at once: OS-SIX's `award` and `rest`); the tablet offers the players and "all" in its list.
+PLAYER_OR_ALL: Final = "PLAYER|all"
+EVERYONE: Final = "all"
 
 
 @dataclass(frozen=True, slots=True)

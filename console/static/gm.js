@@ -15,8 +15,10 @@
                    field.required ? null : el("option", { value: "", text: "—" }),
                    ...field.choices.map((choice) => el("option", { value: choice, text: choice })));
     } else if (field.kind === "player") {
-      // One of the game's players, picked from those in the game (filled in by fillPlayers).
+      // One of the game's players, picked from those in the game (filled in by fillPlayers),
+      // and the words the verb takes besides a name ("all": everyone at once), last.
       control = el("select", { id, name: field.name, required: field.required, "data-kind": "player",
+                               "data-extra": JSON.stringify(field.choices || []),
                                "aria-describedby": described },
                    el("option", { value: "", text: field.required ? "— pick a player —" : "—" }));
     } else if (field.kind === "names") {
@@ -177,11 +179,15 @@
   function fillPlayers(snapshot) {
     const names = playerNames(snapshot && snapshot.state);
     for (const select of document.querySelectorAll("select[data-kind=player]")) {
+      const extra = JSON.parse(select.dataset.extra || "[]").filter((word) => !names.includes(word));
+      const offered = [...names, ...extra];
       const have = [...select.options].slice(1).map((option) => option.value);
-      if (JSON.stringify(have) === JSON.stringify(names)) continue;
+      if (JSON.stringify(have) === JSON.stringify(offered)) continue;
       const chosen = select.value;
-      select.replaceChildren(select.options[0], ...names.map((name) => el("option", { value: name, text: name })));
-      if (names.includes(chosen)) select.value = chosen;
+      select.replaceChildren(select.options[0],
+        ...names.map((name) => el("option", { value: name, text: name })),
+        ...extra.map((word) => el("option", { value: word, text: word === "all" ? "all (everyone)" : word })));
+      if (offered.includes(chosen)) select.value = chosen;
     }
   }
   // The seats' screens: a code per seat, shown here for the players to type on their phones.

@@ -64,13 +64,13 @@ const TableView = (() => {
   // Marks the seats the game waits for: a visible "to act" tag and a border, not colour alone.
   function markTurn(who) {
     const waiting = new Set(who || []);
-    for (const box of document.querySelectorAll("#seats .seat[data-name]")) {
+    for (const box of document.querySelectorAll("#seats .seat[data-name], #seats .gambler[data-name]")) {
       const turn = waiting.has(box.dataset.name);
       box.classList.toggle("turn", turn);
       let tag = box.querySelector(".turn-tag");
       if (turn && !tag) {
         tag = el("span", { class: "turn-tag", text: "▶ to act" });
-        box.querySelector("h3").prepend(tag);
+        box.querySelector("h3, h4").prepend(tag);
       } else if (!turn && tag) tag.remove();
     }
   }
@@ -163,11 +163,128 @@ const TableView = (() => {
                         (duel.two_pistols ? ", two pistols" : "") }),
         el("p", { class: "facts", text: `next: ${(duel.next || []).join(" or ") || "—"}` })));
     }
+    if (state.poker) container.append(pokerTable(state.poker, state.players || []));
     const gm = state.last_gm_roll;
     if (gm) {
       container.append(el("article", { class: "seat scene" }, el("h3", { text: "Game master's roll" }),
         el("p", { text: `${gm.kind}: ${gm.result}` + (gm.meaning ? ` (${gm.meaning})` : "") })));
     }
+  }
+
+  const POKER_VARIANTS = { draw: "five-dice draw", hold_em: "Hold 'Em", lucky_seven: "Lucky Seven" };
+  const COMMUNITY = ["the flop", "the turn", "the river"];
+  const money = (amount) => `$${Number(amount || 0)}`;
+
+  // OS-SIX's dice poker, all of it public ("every die is thrown in the open"): the pot, the
+  // community dice (Hold 'Em), and each gambler's money, bets, dice and hand; a gambler who is
+  // no character of the game is the game master's (an NPC at the table).
+  function pokerTable(poker, characters) {
+    const players = new Set(characters.map((c) => c.name));
+    const variant = POKER_VARIANTS[poker.variant] || poker.variant;
+    const box = el("article", { class: "seat scene wide poker", "aria-label": "dice poker" },
+      el("h3", {}, el("span", { text: `Dice poker: ${variant}` }),
+         el("span", { class: "who", text: poker.hand ? `hand ${poker.hand}, ante ${money(poker.ante)}`
+                                                      : `ante ${money(poker.ante)}` })),
+      el("p", { class: "pot" }, el("span", { class: "pot-label", text: "Pot " }),
+         el("strong", { class: "pot-amount", text: money(poker.pot) }),
+         poker.bet ? el("span", { class: "facts", text: ` · bet to call ${money(poker.bet)}` }) : null,
+         poker.carry ? el("span", { class: "facts", text: ` · ${money(poker.carry)} carried over` }) : null));
+    if (poker.variant === "hold_em" && (poker.community || []).length) {
+      box.append(el("p", { class: "community" }, el("span", { text: "Community dice " }),
+                    diceFaces(poker.community, false)));
+    }
+    const list = el("div", { class: "gamblers" });
+    for (const seat of poker.seats || []) {
+      const tags = [];
+      if (seat.dealer) tags.push("dealer");
+      if (!players.has(seat.name)) tags.push("game master's gambler");
+      const facts = [`${money(seat.money)} on the table`];
+      if (seat.bet) facts.push(`bet ${money(seat.bet)}`);
+      if (seat.in_pot) facts.push(`in the pot ${money(seat.in_pot)}`);
+      const status = seat.folded ? "folded" : seat.all_in ? "ALL IN"
+        : !seat.playing && poker.phase !== "between" ? "sits out" : "";
+      const kept = Array.isArray(seat.kept) && seat.kept.length
+        ? el("span", { class: "facts kept", text: ` keeps ${seat.kept.join(" ")}` }) : null;
+      list.append(el("section", { class: "gambler" + (seat.folded ? " folded" : ""), "data-name": seat.name },
+        el("h4", {}, el("span", { class: "gambler-name", text: seat.name }),
+           tags.length ? el("span", { class: "who gambler-tags", text: tags.join(", ") }) : null),
+        el("p", { class: "facts money", text: facts.join(" · ") }),
+        (seat.dice || []).length
+          ? el("p", { class: "hand-dice" }, diceFaces(seat.dice, false), kept)
+          : el("p", { class: "facts hand-dice", text: seat.playing && !seat.folded ? "no dice thrown yet" : "no hand" }),
+        seat.hand || status
+          ? el("p", { class: "hand" }, seat.hand ? el("strong", { text: seat.hand }) : null,
+               status ? el("span", { class: "gambler-status", text: (seat.hand ? " · " : "") + status }) : null)
+          : null));
+    }
+    box.append(list);
+    return box;
+  }
+
+  // The phase, round or adventure the game is in, in words (from its public state only).
+  const SHOWDOWN_PHASES = {
+    load: "load bullets", stare_down: "stare down", race: "draw: the race to the defender's cards",
+    defender_chooses: "the defender reveals a bullet", shoot: "shoot",
+    reply: "the defender may shoot back", discard: "discard before the next round",
+  };
+  const OSSIX_DUEL_STEPS = (next) => (next || []).map((step) => step.replace(/_/g, " ")).join(" or ");
+  function phaseWords(game, state) {
+    if (!state) return "";
+    const parts = [];
+    if (game === "sixshooter") {
+      const adventure = state.adventure ? `Adventure ${state.adventure}` : "";
+      if (state.phase === "setup") parts.push(`${adventure}: setting up, each player turns one card face-up`);
+      else if (state.phase === "play") parts.push(adventure);
+      else if (state.phase === "between_adventures") parts.push(`Between adventures (adventure ${state.adventure} is over)`);
+      else if (state.phase === "finished") parts.push("The campaign is over");
+      const contest = state.contest;
+      if (contest) parts.push(`a contest: ${(contest.players || []).join(" against ")}, ` +
+                              `${contest.exchanges} ${contest.exchanges === 1 ? "exchange" : "exchanges"} so far`);
+    } else if (game === "ossix") {
+      const poker = state.poker;
+      if (poker) {
+        const variant = POKER_VARIANTS[poker.variant] || poker.variant;
+        const step = { between: "between hands", deal: "the deal", draw: "the draw",
+                       showdown: "the showdown",
+                       betting: `betting, round ${poker.street}`,
+                       community: `${COMMUNITY[poker.street - 1] || "community dice"}` }[poker.phase] || poker.phase;
+        parts.push(`Dice poker (${variant})` + (poker.hand ? `, hand ${poker.hand}` : "") + `: ${step}`);
+      }
+      const duel = state.duel;
+      if (duel) {
+        parts.push(`Quick-draw duel, round ${duel.round}: ${duel.player} against ${duel.opponent}` +
+                   (duel.next && duel.next.length ? `, next ${OSSIX_DUEL_STEPS(duel.next)}`
+                     : duel.rolled ? `, rolling ${duel.rolled.replace(/_/g, " ")}` : ""));
+      }
+      if (state.phase === "finished") parts.push("The game is over");
+    } else if (game === "steamfunkateers") {
+      const order = state.order;
+      if (order) {
+        const kind = { physical: "Physical conflict", mental: "Mental conflict", scene: "The scene's turn order" }[order.kind] || order.kind;
+        parts.push(order.kind === "scene" ? kind : `${kind}, exchange ${order.exchange}`);
+        if ((order.tied || []).length) parts.push(`setting the turn order: ${order.tied.join(", ")} tied`);
+      }
+      const contest = state.contest;
+      if (contest && !contest.over) parts.push(`Contest: ${contest.goal}, first to 3 victories`);
+      const round = state.round;
+      if (round) parts.push(round.kind === "exchange" ? "an exchange of the contest"
+                            : `a check${round.task ? `: ${round.task}` : ""}`);
+      if (state.phase === "finished") parts.push("The game is over");
+    } else if (game === "showdown") {
+      if (state.phase === "finished") parts.push("The shootout is over");
+      else if (state.round) parts.push(`Round ${state.round} of ${state.rounds || 3}` +
+                                       (SHOWDOWN_PHASES[state.phase] ? `: ${SHOWDOWN_PHASES[state.phase]}` : ""));
+    }
+    const words = parts.filter(Boolean).join(" · ");
+    return words.charAt(0).toUpperCase() + words.slice(1);
+  }
+
+  // Whose pool it is, by name (the game master's as such), then what it rolls ("Athletics 4").
+  function poolWho(pool) {
+    const who = pool.who === "GM" ? "Game master" : pool.who;
+    const label = pool.label ? ` (${pool.label.replace(/^GM /, "")})` : "";
+    return el("span", { class: "pool-who" }, el("strong", { class: "pool-name", text: who }),
+              el("span", { class: "pool-label", text: `${label}: ` }));
   }
 
   // Steamfunkateers: Vigor and contest wins per player, and the pools of the roll on the table.
@@ -180,13 +297,14 @@ const TableView = (() => {
       const conditions = (player.conditions || []).filter((c) => c.name)
         .map((c) => `${c.name} (${c.severity})`);
       if (conditions.length) facts.push(`conditions: ${conditions.join(", ")}`);
-      const turn = order.current === player.name ? "to act" : "";
+      // whose turn it is in the turn order (the prompt's "▶ to act" says who must throw now)
+      const turn = order.current === player.name ? "turn order: now" : "";
       container.append(seatBox(seat, player.name, turn, leds(snapshot.leds, seat),
                                el("p", { class: "facts" }, dots("Contest wins", player.contest_wins, 3)),
                                el("p", { class: "facts", text: facts.join(" · ") })));
     });
     const round = state.round;
-    const scene = el("article", { class: "seat scene" },
+    const scene = el("article", { class: "seat scene wide" },
                      el("h3", { text: round ? `The roll: ${round.kind}` + (round.task ? `, ${round.task}` : "")
                                             : state.last_result ? "The last roll (ended)" : "No roll on the table" }),
                      el("p", { class: "facts", text: `Game master's Vigor ${state.gm_vigor ?? 0}` }));
@@ -194,7 +312,7 @@ const TableView = (() => {
       const notes = [`${pool.sixes} ${pool.sixes === 1 ? "six" : "sixes"}`];
       if (pool.rerolled) notes.push("rerolled");
       if (pool.folded) notes.push("folded");
-      scene.append(el("p", { class: "pool" }, el("span", { class: "pool-who", text: `${pool.label || pool.who}: ` }),
+      scene.append(el("p", { class: "pool", "data-who": pool.who }, poolWho(pool),
                       pool.values && pool.values.length ? diceFaces(pool.values, true)
                         : el("span", { text: `${pool.dice} dice to throw` }),
                       el("span", { class: "facts", text: ` ${pool.values && pool.values.length ? notes.join(", ") : ""}` })));
@@ -209,7 +327,7 @@ const TableView = (() => {
         const extra = (result.extraordinary || []).includes(who) ? ", extraordinary" : "";
         const pool = pools.find((p) => p.who === who);
         scene.append(el("p", { class: "pool last", "data-who": who },
-          el("span", { class: "pool-who", text: `${who}: ` }),
+          poolWho(pool || { who }),
           pool && pool.values && pool.values.length ? diceFaces(pool.values, true) : null,
           el("span", { text: ` ${sixes} ${sixes === 1 ? "six" : "sixes"}` +
                              (outcome ? `, ${outcome}` : "") + extra })));
@@ -335,6 +453,12 @@ const TableView = (() => {
       prompt && prompt.prompt ? prompt.prompt : (snapshot.state ? "" : "No game yet.");
     const alert = snapshot.alert || {};
     const game = prompt && prompt.game;
+    const phaseLine = document.getElementById("phase");
+    if (phaseLine) {
+      const words = phaseWords(game, snapshot.state);
+      phaseLine.textContent = words;
+      phaseLine.hidden = !words;
+    }
     const seatsChanged = changed("seats", game, snapshot.state, snapshot.leds);
     if (seatsChanged) {
       const seats = document.getElementById("seats");

@@ -9,7 +9,9 @@ from typing import Any
 
 from rules.errors import InvalidCommand
 from rules.game import (
+    EVERYONE,
     PLAYER,
+    PLAYER_OR_ALL,
     DiceThrow,
     GameInfo,
     GameRules,
@@ -325,12 +327,16 @@ def _duel_end(parser: argparse.ArgumentParser) -> None:
 
 def _rest(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "player", nargs="?", default="all", help="who rests (default all: everyone)"
+        "player",
+        nargs="?",
+        default=EVERYONE,
+        metavar=PLAYER_OR_ALL,
+        help="who rests (default all: everyone)",
     )
 
 
 def _award(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("player", help="a player, or all")
+    parser.add_argument("player", metavar=PLAYER_OR_ALL, help="a player, or all (everyone)")
 
 
 def _gm_roll_command(a: argparse.Namespace) -> dict[str, Any]:

@@ -244,3 +244,14 @@ def test_a_player_field_is_a_pick_and_new_players_are_one_a_line() -> None:
         "cmd": "new_game",
         "players": ["Ana Maria", "Bo"],
     }
+
+
+def test_a_verb_that_takes_everyone_offers_all_beside_the_players() -> None:
+    from rules import games
+
+    ossix = forms_for(games.get("ossix").gm_actions())
+    award, rest = ossix["award"].fields[0], ossix["rest"].fields[0]
+    assert (award.kind, award.choices, award.required) == ("player", ("all",), True)
+    assert (rest.kind, rest.choices, rest.required) == ("player", ("all",), False)
+    assert ossix["award"].command({"player": "all"}) == {"cmd": "award_luck", "player": "all"}
+    assert ossix["panic"].fields[0].choices == ()  # one player only: no "all"

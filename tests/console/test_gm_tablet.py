@@ -103,3 +103,23 @@ def _showdown_roster() -> str:
         {"name": "Bo", "deck": deck_to_json(load_deck(decks / "desperado.toml"))},
     ]
     return json.dumps({"players": players})
+
+
+def test_a_verb_that_takes_everyone_offers_all_beside_the_players(table: Table, page: Page) -> None:
+    assert table.send({"cmd": "new_game", "game": "ossix", "players": ["Jack", "Kate"]})["ok"]
+    gm_login(page, table.console.url)
+    expect(page.locator("#connection")).to_have_text("Table online")
+    award = page.locator('form[data-verb="award"]')
+    player = award.locator('select[name="player"]')
+    expect(player.locator("option")).to_have_text(
+        ["— pick a player —", "Jack", "Kate", "all (everyone)"]
+    )
+    # a verb that takes only one player offers no "all"
+    expect(page.locator('form[data-verb="panic"] select[name="player"] option')).to_have_text(
+        ["— pick a player —", "Jack", "Kate"]
+    )
+    player.select_option("all")
+    award.get_by_role("button", name="Award a Luck Point").click()
+    expect(award.locator(".result")).to_have_text("Done.")
+    # everyone got a Luck Point (two to three each): the room's drawing says so
+    expect(page.locator('.seat .dots[aria-label="Luck 3 of 3"]')).to_have_count(2)

@@ -43,6 +43,11 @@ def test_six_seats_fit_a_tv_and_the_seat_to_act_is_marked(table: Table, page: Pa
         last = page.locator(f'.seat[data-seat="{seat}"] .slot').last.bounding_box()
         assert box is not None and last is not None
         assert last["x"] + last["width"] <= box["x"] + box["width"], seat
+    # the seats start right under the prompt and its phase line: no empty band above them
+    prompt = page.locator(".prompt-box").bounding_box()
+    first = page.locator('.seat[data-seat="0"]').bounding_box()
+    assert prompt is not None and first is not None
+    assert 0 <= first["y"] - (prompt["y"] + prompt["height"]) < 24
     assert page.evaluate("document.documentElement.scrollHeight") <= 800
     for part in ("#dice", "#events", '.seat[data-seat="5"]'):
         box = page.locator(part).bounding_box()
