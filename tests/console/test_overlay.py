@@ -41,7 +41,9 @@ def test_the_overlay_follows_a_game(table: Table, page: Page) -> None:
     # an alert appears, its slot marked on the strip, and clears
     alert = {
         "v": 1,
-        "alerts": [{"key": "s1.2", "message": "Ana's slot 2: lay it face-down", "seat": 0, "slot": 2}],
+        "alerts": [
+            {"key": "s1.2", "message": "Ana's slot 2: lay it face-down", "seat": 0, "slot": 2}
+        ],
         "instructions": [],
     }
     table.publish_as_daemon("table/alert", alert)
@@ -95,7 +97,9 @@ def test_the_overlays_background_is_transparent(table: Table, page: Page) -> Non
     )
     assert backgrounds == ["rgba(0, 0, 0, 0)"] * 3, backgrounds
     # a screenshot without a background: a corner away from every panel is fully transparent
-    picture = page.screenshot(omit_background=True, clip={"x": 0, "y": 300, "width": 4, "height": 4})
+    picture = page.screenshot(
+        omit_background=True, clip={"x": 0, "y": 300, "width": 4, "height": 4}
+    )
     assert fully_transparent(picture), "the overlay paints over the video"
     panel = page.locator(".overlay-dice").bounding_box()
     assert panel is not None  # while the panels themselves are painted
@@ -118,9 +122,7 @@ def overlay_leaks(page: Page, hidden: set[str]) -> list[str]:
     shown = set(page.locator("[data-card]").evaluate_all("nodes => nodes.map(n => n.dataset.card)"))
     text = json.dumps(data) + page.content()
     return sorted(
-        card
-        for card in hidden
-        if card in shown or f'"{card}"' in text or f">{card}<" in text
+        card for card in hidden if card in shown or f'"{card}"' in text or f">{card}<" in text
     )
 
 
