@@ -4,6 +4,7 @@ Routes:
     GET  /                 the room view (public data only)
     GET  /events           the room's live stream (server-sent events, one snapshot each)
     GET  /dice.jpg         the last throw as the camera saw it, annotated (JPEG)
+    GET  /overlay          the stream overlay: a transparent page of the room's public data
     GET  /gm               the game master's view, or its login form
     POST /gm/login         a broker user of role `gm` logs in (form: username, password)
     POST /gm/logout
@@ -139,6 +140,11 @@ def build_app(
 
     async def room_page(request: Request) -> Response:
         return _page("room.html")
+
+    async def overlay_page(request: Request) -> Response:
+        # the room's public feed on a transparent page (a streaming program's browser
+        # source): the same data as the room view, so the same access (no login)
+        return _page("overlay.html")
 
     async def room_events(request: Request) -> Response:
         return EventSourceResponse(_stream(room, request), ping=10, send_timeout=10)
@@ -302,6 +308,7 @@ def build_app(
             Route("/", room_page),
             Route("/events", room_events),
             Route("/dice.jpg", room_picture),
+            Route("/overlay", overlay_page),
             Route("/gm", gm_page),
             Route("/gm/dice.jpg", logged_in(gm_picture)),
             Route("/gm/login", gm_login, methods=["POST"]),

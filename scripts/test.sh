@@ -57,6 +57,17 @@ if [ ! -d "$mpdir/node_modules" ] || [ "$mpdir/package-lock.json" -nt "$mpdir/no
     (cd "$mpdir" && npm ci --no-audit --no-fund --loglevel=error) && touch "$mpdir/node_modules"
 fi
 
+# The console's accessibility check injects axe-core (from npm) into each page in Chromium.
+axedir=tests/console/axe
+if [ ! -d "$axedir/node_modules" ] || [ "$axedir/package-lock.json" -nt "$axedir/node_modules" ]; then
+    if ! command -v npm >/dev/null 2>&1; then
+        echo "test: npm (Node.js 20 or newer) is needed for the console's accessibility check (axe-core)" >&2
+        exit 1
+    fi
+    echo "== npm ci ($axedir: axe-core for the console's accessibility check)"
+    (cd "$axedir" && npm ci --no-audit --no-fund --loglevel=error) && touch "$axedir/node_modules"
+fi
+
 echo "== ruff (lint)"
 ruff check .
 echo "== mypy --strict (every package)"

@@ -52,7 +52,7 @@ const TableView = (() => {
       node.append(document.createTextNode(text.slice(at, match.index)));
       const rank = match[1] === "T" ? "10" : match[1];
       const suit = SUITS[match[2]];
-      node.append(el("span", { class: "inline-card" + (suit[2] ? " red" : ""), "data-card": match[0],
+      node.append(el("span", { class: "inline-card" + (suit[2] ? " red" : ""), "data-card": match[0], role: "img",
                                "aria-label": `${RANKS[match[1]] || rank} of ${suit[1]}` },
                      el("span", { "aria-hidden": "true", text: `${rank}${suit[0]}` })));
       at = match.index + match[0].length;
