@@ -83,6 +83,8 @@ const TableView = (() => {
                             "aria-label": `${frame.meaning || "LEDs"}: ${lit} of ${lights.length} lit` },
                    el("span", { class: "leds-label", text: `LEDs (${frame.meaning || "lit"})` }));
     for (const state of lights) box.append(el("span", { class: `led ${state}` }));
+    // The count in words too: a lit LED is not told from an unlit one by colour alone.
+    box.append(el("span", { class: "leds-count", "aria-hidden": "true", text: `${lit} of ${lights.length}` }));
     return box;
   }
 

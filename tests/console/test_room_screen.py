@@ -36,6 +36,8 @@ def test_six_seats_fit_a_tv_and_the_seat_to_act_is_marked(table: Table, page: Pa
     expect(page.locator(".seat.turn .turn-tag")).to_have_count(6)
     expect(page.locator('.seat[data-seat="0"] .turn-tag')).to_have_text("▶ to act")
     expect(page.locator('.seat[data-seat="0"] .leds-label')).to_have_text("LEDs (Strikes)")
+    # the count in words as well as by colour
+    expect(page.locator('.seat[data-seat="0"] .leds-count')).to_have_text("1 of 3")
     # the whole screen fits: no scrolling, the last throw and the events in view
     shoot(page, "console-room-six")
     for seat in range(6):  # every card whole inside its seat
