@@ -163,7 +163,9 @@ class Bridge:
                 # Retained and kept by the link: a screen that opens later, or a broker that
                 # restarted, still gets the last throw's picture.
                 self.link.publish_retained(self.topics.dice_picture, picture, qos=0)
-            message = photo_message(self._header(), throw, photo)
+            # the bridge's header without a sequence number: the photo is no event to count
+            header = {"v": FORMAT_VERSION, "bridge": self.boot}
+            message = photo_message(header, throw, photo)
             if message is not None:  # the game master's page corrects a reading on it
                 self.link.publish_retained(self.topics.dice_photo, message, qos=0)
             self.stats.dice_events += 1

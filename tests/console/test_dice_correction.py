@@ -311,3 +311,15 @@ def test_the_labels_written_are_what_enrolment_reads(tmp_path: Path) -> None:
     assert (
         read_photo(json.dumps({"v": 1, "width": 1, "height": 1, "jpeg": "bm90"}).encode()) is None
     )
+
+
+def test_the_table_file_names_the_corrections_folder(tmp_path: Path) -> None:
+    from bridge.config import ConfigError, parse_config
+    from console.corrections import default_folder
+
+    raw = {"table": {"id": "main"}, "seats": [{"name": "Ana"}], "camera": {"corrections": "kept"}}
+    assert parse_config(raw).camera.corrections == "kept"
+    assert parse_config({**raw, "camera": {}}).camera.corrections is None
+    with pytest.raises(ConfigError, match="camera.corrections: expected text"):
+        parse_config({**raw, "camera": {"corrections": 3}})
+    assert default_folder("main").parts[-3:] == ("tabletop", "corrections", "main")
