@@ -5,6 +5,7 @@ What it publishes under `tabletop/v1/<table>/` (docs/mqtt.md):
 - `mat/snapshot` (retained): what every zone holds now, the truth that events only hint at;
 - `dice/event`: every throw the vision pipeline announces;
 - `dice/picture` (retained): the last settled throw as the camera saw it, annotated (a JPEG);
+- `dice/photo` (retained): the same throw's frame as the camera took it, with its dice (JSON);
 - `bridge/availability` (retained): `online`, and `offline` as the last will.
 What it reads: `leds/frame` (retained), shown on the seat LEDs, its `slots` on the mat's slot
 LEDs; `table/alert` (retained), whose alerts blink red on the slots they name. MQTT resends both
@@ -39,7 +40,7 @@ from wire.mqtt import BrokerUrl, Connected, Disconnected, Message, MqttLink, Wil
 from wire.payload import read_json
 from wire.topics import TableTopics
 
-from .dice import PICTURE
+from .dice import PHOTO, PICTURE, photo_message
 
 log = logging.getLogger(__name__)
 
@@ -156,11 +157,17 @@ class Bridge:
             except queue.Empty:
                 break
             picture = throw.pop(PICTURE, None)
+            photo = throw.pop(PHOTO, None)
             self._send(self.topics.dice_event, {**self._header(), **throw})
             if isinstance(picture, bytes):
                 # Retained and kept by the link: a screen that opens later, or a broker that
                 # restarted, still gets the last throw's picture.
                 self.link.publish_retained(self.topics.dice_picture, picture, qos=0)
+            # the bridge's header without a sequence number: the photo is no event to count
+            header = {"v": FORMAT_VERSION, "bridge": self.boot}
+            message = photo_message(header, throw, photo)
+            if message is not None:  # the game master's page corrects a reading on it
+                self.link.publish_retained(self.topics.dice_photo, message, qos=0)
             self.stats.dice_events += 1
             self.reported("die")
         while (item := self.link.get(timeout=0)) is not None:

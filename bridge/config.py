@@ -59,6 +59,9 @@ class CameraConfig:
     fps: float = 30.0
     # A folder written by `tabletop dice enrol`: this table's own dice (None: the shipped reader).
     dice_model: str | None = None
+    # Where `tabletop console` keeps the throws a game master corrected, with their labels.csv
+    # for `tabletop dice enrol` (None: the console's default, under the data directory).
+    corrections: str | None = None
 
 
 Process = Literal["rules", "bridge", "console"]
@@ -257,9 +260,7 @@ class _Section:
 def parse_config(raw: dict[str, Any]) -> TableConfig:
     """Checks an already-parsed TOML document."""
     _check_encodable(raw, "")
-    top = _Section(
-        raw, "", ("table", "game", "seats", "mat", "camera", "leds", "broker", "rules")
-    )
+    top = _Section(raw, "", ("table", "game", "seats", "mat", "camera", "leds", "broker", "rules"))
     table = _Section(raw.get("table", {}), "table", ("id",))
     table_id = table.text("id", None)
     if table_id is None:
@@ -271,7 +272,9 @@ def parse_config(raw: dict[str, Any]) -> TableConfig:
     seats = _seats(top.raw.get("seats"))
     mat = _Section(raw.get("mat", {}), "mat", ("port", "cards", "draw_pad"))
     camera = _Section(
-        raw.get("camera", {}), "camera", ("source", "calibration", "fps", "dice_model")
+        raw.get("camera", {}),
+        "camera",
+        ("source", "calibration", "fps", "dice_model", "corrections"),
     )
     leds = _Section(raw.get("leds", {}), "leds", ("backend", "blink_hz", "active_high"))
     broker = _Section(
@@ -316,6 +319,7 @@ def parse_config(raw: dict[str, Any]) -> TableConfig:
             calibration=camera.text("calibration", None),
             fps=camera.number("fps", 30.0, 1.0, 120.0),
             dice_model=camera.text("dice_model", None),
+            corrections=camera.text("corrections", None),
         ),
         leds=LedConfig(
             backend=backend or "sim",

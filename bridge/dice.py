@@ -27,6 +27,44 @@ ANNOUNCED = ("rolled", "cocked", "unreadable", "unclear", "hand", "cleared", "ro
 # dice/picture, not inside the JSON event).
 PICTURED = ("rolled", "cocked", "unreadable", "unclear")
 PICTURE = "picture"
+# ... and the frame itself, as the camera took it (no box drawn), under this key: the bridge
+# publishes it on dice/photo (`photo_message`) for the game master's corrections.
+PHOTO = "photo"
+
+
+def photo_of(image: Any) -> dict[str, Any]:
+    """The raw frame of a settled throw, for `photo_message`: its JPEG and its size."""
+    from vision.annotate import throw_photo
+
+    height, width = image.shape[:2]
+    return {"jpeg": throw_photo(image), "width": int(width), "height": int(height)}
+
+
+def photo_message(header: Mapping[str, Any], throw: Mapping[str, Any], photo: Any) -> bytes | None:
+    """The `dice/photo` payload (docs/mqtt.md): the throw's frame as the camera took it (a
+    base64 JPEG at the camera's size), its size, and the throw's dice with their boxes in
+    that photo's pixels, so a page can draw them and a correction can name a die by its
+    centre; None when `photo` is not what `photo_of` gives."""
+    import base64
+    import json
+
+    if not isinstance(photo, Mapping) or not isinstance(photo.get("jpeg"), bytes):
+        return None
+    body = {
+        **header,
+        "event": throw.get("event"),
+        "frame": throw.get("frame"),
+        "t": throw.get("t"),
+        "width": photo.get("width"),
+        "height": photo.get("height"),
+        "dice": [
+            {key: die.get(key) for key in ("value", "status", "confidence", "box")}
+            for die in throw.get("dice", [])
+            if isinstance(die, Mapping)
+        ],
+        "jpeg": base64.b64encode(photo["jpeg"]).decode("ascii"),
+    }
+    return json.dumps(body, separators=(",", ":")).encode()
 
 
 class PromptError(ValueError):
@@ -161,6 +199,7 @@ def camera_throws(
                             throw[PICTURE] = throw_picture(
                                 frame.image, event.reading, throw_caption(throw)
                             )
+                            throw[PHOTO] = photo_of(frame.image)
                         yield throw
         log.warning("bridge: the camera %s has no more frames", source_url)
 

@@ -11,6 +11,9 @@ Routes:
     GET  /gm/events        the referee's live stream (logged in only)
     GET  /gm/session       whether this browser's login is live (200) or not (401)
     GET  /gm/dice.jpg      the last throw's picture, for the game master's page
+    GET  /gm/dice/photo.jpg  the last throw as the camera took it (no box drawn)
+    POST /gm/dice/correction  a throw's reading corrected on its photo -> kept, and sent as
+                           the game's roll entry (console/corrections.py)
     GET  /gm/actions       the game's actions as form descriptions (logged in only)
     POST /gm/actions/VERB  a filled-in form (JSON object) -> the daemon's reply
     POST /gm/seats         new codes for the seats' screens (logged in only)
@@ -41,6 +44,7 @@ from starlette.staticfiles import StaticFiles
 
 from rules import games
 
+from .corrections import CorrectionError, Corrections, read_correction, roll_entry
 from .feed import TableFeed
 from .forms import FormError, forms_for
 from .guard import BodyTooLarge, Guard, ServedNames
@@ -72,9 +76,11 @@ def build_app(
     served: ServedNames,
     *,
     secure: bool = False,
+    corrections: Corrections | None = None,
 ) -> Starlette:
     """The Starlette app over the room's feed and the game masters' sessions, serving the
-    host names `served`; `secure`: served over TLS, so the cookie is sent over TLS only."""
+    host names `served`; `secure`: served over TLS, so the cookie is sent over TLS only;
+    `corrections`: where corrected throws are kept (None: the console keeps none)."""
     screens = SeatScreens(sessions)
 
     def seat_number(request: Request) -> int | None:
@@ -303,6 +309,46 @@ def build_app(
             return error(504, str(failed))
         return JSONResponse({"ok": bool(reply.get("ok")), "command": command, "reply": reply})
 
+    async def gm_photo(request: Request, feed: TableFeed) -> Response:
+        if feed.photo is None:
+            return error(404, "no throw has been photographed yet")
+        return Response(
+            feed.photo.jpeg, media_type="image/jpeg", headers={"Cache-Control": "no-store"}
+        )
+
+    async def gm_correct(request: Request, feed: TableFeed) -> Response:
+        """A throw's reading corrected on its photo: kept for the table's next enrolment,
+        then sent as the game's own roll entry, as its form on this page would send it."""
+        if corrections is None:
+            return error(503, "this console keeps no corrections (started without a folder)")
+        if request.headers.get("content-type", "").split(";")[0] != "application/json":
+            return error(415, "send the correction as JSON (Content-Type: application/json)")
+        body = await request.body()  # bounded by the Guard: BodyTooLarge past its limit
+        photo = feed.photo
+        try:
+            dice = read_correction(body, photo)
+            assert photo is not None  # read_correction refuses a correction without one
+            name, forms = game_forms(feed)
+            form, fields = roll_entry(
+                forms, feed.parts.get("prompt"), [d.value for d in dice], name
+            )
+            try:
+                command = await asyncio.to_thread(form.command, fields)
+            except FormError as refused:
+                raise CorrectionError(400, str(refused), "dice") from None
+            kept = await asyncio.to_thread(corrections.keep, photo, dice)
+        except CorrectionError as refused:
+            return error(refused.status, str(refused), refused.field)
+        saved = {"image": kept, "dice": len(dice), "labels": str(corrections.labels)}
+        try:
+            reply = await feed.send(command)
+        except Exception as failed:  # NoReply, or the broker gone: said in words
+            body_out = {"ok": False, "error": f"kept, but not sent: {failed}", "saved": saved}
+            return JSONResponse(body_out, status_code=504)
+        return JSONResponse(
+            {"ok": bool(reply.get("ok")), "command": command, "reply": reply, "saved": saved}
+        )
+
     return Starlette(
         routes=[
             Route("/", room_page),
@@ -318,6 +364,8 @@ def build_app(
             Route("/gm/actions", logged_in(gm_actions)),
             Route("/gm/actions/{verb}", logged_in(gm_act), methods=["POST"]),
             Route("/gm/seats", logged_in(gm_seats), methods=["POST"]),
+            Route("/gm/dice/photo.jpg", logged_in(gm_photo)),
+            Route("/gm/dice/correction", logged_in(gm_correct), methods=["POST"]),
             Route("/seat/{seat}", seat_page),
             Route("/seat/{seat}/join", seat_join, methods=["POST"]),
             Route("/seat/{seat}/events", seat_events),

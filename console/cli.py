@@ -69,6 +69,13 @@ def register(subparsers: Any) -> None:
         "several (default: none but loopback names and the --bind address; a request for "
         "any other name is refused)",
     )
+    parser.add_argument(
+        "--corrections",
+        metavar="DIR",
+        help="where the throws a game master corrects on the photo are kept, with their "
+        "labels.csv for `tabletop dice enrol --labels DIR/labels.csv` (default: the table "
+        "file's camera.corrections, else $XDG_DATA_HOME/tabletop/corrections/TABLE)",
+    )
     parser.set_defaults(handler=run_console)
 
 
@@ -95,6 +102,7 @@ def run_console(args: argparse.Namespace) -> int:
     table = args.table or os.environ.get(TABLE_ENV, DEFAULT_TABLE)
     game = args.game or games.DEFAULT_GAME
     broker = args.broker
+    corrections = args.corrections
     config = None
     if args.config:
         try:
@@ -103,6 +111,7 @@ def run_console(args: argparse.Namespace) -> int:
             raise UserError(str(failed)) from failed
         table, users = args.table or config.table, config.broker.users
         game = args.game or config.rules.game
+        corrections = corrections or config.camera.corrections
         if broker is None and config.broker.url is not None:
             broker = config.broker.url
     try:
@@ -134,6 +143,7 @@ def run_console(args: argparse.Namespace) -> int:
             certfile=args.certfile,
             keyfile=args.keyfile,
             server_names=args.server_name,
+            corrections=corrections,
         )
         server.start()
     except (ConsoleError, MqttError) as failed:

@@ -22,6 +22,7 @@ from wire.mqtt import BrokerUrl, Connected, Disconnected, Message, MqttLink
 from wire.topics import TableTopics
 
 from . import ConsoleError
+from .corrections import ThrowPhoto, read_photo
 
 EVENTS_KEPT = 30  # the feed on the page: the latest events of the game
 PICTURE_LIMIT = 2 * 1024 * 1024  # the last throw's JPEG (the bridge's are ~50 KB)
@@ -43,6 +44,7 @@ class Audience:
     commands: bool  # sends on game/command and reads game/reply
     alert: str  # the alerts: the public words, or the referee's (which may name cards)
     seats: bool = False  # reads each seat's own view (seat/N/state), for the seats' screens
+    photo: bool = False  # reads the throw's raw photo (dice/photo), for correcting a reading
 
     def topics(self, topics: TableTopics) -> dict[str, str]:
         """Full topic -> snapshot key."""
@@ -56,6 +58,7 @@ class Audience:
             f"{root}/dice/event": "dice",
             f"{root}/dice/picture": "picture",
             f"{root}/rules/availability": "rules",
+            **({f"{root}/dice/photo": "photo"} if self.photo else {}),
         }
 
 
@@ -70,6 +73,7 @@ GAME_MASTER = Audience(
     commands=True,
     alert="referee/alert",
     seats=True,
+    photo=True,
 )
 
 
@@ -112,6 +116,7 @@ class TableFeed:
         self.keys = audience.topics(self.table)
         self.parts: dict[str, Any] = {"events": []}
         self.picture: bytes | None = None  # the last throw, a JPEG
+        self.photo: ThrowPhoto | None = None  # the last throw as the camera took it
         # Each seat's own view (seat number -> view), outside the snapshot: only a seat's
         # screen shows it (console/seats.py).
         self.seat_views: dict[int, dict[str, Any]] = {}
@@ -249,6 +254,9 @@ class TableFeed:
         if key == "picture":
             self._file_picture(message.payload)
             return
+        if key == "photo":
+            self._file_photo(message.payload)
+            return
         if key == "rules":
             self.parts["rules"] = message.payload.decode("utf-8", errors="replace")
             self._publish()
@@ -307,6 +315,19 @@ class TableFeed:
         else:
             self.picture = payload
             self.parts["picture"] = int(self.parts.get("picture", 0)) + 1
+        self._publish()
+
+    def _file_photo(self, payload: bytes) -> None:
+        """Keeps the last throw's raw photo; the snapshot carries its id, size and dice (the
+        page fetches the JPEG); a payload that is no photo of the bridge's is ignored."""
+        photo = read_photo(payload) if payload else None
+        if payload and photo is None:
+            return
+        self.photo = photo
+        if photo is None:
+            self.parts.pop("photo", None)
+        else:
+            self.parts["photo"] = photo.to_json()
         self._publish()
 
     def _answer(self, payload: bytes) -> None:

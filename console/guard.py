@@ -42,8 +42,8 @@ def body_limit(path: str) -> int:
     """How many bytes of body the route at `path` reads at most."""
     if path == "/gm/login":
         return LOGIN_BODY_LIMIT
-    if path.startswith("/gm/actions/"):
-        return FORM_BODY_LIMIT
+    if path.startswith("/gm/actions/") or path == "/gm/dice/correction":
+        return FORM_BODY_LIMIT  # a correction: up to 40 dice, each a centre and a value
     return OTHER_BODY_LIMIT
 
 

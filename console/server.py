@@ -31,6 +31,7 @@ from wire.roles import User
 
 from . import ConsoleError
 from .app import build_app
+from .corrections import Corrections, default_folder
 from .feed import ROOM, TableFeed
 from .guard import LOOPBACK_NAMES, ServedNames, is_loopback
 from .sessions import IDLE_SECONDS, LIFETIME_SECONDS, Sessions
@@ -53,6 +54,7 @@ class ConsoleServer:
         server_names: Sequence[str] = (),
         session_idle: float = IDLE_SECONDS,
         session_lifetime: float = LIFETIME_SECONDS,
+        corrections: str | Path | None = None,
     ) -> None:
         if (certfile is None) != (keyfile is None):
             raise ConsoleError("TLS needs both a certificate (--certfile) and its key (--keyfile)")
@@ -66,6 +68,9 @@ class ConsoleServer:
         self.room = TableFeed(url, table, ROOM)
         self.sessions = Sessions(url, table, users, idle=session_idle, lifetime=session_lifetime)
         self.game = game
+        # corrected throws, kept for the table's next enrolment (console/corrections.py)
+        folder = Path(corrections) if corrections is not None else default_folder(table)
+        self.corrections = Corrections(folder, table)
         self.served = self._served_names(server_names)
         self._sweep_every = max(0.2, min(30.0, session_idle / 4, session_lifetime / 4))
         self._sweeper_stop = threading.Event()
@@ -124,7 +129,14 @@ class ConsoleServer:
         if self.tls:
             self._check_certificate()
         self.room.start(timeout=None)
-        app = build_app(self.room, self.sessions, self.game, self.served, secure=self.tls)
+        app = build_app(
+            self.room,
+            self.sessions,
+            self.game,
+            self.served,
+            secure=self.tls,
+            corrections=self.corrections,
+        )
         config = uvicorn.Config(
             app,
             log_level="warning",

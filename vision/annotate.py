@@ -54,6 +54,22 @@ def throw_picture(
     return bytes(data.tobytes())
 
 
+PHOTO_LIMIT = 1_500_000  # bytes: a photo for MQTT and the console (console.feed takes up to 2 MB)
+
+
+def throw_photo(image: Image, quality: int = 90) -> bytes:
+    """The frame of a throw as the camera took it (no box, no caption), a JPEG at the camera's
+    own size, so pixel coordinates in its `dice/event` hold on it: what a person corrects and
+    what `tabletop dice enrol` learns from. The quality steps down until it fits PHOTO_LIMIT."""
+    for step in (quality, 80, 70, 60, 50):
+        ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, step])
+        if not ok:
+            raise ValueError("OpenCV could not encode the throw's photo as JPEG")
+        if len(data) <= PHOTO_LIMIT:
+            break
+    return bytes(data.tobytes())
+
+
 def _scaled(reading: FrameReading, scale: float) -> FrameReading:
     """The same reading with its boxes in the pixels of a picture `scale` times the size."""
     return FrameReading(

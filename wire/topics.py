@@ -106,6 +106,11 @@ class TableTopics:
         return f"{self.root}/dice/picture"
 
     @property
+    def dice_photo(self) -> str:
+        """The same throw's frame as the camera took it, with its dice: retained JSON."""
+        return f"{self.root}/dice/photo"
+
+    @property
     def bridge_availability(self) -> str:
         return f"{self.root}/bridge/availability"
 

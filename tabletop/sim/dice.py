@@ -131,7 +131,7 @@ class RenderedDiceTray(DiceTray):
         return ThrowPlan(dice=len(thrown), values=tuple(thrown), keep_at=tuple(at))
 
     def events(self, stop: threading.Event) -> Iterator[dict[str, Any]]:
-        from bridge.dice import PICTURE, PICTURED, throw_caption
+        from bridge.dice import PHOTO, PICTURE, PICTURED, photo_of, throw_caption
         from hardware.camera.sim import SimulatedCamera
         from vision.annotate import throw_picture
         from vision.reader import DiceReader
@@ -167,6 +167,7 @@ class RenderedDiceTray(DiceTray):
                                 announced[PICTURE] = throw_picture(
                                     frame.image, event.reading, throw_caption(announced)
                                 )
+                                announced[PHOTO] = photo_of(frame.image)  # on dice/photo
                                 self.announce()
                                 yield announced
                                 if not answered:  # the bridge published what the camera saw
