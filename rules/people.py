@@ -34,4 +34,3 @@ class People:
     def replied(self, ok: bool) -> None:
         """The daemon's answer to the last command: by default nothing to do (a refused call
         leaves the table as it was, and the next step looks at it again)."""
-

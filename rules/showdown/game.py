@@ -102,6 +102,7 @@ class Showdown(GameRules):
             return None
         return random_command(state, rng)
 
+
 # The prompt's light hints (`pending.lights`) as the mat's slot LEDs show them.
 _SHOWS = {
     "turn": SlotShow.TURN,

@@ -99,4 +99,5 @@ class Steamfunkateers(GameRules):
             return dice_command(view, rng)
         return gm_command(view, rng)
 
+
 STEAMFUNKATEERS = Steamfunkateers()
