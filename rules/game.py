@@ -64,6 +64,13 @@ class EventLog(Generic[StateT, EventT]):
         self._events.extend(events)
         return events
 
+    def _keep(self, gathered: Gathering[StateT, EventT]) -> tuple[EventT, ...]:
+        """Keeps what one command decided (`Gathering`): its events, already folded into its
+        state, so they are not folded again; returns them."""
+        self._state = gathered.state
+        self._events.extend(gathered.events)
+        return tuple(gathered.events)
+
 
 class Gathering(Generic[StateT, EventT]):
     """The events one command causes, gathered while it is decided: each is folded into
@@ -671,46 +678,83 @@ class GameRules(ABC):
 
     # -- moves and the fold -----------------------------------------------------------------
 
+    # The `EventCodec` of a game whose events are dataclasses: the default `event_to_json` and
+    # `event_from_json` use it. A game that writes its events' JSON itself leaves it None.
+    codec: EventCodec[Any] | None = None
+    # The event type a new game begins with: the default `starts_game` looks for it.
+    start_event: type[Any] | None = None
+
     @abstractmethod
     def new_engine(self, events: Sequence[Any] = ()) -> Engine:
         """An engine with these events already folded (none: no game yet)."""
 
-    @abstractmethod
-    def event_to_json(self, event: Any) -> dict[str, Any]: ...
+    def event_to_json(self, event: Any) -> dict[str, Any]:
+        """The event as the log keeps it (default: by the game's `codec`)."""
+        return self._codec().to_json(event)
 
-    @abstractmethod
     def event_from_json(self, raw: Mapping[str, Any]) -> Any:
-        """An event from its JSON; a RulesError if it is not one of this game's."""
+        """An event from its JSON; a RulesError if it is not one of this game's (default: by
+        the game's `codec`)."""
+        return self._codec().from_json(dict(raw))
 
-    @abstractmethod
+    def _codec(self) -> EventCodec[Any]:
+        if self.codec is None:
+            raise NotImplementedError(f"{self.info.title}: set `codec` or write the events' JSON")
+        return self.codec
+
     def starts_game(self, event: Any) -> bool:
-        """True for the event a new game begins with (refusals are counted per game)."""
+        """True for the event a new game begins with (refusals are counted per game); default:
+        an event of the game's `start_event` type."""
+        if self.start_event is None:
+            raise NotImplementedError(f"{self.info.title}: set `start_event` or `starts_game`")
+        return isinstance(event, self.start_event)
 
-    @abstractmethod
     def is_over(self, state: Any) -> bool:
-        """True when no game is being played (none yet, or finished): another may start."""
+        """True when no game is being played (none yet, or finished): another may start.
+        Default: the state's `in_play` is false (the state `command_handler` reads)."""
+        return not state.in_play
 
     # -- views ------------------------------------------------------------------------------
+
+    # False for a game in which nothing is hidden from anyone (no face-down card, no secret):
+    # then the public view is the referee's, and an event is told to anyone as to the game
+    # master. A game with secrets keeps True and writes `public_view` and `public_event`.
+    has_secrets: bool = True
 
     @abstractmethod
     def referee_view(self, state: Any) -> dict[str, Any]:
         """Everything (`referee/state`, `tabletop replay --json`): every hidden card too."""
 
-    @abstractmethod
     def public_view(self, state: Any) -> dict[str, Any]:
-        """What anyone at the table may see (`game/state`): no face-down card, no secret."""
+        """What anyone at the table may see (`game/state`): no face-down card, no secret.
+        Default, for a game without secrets only: the referee's view."""
+        self._without_secrets("public_view")
+        return self.referee_view(state)
 
-    @abstractmethod
     def seat_view(self, state: Any, seat: str) -> dict[str, Any]:
-        """What one player may see: the public view and that player's own secrets."""
+        """What one player may see: the public view and that player's own secrets (default:
+        the public view, `your_turn`ed)."""
+        return self.your_turn(self.public_view(state), state, seat)
+
+    def your_turn(self, view: Mapping[str, Any], state: Any, seat: str) -> dict[str, Any]:
+        """A view for one seat: `view`, the seat, and whether the game waits on that seat."""
+        return {**view, "seat": seat, "your_turn": seat in self.public_waiting(state).who}
 
     @abstractmethod
     def describe_event(self, event: Any) -> str:
         """An event in plain words, for the game master (may name hidden things)."""
 
-    @abstractmethod
     def public_event(self, event: Any, state: Any) -> dict[str, Any]:
-        """An event as anyone may see it: {"type": ..., "text": ...}, naming nothing hidden."""
+        """An event as anyone may see it: {"type": ..., "text": ...}, naming nothing hidden.
+        Default, for a game without secrets only: its JSON type and `describe_event`."""
+        self._without_secrets("public_event")
+        return {"type": self.event_to_json(event)["type"], "text": self.describe_event(event)}
+
+    def _without_secrets(self, what: str) -> None:
+        if self.has_secrets:
+            raise NotImplementedError(
+                f"{self.info.title} has secrets (has_secrets): it writes its own {what}"
+            )
 
     @abstractmethod
     def waiting(self, state: Any) -> Waiting:
@@ -720,9 +764,10 @@ class GameRules(ABC):
         """What the game waits for, as anyone may see it (default: the same as `waiting`)."""
         return self.waiting(state)
 
-    @abstractmethod
     def render(self, state: Any) -> str:
-        """The table as text, for a terminal (`tabletop replay`)."""
+        """The table as text, for a terminal (`tabletop replay`); default: `render_view` of
+        the referee's view."""
+        return self.render_view(self.referee_view(state))
 
     @abstractmethod
     def render_view(self, view: Mapping[str, Any]) -> str:
@@ -751,9 +796,15 @@ class GameRules(ABC):
 
     # -- people -----------------------------------------------------------------------------
 
-    @abstractmethod
+    # The game master's verbs (the default `gm_actions`), and the class of the game's
+    # simulated people, made as `people(seats, hands, rng, send, settings)` (the default
+    # `simulated_people`; `rules.people.People` holds what every such class keeps).
+    verbs: tuple[GmAction, ...] = ()
+    people: Callable[..., SimulatedPeople] | None = None
+
     def gm_actions(self) -> tuple[GmAction, ...]:
         """The game master's verbs for `tabletop gm` (besides new, send, state and follow)."""
+        return self.verbs
 
     @abstractmethod
     def random_command(self, state: Any, rng: random.Random) -> dict[str, Any] | None:
@@ -769,4 +820,6 @@ class GameRules(ABC):
         settings: PeopleSettings,
     ) -> SimulatedPeople:
         """People who play this game at a simulated table (`tabletop sim --game NAME`)."""
-        raise NotImplementedError(f"{self.info.title} has no simulated people yet")
+        if self.people is None:
+            raise NotImplementedError(f"{self.info.title} has no simulated people yet")
+        return self.people(seats, hands, rng, send, settings)

@@ -7,8 +7,9 @@ the game.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 from .cards import Card
 
@@ -54,3 +55,37 @@ class AlertCleared:
 
 
 Action = Execute | Alert | AlertCleared
+
+
+@dataclass
+class DiceTrayReader:
+    """What the reader of a game without cards does with all but the dice: a request goes
+    through as it is, the mat's slots are not read, a card on the draw pad is an alert, a
+    refusal is an alert keyed `refused`, and time changes nothing. A game's reader subclasses
+    it, names the game in `title` and writes `observe_dice` (`rules.game.TableReader`)."""
+
+    title: ClassVar[str] = "This game"
+    seats: Sequence[str]
+    grace: float = 1.0
+    instructions: list[str] = field(default_factory=list)
+    seen: dict[tuple[int, int], SlotView] = field(default_factory=dict)
+
+    def request(self, state: Any, command: dict[str, Any], now: float) -> list[Action]:
+        return [Execute(command)]
+
+    def observe_slot(
+        self, state: Any, seat: int, slot: int, view: SlotView, now: float
+    ) -> list[Action]:
+        return []
+
+    def observe_pad(self, state: Any, card: Any, now: float) -> list[Action]:
+        return [Alert("pad", f"{self.title} uses no cards: take the card off the pad")]
+
+    def refused(self, command: dict[str, Any], error: str) -> list[Action]:
+        return [Alert("refused", error)]
+
+    def applied(self, state: Any, command: dict[str, Any], now: float) -> list[Action]:
+        return []
+
+    def tick(self, state: Any, now: float) -> list[Action]:
+        return []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rules.errors import InvalidCommand
@@ -19,10 +19,8 @@ from rules.game import (
     Indicators,
     MatLayout,
     Option,
-    PeopleSettings,
     Scoring,
     SeatLights,
-    TableHands,
     VerbGroup,
     Waiting,
     WaitKind,
@@ -101,6 +99,9 @@ class OsSix(GameRules):
         ),
     )
 
+    has_secrets = False  # no secrets on an OS-SIX table (see view.py)
+    people = OsSixPeople
+
     def new_engine(self, events: Sequence[Any] = ()) -> Game:
         return Game(events)
 
@@ -117,16 +118,6 @@ class OsSix(GameRules):
         return state.over
 
     def referee_view(self, state: State) -> dict[str, Any]:
-        return self._view(state)
-
-    def public_view(self, state: State) -> dict[str, Any]:
-        return self._view(state)  # no secrets on an OS-SIX table (see view.py)
-
-    def seat_view(self, state: State, seat: str) -> dict[str, Any]:
-        yours = not state.over and seat in self.waiting(state).who  # a throw, or a bet
-        return {**self._view(state), "seat": seat, "your_turn": yours}
-
-    def _view(self, state: State) -> dict[str, Any]:
         """The state as JSON, its `pending` the very item the prompt carries (a poker hand's
         throw or bet too), so a reader of both can tell they are of the same moment."""
         detail = self.waiting(state).detail
@@ -134,9 +125,6 @@ class OsSix(GameRules):
 
     def describe_event(self, event: Event) -> str:
         return describe_event(event)
-
-    def public_event(self, event: Event, state: State) -> dict[str, Any]:
-        return {"type": event.kind.value, "text": describe_event(event)}
 
     def waiting(self, state: State) -> Waiting:
         if state.over:
@@ -198,9 +186,6 @@ class OsSix(GameRules):
         kind = WaitKind.GAME_MASTER if npc else WaitKind.CHOICE
         return Waiting(kind, words, (bettor.name,), None, detail)
 
-    def render(self, state: State) -> str:
-        return render_view(state_to_json(state))
-
     def render_view(self, view: Mapping[str, Any]) -> str:
         return render_view(view)
 
@@ -223,16 +208,6 @@ class OsSix(GameRules):
 
     def random_command(self, state: State, rng: random.Random) -> dict[str, Any] | None:
         return random_command(state, rng)
-
-    def simulated_people(
-        self,
-        seats: Sequence[str],
-        hands: TableHands,
-        rng: random.Random,
-        send: Callable[[dict[str, Any]], None],
-        settings: PeopleSettings,
-    ) -> OsSixPeople:
-        return OsSixPeople(tuple(seats), hands, rng, send, settings)
 
 
 DUEL_STEPS = tuple(step.value for step in DuelStep)

@@ -7,10 +7,10 @@ hands, now and then throwing the wrong number for the table to catch."""
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rules.game import PeopleSettings, TableHands
+from rules.people import People
 
 from .duel import resolved
 from .engine import ATTRIBUTES, GM_ROLLS
@@ -199,25 +199,12 @@ def random_command(state: State, rng: random.Random) -> dict[str, Any]:
     return rng.choice(choices)
 
 
-class OsSixPeople:
+class OsSixPeople(People):
     """Simulated players and GM: the GM calls `settings.length` action rolls (and, between
     them, a Morale check now and then); the players throw the dice the prompt asks for."""
 
-    def __init__(
-        self,
-        seats: Sequence[str],
-        hands: TableHands,
-        rng: random.Random,
-        send: Callable[[dict[str, Any]], None],
-        settings: PeopleSettings,
-    ) -> None:
-        self.seats = tuple(seats)
-        self.hands = hands
-        self.rng = rng
-        self.send = send
-        self.settings = settings
-        self.mistakes_made = 0
-        self.mistakes_caught = 0  # wrong throws the table refused, so they threw again
+    def __post_init__(self) -> None:
+        super().__post_init__()
         self.wrong_throw_out = False
         self.rolls_called = 0
         self.ended = False

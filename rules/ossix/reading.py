@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rules.game import Reroll
-from rules.reading import Action, Alert, AlertCleared, Execute, SlotView
+from rules.reading import Action, Alert, AlertCleared, DiceTrayReader, Execute
 
 from .poker import Phase, Poker, check_draw
 from .state import State
@@ -53,25 +53,12 @@ def draw_problem(
 
 
 @dataclass
-class DiceReader:
-    """Turns a throw into the `roll` the game waits for; a wrong number of dice is an alert."""
+class DiceReader(DiceTrayReader):
+    """Turns a throw into the `roll` the game waits for; a wrong number of dice is an alert.
+    OS-SIX lays no cards: the mat, if there is one, is not read."""
 
-    seats: Sequence[str]
-    grace: float = 1.0
-    instructions: list[str] = field(default_factory=list)
-    seen: dict[tuple[int, int], SlotView] = field(default_factory=dict)
+    title = "OS-SIX"
     refusals: set[str] = field(default_factory=set)
-
-    def request(self, state: Any, command: dict[str, Any], now: float) -> list[Action]:
-        return [Execute(command)]
-
-    def observe_slot(
-        self, state: Any, seat: int, slot: int, view: SlotView, now: float
-    ) -> list[Action]:
-        return []  # OS-SIX lays no cards: the mat, if there is one, is not read
-
-    def observe_pad(self, state: Any, card: Any, now: float) -> list[Action]:
-        return [Alert("pad", "OS-SIX uses no cards: take the card off the pad")]
 
     def observe_dice(
         self, state: State, values: Sequence[int], now: float, reroll: Reroll | None = None
@@ -121,6 +108,3 @@ class DiceReader:
             return []
         self.refusals.discard(key)
         return [AlertCleared(key)]
-
-    def tick(self, state: Any, now: float) -> list[Action]:
-        return []

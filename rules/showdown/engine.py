@@ -68,13 +68,9 @@ class Game(EventLog[GameState, Event]):
     def execute(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
         """The events `command` causes, applied; a RulesError (nothing changed) if refused."""
         _, handler = command_handler(command, _HANDLERS, "Six-Gun Showdown", self._state)
-        state = self._state
-        out = _Out(state)
+        out = _Out(self._state)
         handler(out, command)
-        # The events are already folded into out.state: keep it rather than fold them again.
-        self._state = out.state
-        self._events.extend(out.events)
-        return tuple(out.events)
+        return self._keep(out)
 
 
 _Out = Gathering[GameState, Event]

@@ -3,29 +3,25 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..game import (
     Engine,
     GameInfo,
     GameRules,
-    GmAction,
     Indicators,
     MatLayout,
-    PeopleSettings,
     SeatLights,
-    SimulatedPeople,
     SlotLight,
     SlotShow,
-    TableHands,
     TableReader,
     Waiting,
 )
 from .actions import GM_ACTIONS
 from .decks import DECK_FORMAT, enrolment_codes, read_deck
 from .engine import Game
-from .events import Event, GameStarted, event_from_json, event_to_json
+from .events import CODEC, Event, GameStarted, event_type
 from .model import OPTIONS
 from .people import Gunslingers, random_command
 from .reading import ShowdownReader
@@ -46,21 +42,13 @@ class Showdown(GameRules):
         options=OPTIONS,
     )
     roster_keys = ("players", "options")
+    codec = CODEC
+    start_event = GameStarted
+    verbs = GM_ACTIONS
+    people = Gunslingers
 
     def new_engine(self, events: Sequence[Any] = ()) -> Engine:
         return Game(events)
-
-    def event_to_json(self, event: Event) -> dict[str, Any]:
-        return event_to_json(event)
-
-    def event_from_json(self, raw: Mapping[str, Any]) -> Event:
-        return event_from_json(dict(raw))
-
-    def starts_game(self, event: Any) -> bool:
-        return isinstance(event, GameStarted)
-
-    def is_over(self, state: GameState) -> bool:
-        return not state.in_play
 
     # -- views: the face-down bullets are the secret -----------------------------------------
 
@@ -71,25 +59,16 @@ class Showdown(GameRules):
         return state_to_json(state, frozenset())
 
     def seat_view(self, state: GameState, seat: str) -> dict[str, Any]:
-        view = state_to_json(state, frozenset({seat}))
-        view["seat"] = seat
-        view["your_turn"] = seat in waiting(state).who
-        return view
+        return self.your_turn(state_to_json(state, frozenset({seat})), state, seat)
 
     def describe_event(self, event: Event) -> str:
         return describe_event(event)
 
     def public_event(self, event: Event, state: GameState) -> dict[str, Any]:
-        return {
-            "type": event_to_json(event)["type"],
-            "text": describe_event(event, state, public=True),
-        }
+        return {"type": event_type(event), "text": describe_event(event, state, public=True)}
 
     def waiting(self, state: GameState) -> Waiting:
         return waiting(state)
-
-    def render(self, state: GameState) -> str:
-        return render_view(state_to_json(state))
 
     def render_view(self, view: Mapping[str, Any]) -> str:
         return render_view(view)
@@ -118,25 +97,10 @@ class Showdown(GameRules):
         deck = read_deck(raw, source)
         return deck.name, tuple(enrolment_codes(deck))
 
-    # -- people -----------------------------------------------------------------------------
-
-    def gm_actions(self) -> tuple[GmAction, ...]:
-        return GM_ACTIONS
-
     def random_command(self, state: GameState, rng: random.Random) -> dict[str, Any] | None:
         if state.over and state.started:
             return None
         return random_command(state, rng)
-
-    def simulated_people(
-        self,
-        seats: Sequence[str],
-        hands: TableHands,
-        rng: random.Random,
-        send: Callable[[dict[str, Any]], None],
-        settings: PeopleSettings,
-    ) -> SimulatedPeople:
-        return Gunslingers(seats, hands, rng, send, settings)
 
 
 # The prompt's light hints (`pending.lights`) as the mat's slot LEDs show them.

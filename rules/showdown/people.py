@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from ..game import WAIT_ALERT, PeopleSettings, TableHands, TouchHands
+from ..game import WAIT_ALERT, TouchHands
+from ..people import People
 from .decks import (
     BULLETS,
     CardType,
@@ -184,24 +185,11 @@ def random_command(state: GameState, rng: random.Random) -> dict[str, Any] | Non
     return {"cmd": "end_game"}
 
 
-class Gunslingers:
+class Gunslingers(People):
     """Two players at a simulated table (`tabletop sim --game showdown`), seen as people see it."""
 
-    def __init__(
-        self,
-        seats: Sequence[str],
-        hands: TableHands,
-        rng: random.Random,
-        send: Callable[[dict[str, Any]], None],
-        settings: PeopleSettings,
-    ) -> None:
-        self.seats = list(seats)
-        self.hands = hands
-        self.rng = rng
-        self.send = send
-        self.settings = settings
-        self.mistakes_made = 0
-        self.mistakes_caught = 0
+    def __post_init__(self) -> None:
+        super().__post_init__()
         self.decks: dict[str, Deck] = {}
         self.laid: dict[int, dict[int, str]] = {}  # seat -> slot -> card code on the mat
         self.loaded_round = 0
@@ -233,9 +221,6 @@ class Gunslingers:
                 ],
             }
         )
-
-    def replied(self, ok: bool) -> None:
-        return None
 
     def step(
         self, state: dict[str, Any] | None, prompt: dict[str, Any] | None, alerts: dict[str, str]

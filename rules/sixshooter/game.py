@@ -13,7 +13,6 @@ from ..game import (
     Engine,
     GameInfo,
     GameRules,
-    GmAction,
     Indicators,
     MatLayout,
     Option,
@@ -83,6 +82,8 @@ class SixShooter(GameRules):
         options=_options(),
     )
     roster_keys = ROSTER_KEYS
+    start_event = GameStarted
+    verbs = GM_ACTIONS
 
     def read_options(self, raw: object, where: str = "options") -> dict[str, Any]:
         return Options.from_json(raw, where).to_json()
@@ -95,9 +96,6 @@ class SixShooter(GameRules):
 
     def event_from_json(self, raw: Mapping[str, Any]) -> Event:
         return event_from_json(dict(raw))
-
-    def starts_game(self, event: Any) -> bool:
-        return isinstance(event, GameStarted)
 
     def is_over(self, state: GameState) -> bool:
         return state.phase in (None, Phase.FINISHED)
@@ -112,13 +110,8 @@ class SixShooter(GameRules):
         view["pending"] = pending_to_json(state, hide_critical=_hides_critical(state))
         return view
 
-    def seat_view(self, state: GameState, seat: str) -> dict[str, Any]:
-        # A player never sees their own face-down cards either: they are dealt face-down.
-        view = self.public_view(state)
-        waiting = self.public_waiting(state)
-        view["seat"] = seat
-        view["your_turn"] = seat in waiting.who
-        return view
+    # seat_view: the public view, as a player never sees their own face-down cards either
+    # (they are dealt face-down).
 
     def describe_event(self, event: Any) -> str:
         return describe_event(event)
@@ -158,9 +151,6 @@ class SixShooter(GameRules):
         return Indicators("Strikes (all three blink: removed from play)", tuple(lights))
 
     # -- people -----------------------------------------------------------------------------
-
-    def gm_actions(self) -> tuple[GmAction, ...]:
-        return GM_ACTIONS
 
     def random_command(self, state: GameState, rng: random.Random) -> dict[str, Any] | None:
         if state.phase is Phase.FINISHED:

@@ -87,7 +87,7 @@ class Game(EventLog[GameState, Event]):
             raise OutOfTurn(f"{waiting_words(state)} first")
         out = _Out(state)
         handler(out, command)
-        return self._record(tuple(out.events))
+        return self._keep(out)
 
 
 _Out = Gathering[GameState, Event]

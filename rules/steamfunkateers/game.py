@@ -3,27 +3,23 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..game import (
     Engine,
     GameInfo,
     GameRules,
-    GmAction,
     Indicators,
     MatLayout,
     Option,
-    PeopleSettings,
     SeatLights,
-    SimulatedPeople,
-    TableHands,
     TableReader,
     Waiting,
 )
 from .actions import GM_ACTIONS
 from .engine import Game, throw_pending
-from .events import Event, GameStarted, event_from_json, event_to_json
+from .events import CODEC, Event, GameStarted
 from .model import CONTEST_WINS
 from .players import SimulatedTable, dice_command, gm_command, new_game_command
 from .reading import DiceReader
@@ -57,47 +53,23 @@ class Steamfunkateers(GameRules):
         ),
     )
     roster_keys = ("players", "options")
+    codec = CODEC
+    start_event = GameStarted
+    has_secrets = False  # nothing in this game is hidden
+    verbs = GM_ACTIONS
+    people = SimulatedTable
 
     def new_engine(self, events: Sequence[Any] = ()) -> Engine:
         return Game(events)
 
-    def event_to_json(self, event: Event) -> dict[str, Any]:
-        return event_to_json(event)
-
-    def event_from_json(self, raw: Mapping[str, Any]) -> Event:
-        return event_from_json(dict(raw))
-
-    def starts_game(self, event: Any) -> bool:
-        return isinstance(event, GameStarted)
-
-    def is_over(self, state: GameState) -> bool:
-        return not state.in_play
-
-    # -- views: nothing in this game is secret -----------------------------------------------
-
     def referee_view(self, state: GameState) -> dict[str, Any]:
         return state_to_json(state)
-
-    def public_view(self, state: GameState) -> dict[str, Any]:
-        return state_to_json(state)
-
-    def seat_view(self, state: GameState, seat: str) -> dict[str, Any]:
-        view = state_to_json(state)
-        view["seat"] = seat
-        view["your_turn"] = seat in waiting(state).who
-        return view
 
     def describe_event(self, event: Event) -> str:
         return describe_event(event)
 
-    def public_event(self, event: Event, state: GameState) -> dict[str, Any]:
-        return {"type": event_to_json(event)["type"], "text": describe_event(event)}
-
     def waiting(self, state: GameState) -> Waiting:
         return waiting(state)
-
-    def render(self, state: GameState) -> str:
-        return render_view(state_to_json(state))
 
     def render_view(self, view: Mapping[str, Any]) -> str:
         return render_view(view)
@@ -117,11 +89,6 @@ class Steamfunkateers(GameRules):
             tuple(SeatLights(min(wins.get(name, 0), CONTEST_WINS)) for name in seats),
         )
 
-    # -- people -----------------------------------------------------------------------------
-
-    def gm_actions(self) -> tuple[GmAction, ...]:
-        return GM_ACTIONS
-
     def random_command(self, state: GameState, rng: random.Random) -> dict[str, Any] | None:
         if not state.started:
             return new_game_command(rng)
@@ -131,16 +98,6 @@ class Steamfunkateers(GameRules):
         if throw_pending(state):
             return dice_command(view, rng)
         return gm_command(view, rng)
-
-    def simulated_people(
-        self,
-        seats: Sequence[str],
-        hands: TableHands,
-        rng: random.Random,
-        send: Callable[[dict[str, Any]], None],
-        settings: PeopleSettings,
-    ) -> SimulatedPeople:
-        return SimulatedTable(seats, hands, rng, send, settings)
 
 
 STEAMFUNKATEERS = Steamfunkateers()

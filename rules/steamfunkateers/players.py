@@ -7,11 +7,12 @@ know nothing a person at the table would not. The caller owns the random generat
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..game import PeopleSettings, RerollHands, TableHands
+from ..game import RerollHands
+from ..people import People
 from .model import GM_COSTS, OrderKind
 
 NAMES = ("Ana", "Bo", "Cy", "Dee", "Eli", "Fay")
@@ -161,16 +162,9 @@ def dice_command(
 
 
 @dataclass
-class SimulatedTable:
+class SimulatedTable(People):
     """Simulated players and game master: the GM's calls go out by `send`, dice by the hands."""
 
-    seats: Sequence[str]
-    hands: TableHands
-    rng: random.Random
-    send: Callable[[dict[str, Any]], None]
-    settings: PeopleSettings
-    mistakes_made: int = 0
-    mistakes_caught: int = 0  # wrong throws the table's alert made them throw again
     _slipped: bool = False  # the last throw had a die too many
     calls: int = 0  # checks, exchanges and other calls made this game
 
@@ -179,10 +173,6 @@ class SimulatedTable:
         to shuffle, so `seed` has nothing to set: the dice come from `rng`)."""
         self.calls = 0
         self.send(new_game_command(self.rng, self.seats))
-
-    def replied(self, ok: bool) -> None:
-        """A refused call leaves the table as it was: the next step chooses another (the
-        table's runner waits for the state to answer each act before the next step)."""
 
     def step(
         self, state: dict[str, Any] | None, prompt: dict[str, Any] | None, alerts: dict[str, str]

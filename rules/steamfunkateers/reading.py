@@ -10,11 +10,11 @@ what the game waits for raises an alert in plain words instead of a command.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..game import Reroll
-from ..reading import Action, Alert, AlertCleared, Execute, SlotView
+from ..reading import Action, Alert, AlertCleared, DiceTrayReader, Execute, SlotView
 from .model import SUCCESS_FACE
 from .state import GameState, sixes
 from .view import waiting
@@ -23,17 +23,11 @@ DICE_ALERT = "dice"
 
 
 @dataclass
-class DiceReader:
+class DiceReader(DiceTrayReader):
     """Turns throws into `roll` and `reroll` commands; alerts on a throw that cannot be one."""
 
-    seats: Sequence[str]
-    grace: float = 1.0
-    instructions: list[str] = field(default_factory=list)
-    seen: dict[tuple[int, int], SlotView] = field(default_factory=dict)
+    title = "Steamfunkateers"
     alerted: bool = False
-
-    def request(self, state: Any, command: dict[str, Any], now: float) -> list[Action]:
-        return [Execute(command)]
 
     def observe_slot(
         self, state: Any, seat: int, slot: int, view: SlotView, now: float
@@ -42,9 +36,6 @@ class DiceReader:
         if view.card is None:
             return [AlertCleared(key)]  # an empty slot is what this game expects
         return [Alert(key, "Steamfunkateers uses no cards: take the card off the mat", seat, slot)]
-
-    def observe_pad(self, state: Any, card: Any, now: float) -> list[Action]:
-        return [Alert("pad", "Steamfunkateers uses no cards: take the card off the pad")]
 
     def observe_dice(
         self, state: GameState, values: Sequence[int], now: float, reroll: Reroll | None = None
@@ -63,15 +54,6 @@ class DiceReader:
                 return self._alert(problem)
             return self._clear([Execute({"cmd": "reroll", "values": list(values)})])
         return self._clear([Execute({"cmd": "roll", "values": list(values)})])
-
-    def refused(self, command: dict[str, Any], error: str) -> list[Action]:
-        return [Alert("refused", error)]
-
-    def applied(self, state: Any, command: dict[str, Any], now: float) -> list[Action]:
-        return []
-
-    def tick(self, state: Any, now: float) -> list[Action]:
-        return []
 
     def _alert(self, message: str) -> list[Action]:
         self.alerted = True

@@ -16,6 +16,7 @@ from rules.daemon.store import GameLog
 from rules.errors import InvalidCommand
 from rules.replay import replay_lines
 from tabletop.cli import main
+from tests.games.helpers import referee_at, reopened, send
 from tests.games.highroll import HIGH_ROLL
 
 ANA_BO = {"cmd": "new_game", "game": "highroll", "players": ["Ana", "Bo"]}
@@ -30,18 +31,8 @@ def high_roll() -> Iterator[None]:
 
 @pytest.fixture
 def referee(tmp_path: Path) -> Iterator[Referee]:
-    log = GameLog(tmp_path / "games.sqlite3", "t1")
-    log.open()
-    found = Referee(log)
-    found.load()
-    yield found
-    found.log.close()
-
-
-def send(referee: Referee, command: dict[str, object]) -> dict[str, object]:
-    reply = referee.handle(json.dumps(command).encode()).reply
-    referee.commit()
-    return reply
+    with referee_at(tmp_path) as found:
+        yield found
 
 
 def test_the_registry_lists_every_game_and_names_the_installed_ones_for_a_wrong_name(
@@ -76,14 +67,7 @@ def test_a_second_game_is_refereed_logged_and_rebuilt_from_the_log(referee: Refe
     assert state["winner"] == "Ana" and state["phase"] == "finished"
     assert send(referee, {"cmd": "roll", "value": 4})["kind"] == "illegal"
     state = referee.state_json()
-    path, table = referee.log.path, referee.log.table
-    referee.log.close()
-    log = GameLog(path, table)
-    log.open()
-    again = Referee(log)
-    again.load()
-    assert again.rules is HIGH_ROLL and again.state_json() == state
-    log.close()
+    assert reopened(referee) == (HIGH_ROLL, state)
 
 
 def test_a_table_switches_games_only_once_the_game_is_over(referee: Referee) -> None:

@@ -15,7 +15,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.daemon.referee import Referee
-from rules.daemon.store import GameLog
 from rules.errors import IllegalMove, InvalidCommand, RulesError
 from rules.game import PeopleSettings, Reroll, Scoring, WaitKind
 from rules.ossix.engine import Game
@@ -24,7 +23,8 @@ from rules.ossix.game import OS_SIX
 from rules.ossix.people import random_command
 from rules.ossix.poker import CATEGORIES, Phase, Poker, best_rank, rank
 from rules.reading import Alert, AlertCleared, Execute
-from tests.ossix.test_table import FakeHands, send
+from tests.games.helpers import referee_at, send
+from tests.ossix.test_table import FakeHands
 
 # -- helpers -------------------------------------------------------------------------------
 
@@ -744,12 +744,8 @@ def test_every_poker_event_reads_in_words() -> None:
 
 @pytest.fixture
 def referee(tmp_path: Path) -> Iterator[Referee]:
-    log = GameLog(tmp_path / "games.sqlite3", "t1")
-    log.open()
-    found = Referee(log)
-    found.load()
-    yield found
-    found.log.close()
+    with referee_at(tmp_path) as found:
+        yield found
 
 
 def test_the_simulated_evening_has_a_duel_and_a_hand_of_poker(referee: Referee) -> None:

@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 
 from rules import games
 from rules.daemon.referee import Referee
-from rules.daemon.store import GameLog
 from rules.errors import InvalidCommand, RulesError
 from rules.game import PeopleSettings, Scoring, WaitKind
 from rules.ossix.game import OS_SIX
 from rules.reading import Alert, AlertCleared, Execute
+from tests.games.helpers import referee_at, reopened, send
 
 ANA_BO = {"cmd": "new_game", "players": ["Ana", "Bo"]}
 
@@ -185,18 +185,8 @@ def test_random_legal_play_keeps_luck_and_strain_in_bounds_and_the_log_rebuilds_
 
 @pytest.fixture
 def referee(tmp_path: Path) -> Iterator[Referee]:
-    log = GameLog(tmp_path / "games.sqlite3", "t1")
-    log.open()
-    found = Referee(log)
-    found.load()
-    yield found
-    found.log.close()
-
-
-def send(referee: Referee, command: dict[str, object]) -> dict[str, object]:
-    reply = referee.handle(json.dumps(command).encode()).reply
-    referee.commit()
-    return reply
+    with referee_at(tmp_path) as found:
+        yield found
 
 
 def test_the_referee_plays_os_six_logs_it_and_rebuilds_it(referee: Referee) -> None:
@@ -219,14 +209,7 @@ def test_the_referee_plays_os_six_logs_it_and_rebuilds_it(referee: Referee) -> N
     state = referee.state_json()
     ana = state["players"][0]
     assert (ana["luck"], ana["strain"], ana["last_roll"]["outcome"]) == (0, 1, "partial success")
-    path, table = referee.log.path, referee.log.table
-    referee.log.close()
-    log = GameLog(path, table)
-    log.open()
-    again = Referee(log)
-    again.load()
-    assert again.rules is OS_SIX and again.state_json() == state
-    log.close()
+    assert reopened(referee) == (OS_SIX, state)
 
 
 class FakeHands:

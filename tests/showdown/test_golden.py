@@ -15,9 +15,9 @@ import pytest
 
 from rules import games
 from rules.daemon.referee import Referee
-from rules.daemon.store import GameLog
 from rules.replay import replay_lines
 from rules.showdown.game import SHOWDOWN
+from tests.games.helpers import referee_at, reopened, send, through_json
 
 from .helpers import BLANKS, new_game
 
@@ -37,8 +37,7 @@ def test_replay_matches_its_golden_state(name: str) -> None:
 @pytest.mark.parametrize("name", CASES)
 def test_the_event_log_rebuilds_the_same_game(name: str) -> None:
     replay = replay_lines((GOLDEN / f"{name}.jsonl").read_text().splitlines())
-    log = [json.dumps(SHOWDOWN.event_to_json(e)) for e in replay.game.events]
-    rebuilt = SHOWDOWN.new_engine([SHOWDOWN.event_from_json(json.loads(line)) for line in log])
+    rebuilt = through_json(SHOWDOWN, replay.game.events)
     assert rebuilt.state == replay.game.state
 
 
@@ -65,18 +64,8 @@ def test_showdown_is_registered() -> None:
 
 @pytest.fixture
 def referee(tmp_path: Path) -> Iterator[Referee]:
-    log = GameLog(tmp_path / "games.sqlite3", "t1")
-    log.open()
-    found = Referee(log)
-    found.load()
-    yield found
-    found.log.close()
-
-
-def send(referee: Referee, command: dict[str, object]) -> dict[str, object]:
-    reply = referee.handle(json.dumps(command).encode()).reply
-    referee.commit()
-    return reply
+    with referee_at(tmp_path) as found:
+        yield found
 
 
 def test_the_referee_plays_a_showdown_hides_the_bullets_and_rebuilds_it_from_its_log(
@@ -95,11 +84,4 @@ def test_the_referee_plays_a_showdown_hides_the_bullets_and_rebuilds_it_from_its
     assert send(referee, {"cmd": "reveal", "player": "Bo", "slot": 2})["ok"]
     assert referee.prompt_json()["prompt"].startswith("Ana: touch one of your face-down bullets")
     state = referee.state_json()
-    path, table = referee.log.path, referee.log.table
-    referee.log.close()
-    log = GameLog(path, table)
-    log.open()
-    again = Referee(log)
-    again.load()
-    assert again.rules is SHOWDOWN and again.state_json() == state
-    log.close()
+    assert reopened(referee) == (SHOWDOWN, state)

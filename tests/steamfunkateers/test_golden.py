@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from rules.daemon.referee import Referee
-from rules.daemon.store import GameLog
 from rules.replay import replay_lines
 from rules.steamfunkateers.game import STEAMFUNKATEERS
+from tests.games.helpers import referee_at, reopened, send, through_json
 
 GOLDEN = Path(__file__).parent / "golden"
 CASES = sorted(p.stem for p in GOLDEN.glob("*.jsonl"))
@@ -37,10 +37,7 @@ def test_replay_matches_its_golden_state(name: str) -> None:
 @pytest.mark.parametrize("name", CASES)
 def test_the_event_log_rebuilds_the_same_game(name: str) -> None:
     replay = replay_lines((GOLDEN / f"{name}.jsonl").read_text().splitlines())
-    log = [json.dumps(STEAMFUNKATEERS.event_to_json(e)) for e in replay.game.events]
-    rebuilt = STEAMFUNKATEERS.new_engine(
-        [STEAMFUNKATEERS.event_from_json(json.loads(line)) for line in log]
-    )
+    rebuilt = through_json(STEAMFUNKATEERS, replay.game.events)
     view = STEAMFUNKATEERS.referee_view
     assert view(rebuilt.state) == view(replay.game.state)
     assert rebuilt.state == replay.game.state
@@ -58,18 +55,8 @@ def test_the_evening_holds_a_reroll_a_contest_won_at_three_and_a_tie_die() -> No
 
 @pytest.fixture
 def referee(tmp_path: Path) -> Iterator[Referee]:
-    log = GameLog(tmp_path / "games.sqlite3", "t1")
-    log.open()
-    found = Referee(log)
-    found.load()
-    yield found
-    found.log.close()
-
-
-def send(referee: Referee, command: dict[str, object]) -> dict[str, object]:
-    reply = referee.handle(json.dumps(command).encode()).reply
-    referee.commit()
-    return reply
+    with referee_at(tmp_path) as found:
+        yield found
 
 
 def test_the_referee_plays_steamfunkateers_and_rebuilds_it_from_its_log(
@@ -102,11 +89,4 @@ def test_the_referee_plays_steamfunkateers_and_rebuilds_it_from_its_log(
     assert bad["kind"] == "invalid" and bad["field"] == "cmd"
     state = referee.state_json()
     assert state["contest"]["wins"] == {"Ana": 1, "Bo": 0} and state["gm_vigor"] == 1
-    path, table = referee.log.path, referee.log.table
-    referee.log.close()
-    log = GameLog(path, table)
-    log.open()
-    again = Referee(log)
-    again.load()
-    assert again.rules is STEAMFUNKATEERS and again.state_json() == state
-    log.close()
+    assert reopened(referee) == (STEAMFUNKATEERS, state)
