@@ -20,7 +20,7 @@ import time
 
 from hardware.mat import MatDriver
 from hardware.mat.events import CardEvent, EventKind
-from rules.cards import standard_deck
+from rules.games.cards import standard_deck
 
 
 def percentile(values: list[float], share: float) -> float:

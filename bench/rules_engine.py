@@ -25,8 +25,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rules import games as registry
-from rules.errors import RulesError
-from rules.game import GameRules
+from rules.games.errors import RulesError
+from rules.games.game import GameRules
 from vision.progress import progress
 
 

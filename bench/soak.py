@@ -44,7 +44,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rules import games as registry
-from rules.replay import replay_lines
+from rules.games.replay import replay_lines
 from tabletop.sim.faults import Faults
 from tabletop.sim.runner import SimulatedTable
 from vision.progress import progress

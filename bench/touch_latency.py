@@ -51,7 +51,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from hardware.mat import MatDriver
 from hardware.mat.events import TouchEvent
-from rules.cards import standard_deck
+from rules.games.cards import standard_deck
 
 # (kind, zone, t_ms, arrival on time.monotonic()) of one touch or release
 Arrival = tuple[str, str, int, float]

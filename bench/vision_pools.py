@@ -42,8 +42,8 @@ import cv2
 
 from hardware.camera.sim import EDGES, SimTruth, SimulatedCamera, ThrowPlan
 from rules import games
-from rules.game import Reroll
-from rules.reading import Execute
+from rules.games.game import Reroll
+from rules.games.reading import Execute
 from vision.progress import progress
 from vision.reader import DiceReader
 from vision.watch import (

@@ -47,7 +47,7 @@ log = logging.getLogger(__name__)
 FORMAT_VERSION: Final = 1
 QUEUE_LIMIT: Final = 1000
 # The colour (red, green, blue) and blinking of a slot LED for each thing a game shows on a slot
-# (`rules.game.SlotShow`, docs/mqtt.md); an alert's slot blinks red over any of them.
+# (`rules.games.game.SlotShow`, docs/mqtt.md); an alert's slot blinks red over any of them.
 SLOT_COLOURS: Final[dict[str, tuple[int, int, int, bool]]] = {
     "turn": (0, 160, 0, False),
     "race": (255, 140, 0, True),

@@ -8,7 +8,7 @@ import sys
 import threading
 from typing import Any
 
-from tabletop.errors import UserError
+from errors import UserError
 from wire.broker_option import BrokerOption
 
 

@@ -18,8 +18,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from hardware.leds import LEDS_PER_SEAT, LedConfig
+
+# Against the data flow, on purpose: the table file names its game, and the registry
+# checks the name (no game is imported).
 from rules import games
-from rules.errors import RulesError
+from rules.games.errors import RulesError
 from wire.mqtt import BrokerUrl
 from wire.passwords import PasswordHashError, parse_hash
 from wire.roles import ALL_TABLES, Role, RoleError, User, check_user_name, parse_role

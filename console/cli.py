@@ -8,8 +8,8 @@ import signal
 import threading
 from typing import Any
 
+from errors import UserError
 from rules import games
-from tabletop.errors import UserError
 from wire.broker_option import BrokerOption
 from wire.topics import DEFAULT_TABLE, TABLE_ENV
 
@@ -89,6 +89,8 @@ def parse_bind(text: str) -> tuple[str, int]:
 
 def run_console(args: argparse.Namespace) -> int:
     """Serves until SIGINT or SIGTERM."""
+    # The table's one file is read by one loader for every program; it lives with the
+    # bridge, which reads most of it.
     from bridge.config import ConfigError, load_config
     from wire.broker import client_url
     from wire.mqtt import MqttError

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from rules.game import VerbGroup
+from rules.games.game import VerbGroup
 
 from . import ConsoleError
 from .forms import Form

@@ -15,9 +15,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NoReturn
 
-from rules.errors import RulesError
-from rules.game import EVERYONE, PLAYER, PLAYER_OR_ALL, GmAction
-from rules.roster import RosterError, roster_from_data
+from rules.games.errors import RulesError
+from rules.games.game import EVERYONE, PLAYER, PLAYER_OR_ALL, GmAction
+from rules.games.roster import RosterError, roster_from_data
 
 from . import ConsoleError
 

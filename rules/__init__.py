@@ -1,8 +1,11 @@
-"""Game rules for the table: pure engines with no I/O, no clock and no global random state.
+"""The rules side of the table, two ideas kept apart.
 
-`rules.sixshooter` is the first game; `rules.cards` holds what any card game shares.
+- `rules.games`: the pure part, the game interface (`rules.games.game`), the registry and one
+  package per game; no I/O, no clock, no global random state.
+- `rules.daemon`: the rules daemon, the only I/O here (MQTT, the game log in SQLite or
+  PostgreSQL, leases, LED frames, threads) and the `tabletop rules`, `gm`, `replay` and
+  `games` command lines.
+
+The data flows `firmware -> hardware -> vision -> bridge -> wire -> rules.daemon -> rules.games
+-> console` (docs/architecture.md).
 """
-
-from .errors import IllegalMove, InvalidCommand, RulesError
-
-__all__ = ["IllegalMove", "InvalidCommand", "RulesError"]

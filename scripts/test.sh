@@ -71,7 +71,7 @@ fi
 echo "== ruff (lint)"
 ruff check .
 echo "== mypy --strict (every package)"
-mypy --strict rules hardware vision bridge tabletop wire firmware console
+mypy --strict rules hardware vision bridge tabletop wire firmware console errors
 echo "== pytest"
 # On every core by default; `scripts/test.sh -n 0` runs in one process (easier to debug).
 exec pytest -n "${PYTEST_WORKERS:-auto}" "$@"

@@ -9,6 +9,7 @@ import sys
 import threading
 from typing import Any
 
+from errors import UserError
 from wire.broker import (
     BrokerStartError,
     EmbeddedBroker,
@@ -19,8 +20,6 @@ from wire.broker import (
 from wire.mqtt import parse_broker_url
 from wire.passwords import DEFAULT_ITERATIONS, PasswordHashError, hash_password, random_password
 from wire.roles import RoleError, User, check_user_name, mosquitto_acl
-
-from .errors import UserError
 
 
 def register(subparsers: Any) -> None:

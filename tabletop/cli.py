@@ -19,12 +19,12 @@ import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 
-from .errors import UserError
+from errors import UserError
 
 # Each subcommand and the module that registers it.
 SUBCOMMAND_MODULES: dict[str, str] = {
-    "replay": "rules.cli",
-    "games": "rules.cli",
+    "replay": "rules.daemon.replay_cli",
+    "games": "rules.daemon.replay_cli",
     "rules": "rules.daemon.cli",
     "gm": "rules.daemon.cli",
     "broker": "tabletop.broker_cli",

@@ -14,7 +14,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from tabletop.errors import UserError
+from errors import UserError
 
 
 def default_calibration_path() -> Path:

@@ -27,8 +27,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from rules.cards import Card, DeckCard, TaggedCard, parse_tagged
-from rules.errors import InvalidCommand
+# Against the data flow, on purpose: a tag names a card of the games' card model,
+# which is pure (standard library only).
+from rules.games.cards import Card, DeckCard, TaggedCard, parse_tagged
+from rules.games.errors import InvalidCommand
 
 from .errors import CardMapError, DuplicateUidError
 from .protocol import ScanSetting

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tabletop.errors import UserError
+from errors import UserError
 
 from .cardmap import CardMap, default_card_map
 from .errors import CardMapError, MatError
@@ -366,7 +366,7 @@ def _read_deck(path: Path) -> tuple[str, tuple[str, ...]]:
     import tomllib
 
     from rules import games
-    from rules.errors import RulesError
+    from rules.games.errors import RulesError
 
     try:
         text = path.read_text(encoding="utf-8")
@@ -425,7 +425,7 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def run_enrol(args: argparse.Namespace) -> int:
-    from rules.cards import TaggedCard, parse_tagged, standard_deck
+    from rules.games.cards import TaggedCard, parse_tagged, standard_deck
 
     from .driver import MatDriver
     from .enrol import Enrolment

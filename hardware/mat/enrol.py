@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from enum import Enum
 
-from rules.cards import DeckCard, TaggedCard, parse_tagged
-from rules.errors import InvalidCommand
+# Against the data flow, on purpose: a tag names a card of the games' card model,
+# which is pure (standard library only).
+from rules.games.cards import DeckCard, TaggedCard, parse_tagged
+from rules.games.errors import InvalidCommand
 
 from .cardmap import Calibration, CardMap
 from .errors import DuplicateUidError

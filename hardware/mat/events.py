@@ -6,7 +6,9 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from rules.cards import TaggedCard
+# Against the data flow, on purpose: a tag names a card of the games' card model,
+# which is pure (standard library only).
+from rules.games.cards import TaggedCard
 
 from .protocol import Face, PadSide
 

@@ -43,8 +43,11 @@ from firmware.touch import (
     split_zones_per_chip,
 )
 from firmware.zones import Layout
-from rules.cards import Card, Rank, TaggedCard, parse_tagged
-from rules.errors import InvalidCommand
+
+# Against the data flow, on purpose: a tag names a card of the games' card model,
+# which is pure (standard library only).
+from rules.games.cards import Card, Rank, TaggedCard, parse_tagged
+from rules.games.errors import InvalidCommand
 
 from .cardmap import CardMap, normalise_uid, simulated_deck
 from .errors import CardMapError, MatError

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from errors import UserError
 from rules import games
-from rules.errors import RulesError
-from tabletop.errors import UserError
+from rules.games.errors import RulesError
 from wire.broker_option import BrokerOption
 from wire.mqtt import MqttError
 from wire.topics import DEFAULT_TABLE, TABLE_ENV, TableIdError, check_table_id
@@ -186,6 +186,8 @@ def run_daemon(args: argparse.Namespace) -> int:
     source = "--broker" if args.broker is not None else None
     config = None
     if args.config:
+        # The table's one file is read by one loader for every program; it lives with the
+        # bridge, which reads most of it.
         from bridge.config import ConfigError, load_config
 
         try:

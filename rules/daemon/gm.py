@@ -16,10 +16,10 @@ import threading
 import time
 from typing import Any
 
+from errors import UserError
 from rules import games
-from rules.errors import RulesError
-from rules.game import GameRules
-from tabletop.errors import UserError
+from rules.games.errors import RulesError
+from rules.games.game import GameRules
 from wire.mqtt import BrokerUrlError, NotConnected, TlsRefused
 from wire.topics import TableIdError, check_table_id
 

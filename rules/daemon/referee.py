@@ -16,9 +16,9 @@ from enum import Enum
 from typing import Any, Final
 
 from rules import games
-from rules.errors import IllegalMove, InvalidCommand, RulesError
-from rules.game import Engine, GameRules, UnknownKey, Waiting, execute_every_key
-from rules.refusals import Refusals, short_error
+from rules.games.errors import IllegalMove, InvalidCommand, RulesError
+from rules.games.game import Engine, GameRules, UnknownKey, Waiting, execute_every_key
+from rules.games.refusals import Refusals, short_error
 from wire.payload import (
     MAX_PAYLOAD_BYTES,
     PayloadError,

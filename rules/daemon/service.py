@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from rules.game import WaitKind
 from rules.games import DEFAULT_GAME
-from rules.reading import Action, Alert, Execute
+from rules.games.game import WaitKind
+from rules.games.reading import Action, Alert, Execute
 from wire.mqtt import BrokerUrl, Connected, Disconnected, Message, MqttLink, Will
 from wire.payload import PayloadError, encode, read_json
 from wire.throttled_log import ThrottledLog

@@ -18,11 +18,13 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+# The LED frame's format is the LED driver's own; the daemon fills it with the game's
+# counts.
 from hardware.leds import frame_for_counts
-from rules.cards import DECK_CODE, parse_card
-from rules.errors import RulesError
-from rules.game import TOUCH_SIDES, GameRules, Reroll, TableReader, touch_observer
-from rules.reading import EMPTY, Action, Alert, AlertCleared, SlotView
+from rules.games.cards import DECK_CODE, parse_card
+from rules.games.errors import RulesError
+from rules.games.game import TOUCH_SIDES, GameRules, Reroll, TableReader, touch_observer
+from rules.games.reading import EMPTY, Action, Alert, AlertCleared, SlotView
 from wire.payload import read_json
 from wire.throttled_log import ThrottledLog
 from wire.topics import TableTopics

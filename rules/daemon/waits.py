@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from rules.game import WAIT_ALERT, WaitKind
-from rules.reading import Action, Alert, AlertCleared
+from rules.games.game import WAIT_ALERT, WaitKind
+from rules.games.reading import Action, Alert, AlertCleared
 
 __all__ = ["WAIT_ALERT", "WaitWatch", "patience_scaled", "wait_words"]
 

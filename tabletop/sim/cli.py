@@ -6,8 +6,8 @@ import argparse
 import json
 from typing import Any
 
+from errors import UserError
 from rules.games import DEFAULT_GAME
-from tabletop.errors import UserError
 
 
 def register(subparsers: Any) -> None:
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from rules import games
-    from rules.errors import RulesError
+    from rules.games.errors import RulesError
     from tabletop.sim.runner import SimulatedTable
     from tabletop.sim.view import summary_words
 

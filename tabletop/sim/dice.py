@@ -20,7 +20,7 @@ class DiceTray:
     # (First in the class, apart from what the tray counts, so that edits stay apart.)
     def reroll(self, keep: Sequence[int], thrown: Sequence[int]) -> None:
         """The dice of the last throw showing `keep` stay where they lie, the others are thrown
-        again and come to rest showing `thrown` (rules.game.RerollHands); this tray reports
+        again and come to rest showing `thrown` (rules.games.game.RerollHands); this tray reports
         the whole tray, as it reports every throw."""
         self.throw((*keep, *thrown))
 

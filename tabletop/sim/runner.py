@@ -33,8 +33,8 @@ from rules.daemon.client import NoReply, TableClient
 from rules.daemon.service import RulesDaemon
 from rules.daemon.store import CommandRecord
 from rules.daemon.waits import patience_scaled
-from rules.game import PeopleSettings
 from rules.games import DEFAULT_GAME
+from rules.games.game import PeopleSettings
 from wire.broker import EmbeddedBroker
 from wire.mqtt import BrokerUrl, Message
 
@@ -126,7 +126,9 @@ class MatHands:
         self.dice.throw(values)  # the tray calls back when the dice are at rest and read
 
     def reroll(self, keep: Sequence[int], thrown: Sequence[int]) -> None:
-        self.dice.reroll(keep, thrown)  # the kept dice stay where they lie (rules.game.RerollHands)
+        self.dice.reroll(
+            keep, thrown
+        )  # the kept dice stay where they lie (rules.games.game.RerollHands)
 
 
 @dataclass(slots=True)

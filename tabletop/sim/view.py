@@ -21,7 +21,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from rules.game import GameRules
+from rules.games.game import GameRules
 
 HISTORY = 12  # alert changes and events kept on screen, the newest first
 SIDE_WIDTH = 44  # the column beside the board, at most a third of the terminal

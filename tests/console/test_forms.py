@@ -221,7 +221,7 @@ def test_showdown_decks_come_in_the_roster_not_as_files() -> None:
 
 def test_every_games_verbs_have_plain_words_and_a_forgotten_one_fails() -> None:
     from rules import games
-    from rules.game import GmAction, VerbGroup, worded
+    from rules.games.game import GmAction, VerbGroup, worded
 
     for name in games.names():
         for action in games.get(name).gm_actions():

@@ -29,7 +29,7 @@ def seated(tmp_path: Path) -> Iterator[Table]:
 
 def start_showdown(table: Table) -> dict[str, list[str]]:
     """A Showdown game with six bullets loaded face-down per gunslinger: their card ids."""
-    from rules.showdown.decks import deck_to_json, load_deck
+    from rules.games.showdown.decks import deck_to_json, load_deck
 
     players = [
         {"name": "Ana", "deck": deck_to_json(load_deck(DECKS / "cowboy.toml"))},

@@ -17,8 +17,8 @@ from rules.daemon.table import (
     BridgeGate,
     PhysicalTable,
 )
-from rules.game import Reroll
-from rules.reading import Action, Alert
+from rules.games.game import Reroll
+from rules.games.reading import Action, Alert
 from tests.games.highroll import HIGH_ROLL
 from wire.topics import TableTopics
 
@@ -111,7 +111,9 @@ def test_a_restarted_bridge_is_followed_from_its_first_message() -> None:
     assert reader.throws == [[1], [2]]
 
 
-def test_a_bridge_restarted_while_the_daemon_was_away_is_followed_once_the_old_one_is_quiet() -> None:
+def test_a_bridge_restarted_while_the_daemon_was_away_is_followed_once_the_old_one_is_quiet() -> (
+    None
+):
     """Found by the 100-game soak (Showdown seed 739608): a daemon restarted by a fault heard
     the old bridge's retained snapshot first, then refused every message of the new bridge (its
     first, seq 1, went by while the daemon was away) as a second bridge's: the table stood

@@ -25,7 +25,7 @@ from daemon_helpers import (
 
 from bridge.config import ConfigError, load_config
 from rules.daemon.service import RoomDaemon
-from rules.replay import replay_lines
+from rules.games.replay import replay_lines
 from wire.broker_option import BrokerOption
 from wire.mqtt import BrokerUrl, BrokerUrlError, Connected, Message, MqttLink, parse_broker_url
 

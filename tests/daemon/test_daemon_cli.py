@@ -21,7 +21,7 @@ from daemon_helpers import (
     wait_until,
 )
 
-from rules.sixshooter import parse_command
+from rules.games.sixshooter import parse_command
 from tabletop.cli import build_parser, main
 from wire.broker import broker_for
 from wire.mqtt import BrokerUrlError, parse_broker_url

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from rules.daemon.referee import Referee
 from rules.daemon.store import GameLog, StoreError
-from rules.replay import replay_lines
+from rules.games.replay import replay_lines
 from wire.payload import MAX_PAYLOAD_BYTES
 
 _opened: list[GameLog] = []

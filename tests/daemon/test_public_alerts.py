@@ -15,7 +15,7 @@ from typing import Any
 
 from rules.daemon.table import HIDDEN_CARD_WORDS, PhysicalTable, hidden_names
 from rules.games import get
-from rules.reading import Alert
+from rules.games.reading import Alert
 from tests.daemon.daemon_helpers import ROSTER
 from wire.topics import TableTopics
 

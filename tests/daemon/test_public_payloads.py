@@ -25,8 +25,8 @@ from daemon_helpers import DaemonThread, Mosquitto, client, pump_until, wait_unt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from rules import games
-from rules.errors import RulesError
-from rules.game import GameRules
+from rules.games.errors import RulesError
+from rules.games.game import GameRules
 from wire.roles import Role, User
 
 CARD = re.compile(r"\b(?:10|[2-9AJQK])[CDHS]\b|\bJK[12]\b")

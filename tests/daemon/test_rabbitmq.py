@@ -21,7 +21,7 @@ from daemon_helpers import (
 )
 
 from rules.daemon.service import RoomDaemon
-from rules.replay import replay_lines
+from rules.games.replay import replay_lines
 
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,7 @@ from daemon_helpers import (
 
 from rules.daemon.client import NoReply, TableClient
 from rules.daemon.service import RoomDaemon
-from rules.replay import replay_lines
+from rules.games.replay import replay_lines
 
 pytestmark = pytest.mark.slow
 

@@ -27,7 +27,7 @@ from daemon_helpers import (
 )
 
 from rules.daemon.service import PER_TABLE_ROUND, RoomDaemon
-from rules.replay import replay_lines
+from rules.games.replay import replay_lines
 from wire.mqtt import Message
 from wire.topics import TableTopics
 

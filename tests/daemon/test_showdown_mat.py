@@ -17,7 +17,7 @@ import pytest
 from daemon_helpers import Broker, MatTable, client, pump_until
 
 from bridge.bridge import ALERT_COLOUR, SLOT_COLOURS
-from rules.showdown.decks import deck_to_json, load_deck
+from rules.games.showdown.decks import deck_to_json, load_deck
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "decks"
 SEATS = ["Ana", "Bo"]

@@ -10,7 +10,7 @@ from daemon_helpers import QuietLink
 
 from rules.daemon.service import TableOptions, TableServer
 from rules.daemon.store import LogDatabase
-from rules.reading import Action, Execute
+from rules.games.reading import Action, Execute
 from tests.games.highroll import DiceReader as HighRollReader
 from wire.mqtt import Message
 

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from rules.daemon.table import PhysicalTable
-from rules.game import Reroll
-from rules.reading import Action, Alert
+from rules.games.game import Reroll
+from rules.games.reading import Action, Alert
 from tests.games.highroll import HIGH_ROLL
 from wire.topics import TableTopics
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from rules.daemon.table import PhysicalTable
 from rules.games import get
-from rules.reading import Action
+from rules.games.reading import Action
 from wire.topics import TableTopics
 
 TOPICS = TableTopics("t1")

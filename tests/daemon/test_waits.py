@@ -18,8 +18,8 @@ from rules.daemon.waits import (
     patience_scaled,
     wait_words,
 )
-from rules.game import WaitKind
-from rules.reading import Alert, AlertCleared
+from rules.games.game import WaitKind
+from rules.games.reading import Alert, AlertCleared
 from tests.showdown.helpers import new_game as showdown_new_game
 from wire.mqtt import Message
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from rules.daemon.referee import Referee
 from rules.daemon.store import GameLog
-from rules.game import Engine, GameRules
+from rules.games.game import Engine, GameRules
 
 
 @contextmanager

@@ -13,8 +13,8 @@ from bridge.config import ConfigError, parse_config
 from rules import games
 from rules.daemon.referee import Referee
 from rules.daemon.store import GameLog
-from rules.errors import InvalidCommand
-from rules.replay import replay_lines
+from rules.games.errors import InvalidCommand
+from rules.games.replay import replay_lines
 from tabletop.cli import main
 from tests.games.helpers import referee_at, reopened, send
 from tests.games.highroll import HIGH_ROLL

@@ -22,7 +22,7 @@ PACKAGES = tuple(
     )
 )
 GAME_PACKAGES = tuple(games.built_in_packages())
-REGISTRY = ROOT / "rules" / "games.py"
+REGISTRY = ROOT / "rules" / "games" / "registry.py"
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -49,8 +49,8 @@ def test_every_top_level_package_is_scanned() -> None:
 
 
 def test_nothing_outside_a_game_imports_it_but_the_registry() -> None:
-    """Outside a game's package only rules/games.py names it; one game never imports another."""
-    assert "rules.sixshooter" in GAME_PACKAGES and len(GAME_PACKAGES) >= 2
+    """Outside a game's package only rules/games/registry.py names it; one game never imports another."""
+    assert "rules.games.sixshooter" in GAME_PACKAGES and len(GAME_PACKAGES) >= 2
     offenders = []
     checked: set[str] = set()
     for package in PACKAGES:
@@ -76,6 +76,6 @@ def test_nothing_outside_a_game_imports_it_but_the_registry() -> None:
 
 def test_the_scan_resolves_relative_and_absolute_imports() -> None:
     """The check above would miss nothing: both forms of import are seen."""
-    inside = imported_modules(ROOT / "rules" / "sixshooter" / "game.py")
-    assert {"rules.sixshooter.engine", "rules.game"} <= inside
+    inside = imported_modules(ROOT / "rules" / "games" / "sixshooter" / "game.py")
+    assert {"rules.games.sixshooter.engine", "rules.games.game"} <= inside
     assert "rules.games" in imported_modules(ROOT / "rules" / "daemon" / "referee.py")

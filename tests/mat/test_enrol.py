@@ -17,8 +17,8 @@ from hardware.mat.errors import CardMapError, DuplicateUidError
 from hardware.mat.events import CardEvent, EventKind
 from hardware.mat.protocol import Face
 from hardware.mat.sim import SimulatedMat, sim_card_levels
-from rules.cards import Card, DeckCard, parse_card, parse_tagged, standard_deck
-from rules.showdown.decks import enrolment_codes, load_deck
+from rules.games.cards import Card, DeckCard, parse_card, parse_tagged, standard_deck
+from rules.games.showdown.decks import enrolment_codes, load_deck
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "decks"
 TABLETOP = [sys.executable, "-m", "tabletop"]

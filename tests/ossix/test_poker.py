@@ -15,14 +15,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.daemon.referee import Referee
-from rules.errors import IllegalMove, InvalidCommand, RulesError
-from rules.game import PeopleSettings, Reroll, Scoring, WaitKind
-from rules.ossix.engine import Game
-from rules.ossix.events import Event, EventKind
-from rules.ossix.game import OS_SIX
-from rules.ossix.people import random_command
-from rules.ossix.poker import CATEGORIES, Phase, Poker, best_rank, rank
-from rules.reading import Alert, AlertCleared, Execute
+from rules.games.errors import IllegalMove, InvalidCommand, RulesError
+from rules.games.game import PeopleSettings, Reroll, Scoring, WaitKind
+from rules.games.ossix.engine import Game
+from rules.games.ossix.events import Event, EventKind
+from rules.games.ossix.game import OS_SIX
+from rules.games.ossix.people import random_command
+from rules.games.ossix.poker import CATEGORIES, Phase, Poker, best_rank, rank
+from rules.games.reading import Alert, AlertCleared, Execute
 from tests.games.helpers import referee_at, send
 from tests.ossix.test_table import FakeHands
 

@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 
 from rules import games
 from rules.daemon.referee import Referee
-from rules.errors import InvalidCommand, RulesError
-from rules.game import PeopleSettings, Scoring, WaitKind
-from rules.ossix.game import OS_SIX
-from rules.reading import Alert, AlertCleared, Execute
+from rules.games.errors import InvalidCommand, RulesError
+from rules.games.game import PeopleSettings, Scoring, WaitKind
+from rules.games.ossix.game import OS_SIX
+from rules.games.reading import Alert, AlertCleared, Execute
 from tests.games.helpers import referee_at, reopened, send
 
 ANA_BO = {"cmd": "new_game", "players": ["Ana", "Bo"]}

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rules.cards import parse_card, standard_deck
-from rules.sixshooter import Game
-from rules.sixshooter.state import GameState
+from rules.games.cards import parse_card, standard_deck
+from rules.games.sixshooter import Game
+from rules.games.sixshooter.state import GameState
 
 DEFAULT_ROSTER = {
     "Ana": ("sly", [7]),

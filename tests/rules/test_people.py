@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-from rules.cards import parse_card
-from rules.errors import RulesError
-from rules.game import PeopleSettings
-from rules.reading import EMPTY, Alert, AlertCleared, Execute, SlotView
-from rules.replay import replay_lines
-from rules.sixshooter import Game, state_to_json
-from rules.sixshooter.game import SIX_SHOOTER
-from rules.sixshooter.reading import TableReader
+from rules.games.cards import parse_card
+from rules.games.errors import RulesError
+from rules.games.game import PeopleSettings
+from rules.games.reading import EMPTY, Alert, AlertCleared, Execute, SlotView
+from rules.games.replay import replay_lines
+from rules.games.sixshooter import Game, state_to_json
+from rules.games.sixshooter.game import SIX_SHOOTER
+from rules.games.sixshooter.reading import TableReader
 
 SEATS = ["Ana", "Bo", "Cy", "Dee"]
 

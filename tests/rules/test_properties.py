@@ -9,9 +9,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rules.cards import standard_deck
-from rules.errors import RulesError
-from rules.sixshooter import (
+from rules.games.cards import standard_deck
+from rules.games.errors import RulesError
+from rules.games.sixshooter import (
     Game,
     GameState,
     Status,
@@ -19,8 +19,8 @@ from rules.sixshooter import (
     event_to_json,
     state_to_json,
 )
-from rules.sixshooter.commands import COMMAND_NAMES
-from rules.sixshooter.players import random_command
+from rules.games.sixshooter.commands import COMMAND_NAMES
+from rules.games.sixshooter.players import random_command
 
 # Commands with plausible but often wrong fields: names, slots, values that may not fit now.
 NAMES = st.sampled_from(["Ana", "Bo", "Cy", "Dee", "Eli", "Fay", "Zed"])

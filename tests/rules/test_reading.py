@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.cards import parse_card
-from rules.errors import RulesError
-from rules.sixshooter import Game, Phase, state_to_json
-from rules.sixshooter.reading import EMPTY, Alert, AlertCleared, Execute, SlotView, TableReader
+from rules.games.cards import parse_card
+from rules.games.errors import RulesError
+from rules.games.sixshooter import Game, Phase, state_to_json
+from rules.games.sixshooter.reading import (
+    EMPTY,
+    Alert,
+    AlertCleared,
+    Execute,
+    SlotView,
+    TableReader,
+)
 
 SEATS = ["Ana", "Bo"]
 HANDS = {

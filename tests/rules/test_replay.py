@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rules.replay import replay_lines
+from rules.games.replay import replay_lines
 from tabletop.cli import main
 
 GOLDEN = Path(__file__).parent.parent / "golden"
@@ -67,10 +67,7 @@ def test_replay_without_json_reads_like_a_game(capsys: pytest.CaptureFixture[str
     main(["replay", str(GOLDEN / "first-adventure.jsonl")])
     out = capsys.readouterr().out
     assert "Cy draws 8S face-up into slot 3" in out
-    assert (
-        "line 26: challenge: REFUSED: Ana cannot attempt an Impossible"
-        in out
-    )
+    assert "line 26: challenge: REFUSED: Ana cannot attempt an Impossible" in out
     assert "Adventure 2, setup" in out
 
 

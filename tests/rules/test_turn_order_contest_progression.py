@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from rules.errors import (
+from rules.games.errors import (
     ContestError,
     InvalidCommand,
     LuckyNumberError,
@@ -15,7 +15,7 @@ from rules.errors import (
     ProgressionError,
     SetupError,
 )
-from rules.sixshooter import (
+from rules.games.sixshooter import (
     Game,
     Phase,
     Status,
@@ -24,7 +24,7 @@ from rules.sixshooter import (
     event_to_json,
     state_to_json,
 )
-from rules.sixshooter.events import ContestEnded, ContestExchanged, TurnOrderDrawn
+from rules.games.sixshooter.events import ContestEnded, ContestExchanged, TurnOrderDrawn
 from tests.rules.table import new_game, roll, run, slots
 
 HANDS = {
@@ -235,7 +235,9 @@ def test_version_0_02_is_a_named_option_with_a_cap_of_two(version: str, third: b
 
 
 def test_an_unknown_version_is_refused_by_name() -> None:
-    with pytest.raises(InvalidCommand, match="options.version: expected one of '0.03', '0.02', got '0.1'"):
+    with pytest.raises(
+        InvalidCommand, match="options.version: expected one of '0.03', '0.02', got '0.1'"
+    ):
         new_game(HANDS, version="0.1")
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from bridge.config import ConfigError, load_config, parse_config
-from rules.roster import RosterError, load_roster
+from rules.games.roster import RosterError, load_roster
 from wire.mqtt import parse_broker_url
 from wire.passwords import hash_password
 from wire.roles import ALL_TABLES, Role

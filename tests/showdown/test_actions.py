@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from rules.showdown.decks import DeckError, load_deck
-from rules.showdown.engine import Game
-from rules.showdown.game import SHOWDOWN
+from rules.games.showdown.decks import DeckError, load_deck
+from rules.games.showdown.engine import Game
+from rules.games.showdown.game import SHOWDOWN
 
 from .helpers import EXAMPLES
 

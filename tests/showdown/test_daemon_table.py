@@ -7,9 +7,9 @@ import json
 from typing import Any
 
 from rules.daemon.table import PhysicalTable
-from rules.reading import Alert, Execute, SlotView
-from rules.showdown.engine import Game
-from rules.showdown.game import SHOWDOWN
+from rules.games.reading import Alert, Execute, SlotView
+from rules.games.showdown.engine import Game
+from rules.games.showdown.game import SHOWDOWN
 from tests.games.highroll import HIGH_ROLL
 from wire.topics import TableTopics
 
@@ -36,9 +36,7 @@ def test_a_snapshot_reads_a_deck_card_by_its_code_and_a_touch_reaches_the_reader
     touch = _message(1, event="touch", zone="s1.2", t_ms=4321)
     actions = table.message(TOPICS.mat_event, touch, game.state, 1.1)
     assert actions == [Execute({"cmd": "touch", "player": "Ana", "slot": 2, "at_ms": 4321})]
-    assert (
-        table.message(TOPICS.mat_event, _message(2, event="touch", zone="s1.2"), None, 1.2) == []
-    )
+    assert table.message(TOPICS.mat_event, _message(2, event="touch", zone="s1.2"), None, 1.2) == []
     assert table.dropped == 1  # a touch without its time is dropped, not guessed
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rules.showdown.decks import (
+from rules.games.showdown.decks import (
     CardType,
     Condition,
     DeckError,

@@ -15,8 +15,8 @@ import pytest
 
 from rules import games
 from rules.daemon.referee import Referee
-from rules.replay import replay_lines
-from rules.showdown.game import SHOWDOWN
+from rules.games.replay import replay_lines
+from rules.games.showdown.game import SHOWDOWN
 from tests.games.helpers import referee_at, reopened, send, through_json
 
 from .helpers import BLANKS, new_game

@@ -9,9 +9,9 @@ from collections.abc import Sequence
 
 import pytest
 
-from rules.game import PeopleSettings, SimulatedPeople
-from rules.showdown.game import SHOWDOWN
-from rules.showdown.state import Phase
+from rules.games.game import PeopleSettings, SimulatedPeople
+from rules.games.showdown.game import SHOWDOWN
+from rules.games.showdown.state import Phase
 
 from .helpers import Table, TouchTable
 
@@ -87,9 +87,9 @@ def test_the_gunslingers_decks_are_cards_the_simulated_mat_has_tags_for() -> Non
     """`tabletop sim` lays their decks on the simulated mat: every card must carry a tag of the
     bundled card map (the example decks' ids)."""
     from hardware.mat.cardmap import simulated_deck
-    from rules.cards import parse_tagged
-    from rules.showdown.decks import enrolment_codes, load_deck
-    from rules.showdown.people import mat_deck
+    from rules.games.cards import parse_tagged
+    from rules.games.showdown.decks import enrolment_codes, load_deck
+    from rules.games.showdown.people import mat_deck
 
     from .helpers import EXAMPLES
 
@@ -137,7 +137,7 @@ def test_a_late_reading_never_makes_a_gunslinger_hide_a_revealed_bullet() -> Non
         if not people.step(view, {"pending": view["pending"]}, dict(table.alerts)):
             table.advance(0.5)
     assert table.state.phase is Phase.STARE_DOWN
-    from rules.showdown.people import Gunslingers
+    from rules.games.showdown.people import Gunslingers
 
     assert isinstance(people, Gunslingers)
     gunslingers = people
@@ -204,7 +204,7 @@ def test_a_gunslinger_throws_again_when_the_table_still_asks_and_says_nothing() 
     """A daemon restarted again and again never waits long enough to say `wait` (found by the
     100-game soak, Showdown seed 714339): a gunslinger who still sees the table ask for the
     throw they made, long after, throws again, as a person looking at the screen would."""
-    from rules.showdown.people import THROW_AGAIN_AFTER_LOOKS
+    from rules.games.showdown.people import THROW_AGAIN_AFTER_LOOKS
 
     table = CameraMissesOneThrow()
     people = careful_gunslingers(table)

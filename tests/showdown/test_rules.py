@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from rules.errors import IllegalMove, OutOfTurn
-from rules.showdown.engine import Game, discard_bounds
-from rules.showdown.events import (
+from rules.games.errors import IllegalMove, OutOfTurn
+from rules.games.showdown.engine import Game, discard_bounds
+from rules.games.showdown.events import (
     GameWon,
     RaceDecided,
     ReplyOpened,
@@ -15,8 +15,8 @@ from rules.showdown.events import (
     ShotResolved,
     ShotsCalled,
 )
-from rules.showdown.game import SHOWDOWN
-from rules.showdown.state import Phase
+from rules.games.showdown.game import SHOWDOWN
+from rules.games.showdown.state import Phase
 
 from .helpers import BLANKS, card, loaded, new_game, plain_deck, play, reveal, roll
 

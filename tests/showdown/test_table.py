@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from rules.cards import parse_card
-from rules.game import TouchReader
-from rules.reading import SlotView
-from rules.showdown.model import TIE_WINDOW_MS
-from rules.showdown.reading import RaceWinner, judge_race
-from rules.showdown.state import Phase
+from rules.games.cards import parse_card
+from rules.games.game import TouchReader
+from rules.games.reading import SlotView
+from rules.games.showdown.model import TIE_WINDOW_MS
+from rules.games.showdown.reading import RaceWinner, judge_race
+from rules.games.showdown.state import Phase
 
 from .helpers import SplitTouchTable, Table, TouchTable, new_game, plain_deck
 
@@ -241,9 +241,7 @@ def test_outside_the_race_a_hand_from_across_the_table_chooses_nothing() -> None
     table.touch(1, 2, hand=0)  # Ana's hand reaching over Bo's bullet: not Bo's choice
     # ... and 10 ms later her fingertip spreads over the near half: the same finger
     table.advance(0.010)
-    table.act(
-        table.reader.observe_touch(table.state, 1, 2, table.clock_ms, table.now, side="near")
-    )
+    table.act(table.reader.observe_touch(table.state, 1, 2, table.clock_ms, table.now, side="near"))
     assert table.state.turn is None and not table.alerts
     table.advance(0.5)
     table.touch(1, 2)  # Bo's own touch chooses, as on a whole pad
@@ -284,7 +282,7 @@ def test_the_shooters_die_is_the_roll_and_a_re_roll_offer_takes_the_next_throw()
 
 
 def test_the_seats_leds_show_the_points() -> None:
-    from rules.showdown.game import SHOWDOWN
+    from rules.games.showdown.game import SHOWDOWN
 
     table = ready(Table())
     _draw(table)

@@ -13,7 +13,7 @@ import pytest
 from rich.console import Console
 
 from rules import games
-from rules.errors import RulesError
+from rules.games.errors import RulesError
 from tabletop.sim import runner
 from tabletop.sim.runner import MIN_PATIENCE_S, PATIENCE_S, SimulatedTable, Summary
 from tabletop.sim.view import Frame, Header, LiveView, summary_words

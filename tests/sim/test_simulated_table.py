@@ -9,7 +9,7 @@ import json
 import pytest
 
 from rules import games
-from rules.replay import replay_lines
+from rules.games.replay import replay_lines
 from tabletop.sim.runner import SimulatedTable
 from tests.games.highroll import HIGH_ROLL
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from rules.daemon.referee import Referee
-from rules.replay import replay_lines
-from rules.steamfunkateers.game import STEAMFUNKATEERS
+from rules.games.replay import replay_lines
+from rules.games.steamfunkateers.game import STEAMFUNKATEERS
 from tests.games.helpers import referee_at, reopened, send, through_json
 
 GOLDEN = Path(__file__).parent / "golden"

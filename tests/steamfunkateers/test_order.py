@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from rules.errors import InvalidCommand
-from rules.steamfunkateers.engine import Game
-from rules.steamfunkateers.model import TurnOrderError
+from rules.games.errors import InvalidCommand
+from rules.games.steamfunkateers.engine import Game
+from rules.games.steamfunkateers.model import TurnOrderError
 from tests.steamfunkateers.helpers import new_game, roll
 
 

@@ -11,14 +11,14 @@ from typing import Any
 import pytest
 
 from rules import games
-from rules.cards import parse_card
-from rules.errors import RulesError
-from rules.game import PeopleSettings, Scoring, WaitKind
-from rules.reading import Alert, AlertCleared, Execute, SlotView
-from rules.steamfunkateers.engine import Game
-from rules.steamfunkateers.events import ContestEnded, DiceRerolled
-from rules.steamfunkateers.game import STEAMFUNKATEERS
-from rules.steamfunkateers.view import state_to_json
+from rules.games.cards import parse_card
+from rules.games.errors import RulesError
+from rules.games.game import PeopleSettings, Scoring, WaitKind
+from rules.games.reading import Alert, AlertCleared, Execute, SlotView
+from rules.games.steamfunkateers.engine import Game
+from rules.games.steamfunkateers.events import ContestEnded, DiceRerolled
+from rules.games.steamfunkateers.game import STEAMFUNKATEERS
+from rules.games.steamfunkateers.view import state_to_json
 from tests.steamfunkateers.helpers import check, new_game, pool, roll
 
 

@@ -2,7 +2,7 @@
 
 A throw at rest is the roll the game waits for (a pool, a tie die, a severity die); while a
 Vigor reroll is open, the tray after the non-sixes were thrown again is the reroll, checked
-against what the camera saw stay from the last throw (`rules.game.Reroll`): the same dice, no
+against what the camera saw stay from the last throw (`rules.games.game.Reroll`): the same dice, no
 six taken away, only the non-sixes thrown, the sixes left where they lay. A throw that is not
 what the game waits for raises an alert in plain words instead of a command.
 """

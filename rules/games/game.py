@@ -1,6 +1,6 @@
 """The game interface: everything the table needs from a game, and all it may assume of one.
 
-A game module (Six Shooter in `rules.sixshooter.game`, others beside it) is a `GameRules`
+A game module (Six Shooter in `rules.games.sixshooter.game`, others beside it) is a `GameRules`
 object the registry (`rules.games`) finds by name. The daemon, the replay, `tabletop gm`, the
 bridge's configuration and the simulated table talk to a game only through this interface, so
 none of them knows which game is on the table. Like boardgame.io's game object, a game gives
@@ -475,7 +475,7 @@ class GameInfo:
 class TableReader(Protocol):
     """Reads a physical table for one game: mat and dice observations in, actions out.
 
-    Its actions are `rules.reading`'s `Execute`, `Alert` and `AlertCleared`; `seen` is what
+    Its actions are `rules.games.reading`'s `Execute`, `Alert` and `AlertCleared`; `seen` is what
     the mat last showed in each (0-based seat, 1-based slot). The reader does no I/O and
     reads no clock: callers pass `now`.
 
@@ -798,7 +798,7 @@ class GameRules(ABC):
 
     # The game master's verbs (the default `gm_actions`), and the class of the game's
     # simulated people, made as `people(seats, hands, rng, send, settings)` (the default
-    # `simulated_people`; `rules.people.People` holds what every such class keeps).
+    # `simulated_people`; `rules.games.people.People` holds what every such class keeps).
     verbs: tuple[GmAction, ...] = ()
     people: Callable[..., SimulatedPeople] | None = None
 

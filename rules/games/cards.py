@@ -116,7 +116,7 @@ _CARDS_BY_CODE.update({f"T{suit.value}": Card(Rank.TEN, suit) for suit in Suit})
 
 
 # A card of a game's own deck (Six-Gun Showdown's bullets): `deck/id`, both lower-case letters,
-# digits and '-', as a deck file names them (rules/showdown/decks.py).
+# digits and '-', as a deck file names them (rules/games/showdown/decks.py).
 _DECK_PART = r"[a-z0-9][a-z0-9-]{0,23}"
 DECK_CODE = re.compile(rf"^{_DECK_PART}/{_DECK_PART}$")
 

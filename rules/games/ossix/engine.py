@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from rules.errors import IllegalMove, InvalidCommand, plain, quote
-from rules.game import EventLog
+from rules.games.errors import IllegalMove, InvalidCommand, plain, quote
+from rules.games.game import EventLog
 
 from . import poker
 from .duel import DuelStep, pool_change, resolved

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules.game import Reroll
-from rules.reading import Action, Alert, AlertCleared, DiceTrayReader, Execute
+from rules.games.game import Reroll
+from rules.games.reading import Action, Alert, AlertCleared, DiceTrayReader, Execute
 
 from .poker import Phase, Poker, check_draw
 from .state import State

@@ -17,7 +17,7 @@ from enum import Enum
 from itertools import combinations
 from typing import Final
 
-from rules.errors import IllegalMove
+from rules.games.errors import IllegalMove
 
 VARIANTS: Final = ("draw", "hold_em", "lucky_seven")
 VARIANT_NAMES: Final = {

@@ -308,8 +308,7 @@ class Gunslingers(People):
             # is not turned again, whatever a late reading of the mat said (turning it
             # would hide a revealed bullet: the ghost face-down bullets of issue 30).
             shown_wrong = (
-                message.endswith("it was revealed; turn it face up")
-                and (seat, slot) not in self.up
+                message.endswith("it was revealed; turn it face up") and (seat, slot) not in self.up
             )
             turned_wrong = "turn it face down again" in message and (seat, slot) in self.up
             if shown_wrong or turned_wrong:

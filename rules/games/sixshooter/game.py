@@ -1,4 +1,4 @@
-"""Six Shooter behind the game interface (`rules.game.GameRules`): what the table asks of it."""
+"""Six Shooter behind the game interface (`GameRules`): what the table asks of it."""
 
 from __future__ import annotations
 

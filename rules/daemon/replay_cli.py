@@ -7,10 +7,10 @@ import json
 import sys
 from typing import Any
 
-from tabletop.errors import UserError
+from errors import UserError
 
-from . import games
-from .replay import replay_lines
+from .. import games
+from ..games.replay import replay_lines
 
 
 def register(subparsers: Any) -> None:

@@ -7,8 +7,8 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rules.errors import InvalidCommand
-from rules.game import (
+from rules.games.errors import InvalidCommand
+from rules.games.game import (
     EVERYONE,
     PLAYER,
     PLAYER_OR_ALL,

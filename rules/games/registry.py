@@ -20,10 +20,10 @@ ENTRY_POINT_GROUP: Final = "tabletop.games"
 
 # name -> "module:attribute" of its GameRules instance
 BUILT_IN: Final[dict[str, str]] = {
-    "sixshooter": "rules.sixshooter.game:SIX_SHOOTER",
-    "ossix": "rules.ossix.game:OS_SIX",
-    "steamfunkateers": "rules.steamfunkateers.game:STEAMFUNKATEERS",
-    "showdown": "rules.showdown.game:SHOWDOWN",
+    "sixshooter": "rules.games.sixshooter.game:SIX_SHOOTER",
+    "ossix": "rules.games.ossix.game:OS_SIX",
+    "steamfunkateers": "rules.games.steamfunkateers.game:STEAMFUNKATEERS",
+    "showdown": "rules.games.showdown.game:SHOWDOWN",
 }
 _registered: dict[str, GameRules] = {}
 _loaded: dict[str, GameRules] = {}
@@ -55,7 +55,7 @@ def _sources() -> dict[str, str]:
 
 
 def built_in_packages() -> list[str]:
-    """The packages of the games that ship with the project (`rules.sixshooter`, ...)."""
+    """The packages of the games that ship with the project (`rules.games.sixshooter`, ...)."""
     return sorted(source.partition(":")[0].rpartition(".")[0] for source in BUILT_IN.values())
 
 

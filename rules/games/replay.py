@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from . import games
+from . import registry as games
 from .errors import IllegalMove, RulesError
 from .game import Engine, GameRules, UnknownKey, execute_every_key
 

@@ -2,5 +2,5 @@
 the quick-draw duel (`duel.py`) and dice poker (`poker.py`) of "Additional Rules".
 
 The game master runs the story; this package keeps the dice and the bookkeeping. `OS_SIX` in
-`rules.ossix.game` is the game module the registry finds.
+`rules.games.ossix.game` is the game module the registry finds.
 """

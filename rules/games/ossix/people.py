@@ -10,7 +10,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rules.people import People
+from rules.games.people import People
 
 from .duel import resolved
 from .engine import ATTRIBUTES, GM_ROLLS

@@ -1,7 +1,7 @@
 """Simulated people at a Six Shooter table: players who act physically and a game master.
 
 The players never send commands: they deal, flip, lift and lay cards and throw the die through
-`rules.game.TableHands` (the simulated mat and camera in `tabletop sim`, or memory in tests),
+`rules.games.game.TableHands` (the simulated mat and camera in `tabletop sim`, or memory in tests),
 following what the published game state says, as people at a real table follow the screen.
 Sometimes they make a mistake (flip a card that should stay down, lay a card in the wrong slot)
 and fix it once the table raises an alert. The game master sends the commands a person would type.

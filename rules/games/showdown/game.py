@@ -1,4 +1,4 @@
-"""Six-Gun Showdown behind the game interface (`rules.game.GameRules`): what the table asks."""
+"""Six-Gun Showdown behind the game interface (`GameRules`): what the table asks."""
 
 from __future__ import annotations
 

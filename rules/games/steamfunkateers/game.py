@@ -1,4 +1,4 @@
-"""Steamfunkateers behind the game interface (`rules.game.GameRules`): what the table asks of it."""
+"""Steamfunkateers behind the game interface (`GameRules`): what the table asks of it."""
 
 from __future__ import annotations
 

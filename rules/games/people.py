@@ -1,4 +1,4 @@
-"""What every game's simulated people share (`rules.game.SimulatedPeople`, `tabletop sim`).
+"""What every game's simulated people share (`rules.games.game.SimulatedPeople`, `tabletop sim`).
 
 A game's people subclass `People`: it keeps the seats, the hands, the dice's random source,
 the game master's `send` and the settings, and counts the mistakes made and caught. What

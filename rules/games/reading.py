@@ -1,6 +1,6 @@
 """What a table reader says: the mat's view of a slot, and the actions a reading amounts to.
 
-Any game's reader (`rules.game.TableReader`) speaks in these: a command to execute, an alert
+Any game's reader (`rules.games.game.TableReader`) speaks in these: a command to execute, an alert
 naming the seat and slot to fix, an alert cleared. The daemon acts on them without knowing
 the game.
 """
@@ -62,7 +62,7 @@ class DiceTrayReader:
     """What the reader of a game without cards does with all but the dice: a request goes
     through as it is, the mat's slots are not read, a card on the draw pad is an alert, a
     refusal is an alert keyed `refused`, and time changes nothing. A game's reader subclasses
-    it, names the game in `title` and writes `observe_dice` (`rules.game.TableReader`)."""
+    it, names the game in `title` and writes `observe_dice` (`rules.games.game.TableReader`)."""
 
     title: ClassVar[str] = "This game"
     seats: Sequence[str]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from rules.errors import InvalidCommand, quote
+from rules.games.errors import InvalidCommand, quote
 
 EVENT_VERSION = 1
 
