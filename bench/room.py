@@ -181,6 +181,9 @@ def at_play(
     side = threading.Thread(target=traffic, args=(room, tables, seconds, stop))
     if side_traffic:
         side.start()
+    import gc
+    gc.collect()
+    gc.freeze()
     start = time.perf_counter()
     gap = interval / len(tables)
     for step in range(rounds):
@@ -195,6 +198,20 @@ def at_play(
         side.join()
     room.wait(lambda: all(k in room.latency for k in keys), 60, "the replies at play")
     return [room.latency[k] for k in keys]
+
+
+def print_timeline(latencies: list[float], gap: float) -> None:
+    """Each second of play (by when the command was sent): count, p50, p99 and max in ms."""
+    seconds: dict[int, list[float]] = collections.defaultdict(list)
+    for index, latency in enumerate(latencies):
+        seconds[int(index * gap)].append(latency)
+    for second, values in sorted(seconds.items()):
+        print(
+            f"second {second:3d}: {len(values):5d} commands, p50 "
+            f"{percentile(values, 0.5) * 1000:7.1f} ms, p99 {percentile(values, 0.99) * 1000:7.1f}"
+            f" ms, max {max(values) * 1000:7.1f} ms",
+            file=sys.stderr,
+        )
 
 
 def saturate(room: Room, tables: list[str], count: int, offset: int) -> float:
@@ -308,6 +325,11 @@ def main() -> None:
     )
     parser.add_argument("--no-traffic", action="store_true", help="commands only, no mat/dice")
     parser.add_argument(
+        "--timeline",
+        action="store_true",
+        help="print each second of play's p50/p99/max latency to stderr (where a tail comes from)",
+    )
+    parser.add_argument(
         "--profile", metavar="FILE", help="run the daemon under cProfile, its stats to FILE"
     )
     args = parser.parse_args()
@@ -333,6 +355,8 @@ def main() -> None:
             results["all_online_s"] = round(time.perf_counter() - started, 2)
             cpu_before = cpu_seconds(daemon.pid)
             latencies = at_play(room, tables, args.seconds, not args.no_traffic, args.interval)
+            if args.timeline:
+                print_timeline(latencies, args.interval / len(tables))
             results["daemon_cpu_at_play_s"] = round(cpu_seconds(daemon.pid) - cpu_before, 2)
             results["at_play"] = {
                 "commands": len(latencies),
