@@ -3,9 +3,11 @@ rules daemon on a thread, the console in-process, and Debian's Chromium driven b
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,7 +18,10 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 from playwright.sync_api import Browser, Page, sync_playwright
 
+from bridge.bridge import Bridge
 from console.server import ConsoleServer
+from hardware.leds import LedConfig, SimulatedLeds
+from hardware.mat import open_mat
 from rules.daemon.client import TableClient
 from tests.daemon.daemon_helpers import DaemonThread, free_port
 from wire.broker import EmbeddedBroker
@@ -36,6 +41,31 @@ USERS = tuple(
 
 def login(url: BrokerUrl, user: str) -> BrokerUrl:
     return dataclasses.replace(url, username=user, password=PASSWORDS[user])
+
+
+@contextlib.contextmanager
+def bridge_on(
+    table: Table, dice: Callable[[threading.Event], Iterator[dict[str, Any]]]
+) -> Iterator[Bridge]:
+    """A bridge for `table` on a thread of its own: a simulated mat of two seats and LEDs, and
+    `dice` as its camera's throws."""
+    running = Bridge(
+        login(table.url, "bridge"),
+        TABLE,
+        open_mat("sim:?seats=2&slots=6&pad=1"),
+        SimulatedLeds(LedConfig(seats=2, test_pattern_seconds=0)),
+        dice=dice,
+    )
+    stop = threading.Event()
+    thread = threading.Thread(target=running.run, args=(stop,))
+    running.start()
+    thread.start()
+    try:
+        yield running
+    finally:
+        stop.set()
+        thread.join(5)
+        running.close()
 
 
 class Table:
@@ -112,6 +142,17 @@ def table(tmp_path: Path) -> Iterator[Table]:
 
 # Package scope, not session: Playwright's sync API keeps an event loop running on the main
 # thread while it is open, which would break later tests that call asyncio.run().
+@pytest.fixture
+def seated(tmp_path: Path) -> Iterator[Table]:
+    """A table whose daemon reads two seats (Ana, Bo): it publishes each seat's own view."""
+    running = Table(tmp_path, daemon_options={"seats": ["Ana", "Bo"]})
+    running.start()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
 @pytest.fixture(scope="package")
 def browser() -> Iterator[Browser]:
     if not os.access(CHROMIUM, os.X_OK):

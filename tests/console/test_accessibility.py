@@ -9,7 +9,6 @@ is tagged in words, an alerted slot says "(alert)" to a screen reader.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -61,16 +60,6 @@ def assert_accessible(page: Page, axe_source: str, name: str) -> None:
     assert not bad, f"{name}: axe finds\n" + "\n".join(bad)
     for rule in COLOUR_RULES:
         assert rule in result["ran"], f"{name}: axe did not run {rule}"
-
-
-@pytest.fixture
-def seated(tmp_path: Path) -> Iterator[Table]:
-    running = Table(tmp_path, daemon_options={"seats": ["Ana", "Bo"]})
-    running.start()
-    try:
-        yield running
-    finally:
-        running.stop()
 
 
 def game_on_the_table(table: Table) -> None:

@@ -18,9 +18,14 @@ from playwright.sync_api import Page, expect
 from bridge.bridge import Bridge
 from bridge.dice import PHOTO, PICTURE, photo_of
 from console.corrections import CorrectedDie, Corrections, read_photo
-from hardware.leds import LedConfig, SimulatedLeds
-from hardware.mat import open_mat
-from tests.console.conftest import TABLE, Table, gm_login, login, shoot, snapshot, wait_for
+from tests.console.conftest import (
+    Table,
+    bridge_on,
+    gm_login,
+    shoot,
+    snapshot,
+    wait_for,
+)
 from vision.annotate import throw_picture
 from vision.enrol import read_labels
 from vision.reading import DieReading, DieStatus, FrameReading
@@ -78,23 +83,8 @@ def table(tmp_path: Path, folder: Path) -> Iterator[Table]:
 
 @pytest.fixture
 def bridge(table: Table) -> Iterator[Bridge]:
-    running = Bridge(
-        login(table.url, "bridge"),
-        TABLE,
-        open_mat("sim:?seats=2&slots=6&pad=1"),
-        SimulatedLeds(LedConfig(seats=2, test_pattern_seconds=0)),
-        dice=one_throw,
-    )
-    stop = threading.Event()
-    thread = threading.Thread(target=running.run, args=(stop,))
-    running.start()
-    thread.start()
-    try:
+    with bridge_on(table, one_throw) as running:
         yield running
-    finally:
-        stop.set()
-        thread.join(5)
-        running.close()
 
 
 def awaiting_three_dice(table: Table) -> None:

@@ -14,9 +14,7 @@ from playwright.sync_api import Page, expect
 
 from bridge.bridge import Bridge
 from bridge.dice import PICTURE
-from hardware.leds import LedConfig, SimulatedLeds
-from hardware.mat import open_mat
-from tests.console.conftest import TABLE, Table, login, snapshot
+from tests.console.conftest import Table, bridge_on, snapshot
 from vision.annotate import throw_picture
 from vision.reading import DieReading, DieStatus, FrameReading
 
@@ -31,30 +29,19 @@ READING = FrameReading(
 def one_throw(stop: threading.Event) -> Iterator[dict[str, Any]]:
     """A camera that sees one throw of a 3 and a 6, as the vision pipeline announces it."""
     image = np.full((480, 640, 3), (40, 90, 40), np.uint8)
-    yield {"v": 1, "event": "rolled", "values": [3, 6], PICTURE: throw_picture(image, READING, "3 6")}
+    yield {
+        "v": 1,
+        "event": "rolled",
+        "values": [3, 6],
+        PICTURE: throw_picture(image, READING, "3 6"),
+    }
     stop.wait()
 
 
 @pytest.fixture
 def bridge(table: Table) -> Iterator[Bridge]:
-    mat = open_mat("sim:?seats=2&slots=6&pad=1")
-    running = Bridge(
-        login(table.url, "bridge"),
-        TABLE,
-        mat,
-        SimulatedLeds(LedConfig(seats=2, test_pattern_seconds=0)),
-        dice=one_throw,
-    )
-    stop = threading.Event()
-    thread = threading.Thread(target=running.run, args=(stop,))
-    running.start()
-    thread.start()
-    try:
+    with bridge_on(table, one_throw) as running:
         yield running
-    finally:
-        stop.set()
-        thread.join(5)
-        running.close()
 
 
 def test_the_room_sees_the_last_throw_as_the_camera_saw_it(

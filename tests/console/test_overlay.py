@@ -6,10 +6,7 @@ from __future__ import annotations
 import json
 import urllib.request
 import zlib
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
 from playwright.sync_api import Page, expect
 
 from tests.console.conftest import Table, shoot, snapshot, wait_for
@@ -141,16 +138,6 @@ def test_the_overlay_never_holds_a_face_down_card(table: Table, page: Page) -> N
     expect(page.locator("#seats .card.back")).to_have_count(11)
     assert page.locator("#seats .card[data-card]").count() == 1  # the one turned face-up
     assert overlay_leaks(page, hidden) == []
-
-
-@pytest.fixture
-def seated(tmp_path: Path) -> Iterator[Table]:
-    running = Table(tmp_path, daemon_options={"seats": ["Ana", "Bo"]})
-    running.start()
-    try:
-        yield running
-    finally:
-        running.stop()
 
 
 def test_the_overlay_never_holds_a_face_down_bullet(seated: Table, page: Page) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,16 +14,6 @@ from playwright.sync_api import Browser, Page, expect
 from tests.console.conftest import Table, gm_login, shoot, snapshot, wait_for
 
 DECKS = Path(__file__).resolve().parents[2] / "examples" / "decks"
-
-
-@pytest.fixture
-def seated(tmp_path: Path) -> Iterator[Table]:
-    running = Table(tmp_path, daemon_options={"seats": ["Ana", "Bo"]})
-    running.start()
-    try:
-        yield running
-    finally:
-        running.stop()
 
 
 def start_showdown(table: Table) -> dict[str, list[str]]:
@@ -135,7 +124,8 @@ def test_a_seat_opens_only_with_its_own_code_and_ends_with_the_gm_login(
         # without joining, the seat's stream answers 401
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(f"{base}seat/1/events", timeout=5)
-        assert refused.value.code == 401
+        with refused.value as answer:  # an HTTPError holds its connection open until closed
+            assert answer.code == 401
         phone.get_by_label("Seat 1's code").fill(given[1])
         phone.get_by_role("button", name="Join").click()
         expect(phone.locator("#connection")).to_have_text("Table online")
