@@ -45,6 +45,10 @@ def test_waiting_asks_for_a_pool_counted_by_sixes_and_says_when_a_reroll_is_poss
     again = STEAMFUNKATEERS.waiting(game.state)
     assert again.dice is not None and again.dice.rerollable and again.detail is not None
     assert again.detail["type"] == "reroll" and "2 other dice again" in again.words
+    one_left = new_game(vigor=1)
+    check(one_left, pool("Ana", 2))
+    roll(one_left, 6, 3)
+    assert "throw the 1 other die again" in STEAMFUNKATEERS.waiting(one_left.state).words
     broke = new_game(vigor=0)
     check(broke, pool("Ana", 2))
     throw = STEAMFUNKATEERS.waiting(broke.state).dice

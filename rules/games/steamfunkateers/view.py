@@ -187,8 +187,8 @@ def _pool_waiting(state: GameState, pool: Pool) -> Waiting:
     sixes = f"{pool.sixes} six{'es' if pool.sixes != 1 else ''}"
     if can:
         words = (
-            f"{thrower}{owner}: {sixes}; throw the {others} other dice again for a point of "
-            "Vigor, or keep (gm keep)"
+            f"{thrower}{owner}: {sixes}; throw the {others} other "
+            f"{'die' if others == 1 else 'dice'} again for a point of Vigor, or keep (gm keep)"
         )
     else:
         words = f"{thrower}{owner}: {sixes}; no Vigor left for a reroll: keep (gm keep)"
