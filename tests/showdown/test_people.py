@@ -219,3 +219,86 @@ def test_a_gunslinger_throws_again_when_the_table_still_asks_and_says_nothing() 
     assert table.thrown > 2  # the lost throw was thrown again, and the game went on
     assert table.state.over and table.state.winner is not None
     assert looks >= THROW_AGAIN_AFTER_LOOKS  # ... not at once: after a long look
+
+
+class MatMissesOneReplyTurn(Table):
+    """A table whose mat never sees the first bullet a defender turns in reply to a miss: the
+    hands turned it while the mat was unplugged or the bridge restarted (the fault soak's
+    Showdown stalls, seeds 984658 and 616310: the table waited for the reply for ever)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.missed: tuple[int, int] | None = None
+
+    def flip(self, seat: int, slot: int) -> None:
+        if self.missed is None and self.state.phase is Phase.REPLY:
+            self.missed = (seat, slot)  # the hands turned it; the mat saw nothing
+            return
+        super().flip(seat, slot)
+
+
+def test_a_defender_lays_the_turned_bullet_again_when_the_table_says_it_waited() -> None:
+    """The gunslingers wait for the table to see a bullet their hands turned; once the table
+    says it has waited long ("if it was done, the mat did not see it: lift the card and lay it
+    again"), the defender does that, face up, and the game goes on."""
+    from rules.daemon.waits import WAIT_ALERT
+
+    for seed in range(1, 40):
+        table = MatMissesOneReplyTurn()
+        people = SHOWDOWN.simulated_people(
+            ["Ana", "Bo"],
+            table,
+            random.Random(seed),
+            table.send,
+            PeopleSettings(mistake_rate=0.0, pause=table.advance, react=table.advance),
+        )
+        people.start_game(seed)
+        idle = 0
+        for _ in range(3000):
+            if table.state.over:
+                break
+            view = SHOWDOWN.public_view(table.state)
+            alerts = dict(table.alerts)
+            if idle >= 20:
+                alerts[WAIT_ALERT] = f"the table has waited over {idle} s for a card"
+            done = len(table.applied)
+            if not people.step(view, {"pending": view["pending"]}, alerts):
+                table.advance(0.5)
+            idle = 0 if len(table.applied) != done else idle + 1
+        if table.missed is None:
+            continue  # no reply in this game: another seed
+        # without laying it again the table stood at the reply for ever
+        assert table.state.over and table.state.winner is not None
+        return
+    pytest.fail("no seed led to a reply after a miss")
+
+
+def test_a_card_turned_down_and_up_again_is_read_again() -> None:
+    """A reveal the reader proposed and the game never applied (the command lost to a fault)
+    is proposed again when the card is turned back and up again, even if no other command was
+    applied in between."""
+    from rules.games.reading import Execute, SlotView
+    from rules.games.showdown.reading import ShowdownReader
+
+    table = Table()
+    people = careful_gunslingers(table)
+    for _ in range(200):
+        if table.state.phase is Phase.STARE_DOWN:
+            break
+        view = SHOWDOWN.public_view(table.state)
+        if not people.step(view, {"pending": view["pending"]}, dict(table.alerts)):
+            table.advance(0.5)
+    assert table.state.phase is Phase.STARE_DOWN
+    turn = table.state.turn or "Ana"  # nobody's turn yet: whoever turns first goes first
+    seat = ["Ana", "Bo"].index(turn)
+    slot = next(s for s in range(1, 7) if not table.state.hands[turn].bullet(s).face_up)
+    code = table.state.decks[turn].code(table.state.hands[turn].bullet(slot).card)
+    reader = table.reader
+    assert isinstance(reader, ShowdownReader)
+    up, down = SlotView(None, True, code), SlotView(None, False, code)
+    first = reader.observe_slot(table.state, seat, slot, up, table.now)
+    assert any(isinstance(a, Execute) and a.command["cmd"] == "reveal" for a in first)
+    # the command never reached the game; the card is turned back and up again
+    reader.observe_slot(table.state, seat, slot, down, table.now)
+    again = reader.observe_slot(table.state, seat, slot, up, table.now)
+    assert any(isinstance(a, Execute) and a.command["cmd"] == "reveal" for a in again)

@@ -246,6 +246,11 @@ class Gunslingers(People):
             self._new_round(state, round_)
         turning = ("stare_down", "race", "defender_chooses", "reply")
         if phase in turning and self._ahead_of_the_table(players):
+            # They wait for the table to see the card they turned; told that it waited long
+            # ("if it was done, the mat did not see it: lift the card and lay it again"), they
+            # do just that, face up, as a person would (the soak's Showdown stalls of issue 30).
+            if self._asked_again(alerts):
+                return self._lay_again_what_is_ahead(players)
             return False
         pending = (prompt or {}).get("pending") or state.get("pending") or {}
         shown = sum(b.get("face_up", False) for p in players.values() for b in p["bullets"])
@@ -352,6 +357,21 @@ class Gunslingers(People):
                 if (seat, bullet["slot"]) in self.up and not bullet.get("face_up"):
                     return True
         return False
+
+    def _lay_again_what_is_ahead(self, players: Mapping[str, Any]) -> bool:
+        """Lifts each card their hands left face up that the state has not revealed and lays it
+        down again, face up."""
+        done = False
+        for name, player in players.items():
+            seat = self._seat(name)
+            for bullet in player.get("bullets", []):
+                slot = bullet["slot"]
+                code = self.laid.get(seat, {}).get(slot)
+                if (seat, slot) in self.up and not bullet.get("face_up") and code is not None:
+                    self._lift(seat, slot)
+                    self._lay(seat, slot, code, True)
+                    done = True
+        return done
 
     def _seat(self, name: str) -> int:
         return self.seats.index(name)

@@ -99,6 +99,9 @@ class ShowdownReader:
             self._stale.pop((seat, slot), None)
         if not view.face_up:
             self._refused.discard((seat, slot))
+            # A card turned back (or lifted) is a new reveal when it is turned up again, even
+            # if no command was applied in between to clear the proposals.
+            self._forget_proposals(seat, slot)
         actions = self._identity(state, seat, slot, view)
         if state.phase is Phase.RACE and not self._race.decided:
             decided = self._race_move(state, (seat, slot), before, view, now)
@@ -397,6 +400,12 @@ class ShowdownReader:
                     wrong[(seat, slot)] = f"{name}'s slot {slot}: it was revealed; turn it face up"
         self.instructions = instructions
         return actions + self._mismatches(wrong, now)
+
+    def _forget_proposals(self, seat: int, slot: int) -> None:
+        if seat >= len(self.seats):
+            return
+        mark = (f"('player', {self.seats[seat]!r})", f"('slot', {slot!r})")
+        self._proposed = {key for key in self._proposed if not all(m in key for m in mark)}
 
     def _reveal(self, state: GameState, name: str, slot: int, code: str) -> Execute | None:
         """The reveal a bullet turned face up means, unless it must wait for the shot."""
