@@ -57,6 +57,11 @@ STALL_FACTOR = 3.0
 # A new game no daemon acknowledged is asked for again after this long (the command was lost
 # with a daemon or a broker restarting; a new id, since the first was never applied).
 NEW_GAME_AGAIN_S = 2.0
+# A new game the daemon held for the mat (its ok reply `waiting` for the deal) that has not
+# started after this long is asked for again: the held command lives in the daemon's memory,
+# and a daemon restarted meanwhile has forgotten it (the 400-game soak, Six Shooter seed
+# 303083). Long enough for the people to lay a deal at any speed.
+NEW_GAME_HELD_AGAIN_S = 12.0
 STALL_MIN_S = 30.0
 
 
@@ -469,6 +474,9 @@ class SimulatedTable:
         rng = random.Random(self.seed)
 
         new_game_answered = [True]  # whether the last new game asked for was acknowledged
+        # When the daemon last held a new game for the mat, and the seq of the state the table
+        # showed then (the game has started once a command is applied after it).
+        held: list[Any] = [None, None]
 
         def send(command: dict[str, Any]) -> None:
             try:
@@ -480,6 +488,11 @@ class SimulatedTable:
             ok = bool(reply.get("ok"))
             if command.get("cmd") == "new_game":
                 new_game_answered[0] = ok
+                held[:] = (
+                    [time.monotonic(), client.state_seq]
+                    if ok and "waiting" in reply
+                    else [None, None]
+                )
             if ok:
                 self.acknowledged.append(reply)
             if ok and reply.get("events") and isinstance(reply.get("seq"), int):
@@ -496,8 +509,15 @@ class SimulatedTable:
         people = self.rules.simulated_people(
             self.names, MatHands(mat, dice, moved), rng, send, self.people_settings()
         )
+        def start_game(seed: int) -> None:
+            """The people start a game: they ask for it and deal what the table needs; a game
+            the daemon holds for the mat is timed from the end of the deal."""
+            people.start_game(seed=seed)
+            if held[0] is not None:
+                held[0] = time.monotonic()
+
         games = 0
-        people.start_game(seed=self.seed)
+        start_game(self.seed)
         # When the new game was last asked for: until a daemon acknowledges it the people play
         # nothing (there is no game to play) and ask again after NEW_GAME_AGAIN_S (one
         # acknowledged may wait for the mat to read a deal: it is never asked again).
@@ -525,9 +545,17 @@ class SimulatedTable:
             if not new_game_answered[0]:
                 if time.monotonic() - asked_at >= NEW_GAME_AGAIN_S:
                     self.summary.new_games_asked_again += 1
-                    people.start_game(seed=self.seed + games)
+                    start_game(self.seed + games)
                     asked_at = time.monotonic()
                 continue
+            if held[0] is not None:
+                if client.state_seq > held[1]:
+                    held[:] = [None, None]  # the held game started
+                elif time.monotonic() - held[0] >= NEW_GAME_HELD_AGAIN_S:
+                    self.summary.new_games_asked_again += 1
+                    start_game(self.seed + games)
+                    asked_at = time.monotonic()
+                    continue
             if not client.in_step():
                 continue  # the public state or the prompt of this state is still on its way
             if self._observe(seen, leds, client):
@@ -535,7 +563,7 @@ class SimulatedTable:
                 self.summary.games_finished = games
                 self.on_game_finished(self.summary)
                 if games < self.games:
-                    people.start_game(seed=self.seed + games)
+                    start_game(self.seed + games)
                     asked_at = time.monotonic()
                 acted_on, acted_at = None, None
                 continue

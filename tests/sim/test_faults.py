@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -150,6 +151,42 @@ def test_a_new_game_no_daemon_answered_is_asked_for_again() -> None:
     """Found by the soak (Six Shooter seed 636945): a new game lost with a restarting daemon
     was never asked for again and the table stood at 'no game yet'."""
     table = LateDaemonTable(game="ossix", seats=2, games=1, seed=3, camera=False, speed=20)
+    summary = table.run()
+    assert summary.stalls == [], summary.to_json()
+    assert summary.games_finished == 1
+    assert summary.new_games_asked_again >= 1
+
+
+class HeldDealLostTable(SimulatedTable):
+    """A simulated table whose daemon holds the first new game for the mat and then forgets it
+    (restarted before the deal was read): the people get the held reply, deal, and nothing
+    starts."""
+
+    def _play(self, client: Any, mat: Any, dice: Any, leds: Any) -> None:
+        real = client.send
+        lost = []
+
+        def send(command: dict[str, Any], *args: Any, **kwargs: Any) -> dict[str, Any]:
+            if command.get("cmd") == "new_game" and not lost:
+                lost.append(command)
+                return {
+                    "v": 1,
+                    "id": command.get("id"),
+                    "ok": True,
+                    "waiting": "the deal on the mat",
+                }
+            return dict(real(command, *args, **kwargs))
+
+        client.send = send
+        super()._play(client, mat, dice, leds)
+
+
+@pytest.mark.slow
+def test_a_held_new_game_that_never_starts_is_asked_for_again() -> None:
+    """Found by the 400-game soak (Six Shooter seed 303083): a new game the daemon held for the
+    mat's deal was lost when the daemon restarted; the game master, who had an ok, never asked
+    again and the table stood at 'no game yet'."""
+    table = HeldDealLostTable(game="sixshooter", seats=2, games=1, seed=3, camera=False, speed=20)
     summary = table.run()
     assert summary.stalls == [], summary.to_json()
     assert summary.games_finished == 1
