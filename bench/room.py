@@ -154,7 +154,7 @@ def rules_process(
     )
 
 
-def traffic(port: int, tables: list[str], seconds: float) -> None:
+def traffic(port: int, tables: list[str], seconds: float, ready: Any = None) -> None:
     """Mat and dice messages beside the commands: 2 mat and 0.2 dice events per table per s.
 
     Run in a process of its own with its own connection, as each table's bridge is, and spread
@@ -165,6 +165,8 @@ def traffic(port: int, tables: list[str], seconds: float) -> None:
     client.max_queued_messages_set(0)
     client.connect("127.0.0.1", port)
     client.loop_start()
+    if ready is not None:
+        ready.set()  # started and connected: its start-up is not timed
     start = time.perf_counter()
     gap = 0.5 / len(tables)
     tick = 0
@@ -189,11 +191,13 @@ def at_play(
     rounds = int(seconds / interval)
     streams = {table: commands(rounds + 3) for table in tables}
     keys = []
-    side = multiprocessing.get_context("spawn").Process(
-        target=traffic, args=(room.port, tables, seconds), daemon=True
-    )
+    context = multiprocessing.get_context("spawn")
+    ready = context.Event()
+    side = context.Process(target=traffic, args=(room.port, tables, seconds, ready), daemon=True)
     if side_traffic:
         side.start()
+        if not ready.wait(60):
+            raise SystemExit("the side traffic's process did not start")
     # The benchmark's own full garbage collections walked its growing latency table and
     # delayed whatever reply was arriving by 30-280 ms: measured as the daemon's tail, it was
     # ours. Everything made so far is left out of them (docs/benchmarks.md, "1,000 tables").
