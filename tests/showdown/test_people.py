@@ -29,6 +29,17 @@ def careful_gunslingers(table: Table) -> SimulatedPeople:
     return people
 
 
+def play_until_the_stare_down(table: Table, people: SimulatedPeople) -> None:
+    """The people load their bullets until the game reaches its stare-down."""
+    for _ in range(200):
+        if table.state.phase is Phase.STARE_DOWN:
+            break
+        view = SHOWDOWN.public_view(table.state)
+        if not people.step(view, {"pending": view["pending"]}, dict(table.alerts)):
+            table.advance(0.5)
+    assert table.state.phase is Phase.STARE_DOWN
+
+
 def play_a_game(table: Table, seed: int, speed: float = 1.0) -> tuple[SimulatedPeople, int]:
     """Two gunslingers play one game at `table`; their pauses pass `speed` times faster than
     the table's clock, their reactions at a race in human time (as `tabletop sim` has them).
@@ -130,13 +141,7 @@ def test_a_late_reading_never_makes_a_gunslinger_hide_a_revealed_bullet() -> Non
     revealed bullet."""
     table = TouchTable()
     people = careful_gunslingers(table)
-    for _ in range(50):
-        if table.state.phase is Phase.STARE_DOWN:
-            break
-        view = SHOWDOWN.public_view(table.state)
-        if not people.step(view, {"pending": view["pending"]}, dict(table.alerts)):
-            table.advance(0.5)
-    assert table.state.phase is Phase.STARE_DOWN
+    play_until_the_stare_down(table, people)
     from rules.games.showdown.people import Gunslingers
 
     assert isinstance(people, Gunslingers)
@@ -282,13 +287,7 @@ def test_a_card_turned_down_and_up_again_is_read_again() -> None:
 
     table = Table()
     people = careful_gunslingers(table)
-    for _ in range(200):
-        if table.state.phase is Phase.STARE_DOWN:
-            break
-        view = SHOWDOWN.public_view(table.state)
-        if not people.step(view, {"pending": view["pending"]}, dict(table.alerts)):
-            table.advance(0.5)
-    assert table.state.phase is Phase.STARE_DOWN
+    play_until_the_stare_down(table, people)
     turn = table.state.turn or "Ana"  # nobody's turn yet: whoever turns first goes first
     seat = ["Ana", "Bo"].index(turn)
     slot = next(s for s in range(1, 7) if not table.state.hands[turn].bullet(s).face_up)
