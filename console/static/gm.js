@@ -195,6 +195,9 @@
   codesButton.addEventListener("click", async () => {
     const result = document.getElementById("seat-codes-result");
     const list = document.getElementById("seat-codes");
+    // Said at once, so the click is seen to be taken (and the last answer is not read anew).
+    result.className = "result pending";
+    result.textContent = "Sending…";
     try {
       const response = await fetch("/gm/seats", { method: "POST" });
       if (response.status === 401) { TableView.sessionEnded(); return; }
