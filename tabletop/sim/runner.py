@@ -57,11 +57,6 @@ STALL_FACTOR = 3.0
 # A new game no daemon acknowledged is asked for again after this long (the command was lost
 # with a daemon or a broker restarting; a new id, since the first was never applied).
 NEW_GAME_AGAIN_S = 2.0
-# A new game the daemon held for the mat (its ok reply `waiting` for the deal) that has not
-# started after this long is asked for again: the held command lives in the daemon's memory,
-# and a daemon restarted meanwhile has forgotten it (the 400-game soak, Six Shooter seed
-# 303083). Long enough for the people to lay a deal at any speed.
-NEW_GAME_HELD_AGAIN_S = 12.0
 STALL_MIN_S = 30.0
 
 
@@ -474,9 +469,12 @@ class SimulatedTable:
         rng = random.Random(self.seed)
 
         new_game_answered = [True]  # whether the last new game asked for was acknowledged
-        # When the daemon last held a new game for the mat, and the seq of the state the table
-        # showed then (the game has started once a command is applied after it).
-        held: list[Any] = [None, None]
+        # A new game the daemon held for the mat (its ok reply `waiting` for the deal) lives in
+        # that daemon's memory: when it has gone offline since (its will), the game master, who
+        # sees the table come back with no game, asks again (the 400-game soak, Six Shooter
+        # seed 303083). Kept: when it was held, the seq of the state then (the game has started
+        # once a command is applied after it), and how often the daemon had gone offline.
+        held: list[Any] = [None, None, 0]
 
         def send(command: dict[str, Any]) -> None:
             try:
@@ -489,9 +487,9 @@ class SimulatedTable:
             if command.get("cmd") == "new_game":
                 new_game_answered[0] = ok
                 held[:] = (
-                    [time.monotonic(), client.state_seq]
+                    [time.monotonic(), client.state_seq, client.daemon_offline_seen]
                     if ok and "waiting" in reply
-                    else [None, None]
+                    else [None, None, 0]
                 )
             if ok:
                 self.acknowledged.append(reply)
@@ -509,12 +507,10 @@ class SimulatedTable:
         people = self.rules.simulated_people(
             self.names, MatHands(mat, dice, moved), rng, send, self.people_settings()
         )
+
         def start_game(seed: int) -> None:
-            """The people start a game: they ask for it and deal what the table needs; a game
-            the daemon holds for the mat is timed from the end of the deal."""
+            """The people start a game: they ask for it and deal what the table needs."""
             people.start_game(seed=seed)
-            if held[0] is not None:
-                held[0] = time.monotonic()
 
         games = 0
         start_game(self.seed)
@@ -550,8 +546,8 @@ class SimulatedTable:
                 continue
             if held[0] is not None:
                 if client.state_seq > held[1]:
-                    held[:] = [None, None]  # the held game started
-                elif time.monotonic() - held[0] >= NEW_GAME_HELD_AGAIN_S:
+                    held[:] = [None, None, 0]  # the held game started
+                elif client.daemon_offline_seen > held[2]:
                     self.summary.new_games_asked_again += 1
                     start_game(self.seed + games)
                     asked_at = time.monotonic()
@@ -823,12 +819,15 @@ class _Client(TableClient):
         self.state_seq = 0  # ... when the state was last filed
         self.public_seq = 0  # ... when the public state was last filed
         self.public_events: list[dict[str, Any]] = []  # `game/event`'s, as anyone sees them
+        self.daemon_offline_seen = 0  # how often the daemon said it went offline (its will)
 
     def pump(self, timeout: float) -> Message | None:
         message = super().pump(timeout)
         if message is None:
             return None
-        if message.topic == self.event_topic:
+        if message.topic == self.topics.rules_availability and message.payload == b"offline":
+            self.daemon_offline_seen += 1
+        elif message.topic == self.event_topic:
             seq = _json(message.payload.decode("utf-8", errors="replace"))
             seq = seq.get("seq") if isinstance(seq, dict) else None
             if isinstance(seq, int):

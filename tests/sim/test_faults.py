@@ -158,24 +158,28 @@ def test_a_new_game_no_daemon_answered_is_asked_for_again() -> None:
 
 
 class HeldDealLostTable(SimulatedTable):
-    """A simulated table whose daemon holds the first new game for the mat and then forgets it
-    (restarted before the deal was read): the people get the held reply, deal, and nothing
-    starts."""
+    """A simulated table whose rules daemon is killed and restarted just after it held the
+    first new game for the mat's deal: the new daemon knows nothing of it, and the people,
+    who got an ok, deal into no game."""
+
+    parts: TableParts | None = None
+
+    def start_daemon(self, parts: TableParts) -> None:
+        self.parts = parts
+        super().start_daemon(parts)
 
     def _play(self, client: Any, mat: Any, dice: Any, leds: Any) -> None:
         real = client.send
-        lost = []
+        held: list[dict[str, Any]] = []
 
         def send(command: dict[str, Any], *args: Any, **kwargs: Any) -> dict[str, Any]:
-            if command.get("cmd") == "new_game" and not lost:
-                lost.append(command)
-                return {
-                    "v": 1,
-                    "id": command.get("id"),
-                    "ok": True,
-                    "waiting": "the deal on the mat",
-                }
-            return dict(real(command, *args, **kwargs))
+            reply = dict(real(command, *args, **kwargs))
+            if command.get("cmd") == "new_game" and "waiting" in reply and not held:
+                held.append(reply)
+                assert self.parts is not None
+                Faults._kill_daemon(self.parts)
+                self.start_daemon(self.parts)
+            return reply
 
         client.send = send
         super()._play(client, mat, dice, leds)
