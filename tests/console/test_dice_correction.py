@@ -49,9 +49,17 @@ def tray() -> np.ndarray[Any, np.dtype[np.uint8]]:
     return image
 
 
+# The throw lands once the game master's page is open (`open_correction`), as at a table: the
+# page follows the throws that come while it is open.
+THROWN = threading.Event()
+
+
 def one_throw(stop: threading.Event) -> Iterator[dict[str, Any]]:
     """A camera that sees one throw, as bridge.dice.camera_throws announces it."""
     image = tray()
+    while not THROWN.wait(0.05):
+        if stop.is_set():
+            return
     yield {
         "v": 1,
         "event": "unclear",
@@ -83,6 +91,7 @@ def table(tmp_path: Path, folder: Path) -> Iterator[Table]:
 
 @pytest.fixture
 def bridge(table: Table) -> Iterator[Bridge]:
+    THROWN.clear()
     with bridge_on(table, one_throw) as running:
         yield running
 
@@ -97,6 +106,7 @@ def awaiting_three_dice(table: Table) -> None:
 def open_correction(table: Table, page: Page) -> None:
     gm_login(page, table.console.url)
     expect(page.locator("#connection")).to_have_text("Table online")
+    THROWN.set()
     expect(page.locator("#correction")).to_be_visible(timeout=15_000)
     page.wait_for_function("document.getElementById('correction-image').naturalWidth === 640")
 
