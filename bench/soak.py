@@ -118,6 +118,7 @@ def play_one(
         stalls=summary.stalls,
         alerts_raised=summary.alerts_raised,
         alerts_resolved=summary.alerts_resolved,
+        alerts_left=summary.alerts_left,
         mistakes=summary.mistakes_made,
         refused=len(refused),
         unexplained_refusals=refused[deliberate:] if len(refused) > deliberate else [],
@@ -199,7 +200,8 @@ def failed(result: dict[str, Any]) -> list[str]:
         problems.append(f"{len(result['stalls'])} stall(s)")
     if result["alerts_resolved"] != result["alerts_raised"]:
         problems.append(
-            f"alerts: {result['alerts_raised']} raised, {result['alerts_resolved']} resolved"
+            f"alerts: {result['alerts_raised']} raised, {result['alerts_resolved']} resolved; "
+            f"left standing: {result.get('alerts_left') or 'none seen'}"
         )
     if result["unexplained_refusals"]:
         problems.append(f"refusals beyond the mistakes: {result['unexplained_refusals'][:3]}")

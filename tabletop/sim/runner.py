@@ -142,6 +142,8 @@ class Summary:
     refusals: list[str] = field(default_factory=list)
     alerts_raised: int = 0
     alerts_resolved: int = 0
+    # The alerts still standing when the table last looked: key -> message.
+    alerts_left: dict[str, str] = field(default_factory=dict)
     mistakes_made: int = 0
     mistakes_caught: int = 0
     card_to_state_ms: list[float] = field(default_factory=list)
@@ -166,6 +168,7 @@ class Summary:
             "refusals": self.refusals[:10],
             "alerts_raised": self.alerts_raised,
             "alerts_resolved": self.alerts_resolved,
+            "alerts_left": self.alerts_left,
             "mistakes_made": self.mistakes_made,
             "mistakes_caught": self.mistakes_caught,
             "new_games_asked_again": self.new_games_asked_again,
@@ -583,9 +586,15 @@ class SimulatedTable:
             acted_on, acted_at = state, (time.monotonic() if acted else None)
         self.summary.mistakes_made = people.mistakes_made
         self.summary.mistakes_caught = people.mistakes_caught
-        # A finished game clears the table's alerts; let that reach us before counting (it
-        # returns as soon as they are clear; a loaded 2-core host took over 3 s at times).
-        settle = time.monotonic() + 10.0
+        # The games are over: no new fault from here (one injected while the table settles
+        # would raise an alert nobody is left to see resolved; CI caught two so), and one under
+        # way ends first, its part coming back.
+        if self.faults is not None:
+            self.faults.stop()
+        # A finished game clears the table's alerts, and a part back online its own; let that
+        # reach us before counting (it returns as soon as they are clear; a loaded 2-core host
+        # took over 3 s at times, and a restarted daemon or broker takes a few more).
+        settle = time.monotonic() + 20.0
         while time.monotonic() < settle:
             self._drain(client)
             seen = self._visible(client)
@@ -747,10 +756,12 @@ class SimulatedTable:
                 self.summary.indicator_to_led_ms.append(max(0.0, (later[0] - seen) * 1000))
 
     def _count_alerts(self, alerts: dict[str, Any]) -> None:
-        keys = {a["key"] for a in alerts.get("alerts", [])}
+        standing = {a["key"]: str(a.get("message", "")) for a in alerts.get("alerts", [])}
+        keys = set(standing)
         self.summary.alerts_raised += len(keys - self._alert_keys)
         self.summary.alerts_resolved += len(self._alert_keys - keys)
         self._alert_keys = keys
+        self.summary.alerts_left = standing
 
     def _live_view(self, url: BrokerUrl, mat_path: str) -> LiveView | None:
         if self.view is None:

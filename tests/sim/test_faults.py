@@ -122,7 +122,7 @@ def test_a_short_soak_plays_every_game_through_faults_and_loses_nothing() -> Non
     assert done.returncode in (0, 1), done.stderr[-2000:]
     assert figures["games_started"] == figures["games_finished"] == 4, figures["failed"]
     assert figures["stalls"] == 0
-    assert figures["alerts_resolved"] == figures["alerts_raised"]
+    assert figures["alerts_resolved"] == figures["alerts_raised"], figures["failed"]
     assert figures["replays_equal"] == 4
     assert figures["acknowledged_commands"] > 0 and figures["acknowledged_lost"] == 0
     assert figures["faults_injected"] >= 2, figures["faults"]
