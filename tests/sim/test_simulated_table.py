@@ -107,7 +107,15 @@ def test_the_live_table_keeps_its_console_after_the_last_game_and_serves_the_cam
     games.register(HIGH_ROLL)
     view = io.StringIO()
     table = SimulatedTable(
-        game="highroll", seats=2, games=1, seed=5, speed=20, console=True, linger=True, view=view
+        game="highroll",
+        seats=2,
+        games=1,
+        seed=5,
+        speed=20,
+        console=True,
+        linger=True,
+        view=view,
+        challenges_per_adventure=1,  # one round won ends the game: the lingering is the point
     )
     seen: dict[str, object] = {}
 
