@@ -121,11 +121,14 @@ def percent(share: object) -> str:
 
 
 def show(rows: list[dict[str, object]]) -> None:
-    print("| kind | pictures | dice | found | read right | not read | wrong |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print(
+        "| kind | pictures | dice | found | reported (not a die) | read right | not read | wrong |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
         print(
             f"| {r['kind']} | {r['pictures']} | {r['dice']} | {percent(r['found_share'])} | "
+            f"{r['reported']} ({int(str(r['reported'])) - int(str(r['found']))}) | "
             f"{percent(r['read_right_share'])} | {r['not_read']} | "
             f"{r['wrong']} ({percent(r['wrong_share'])}) |"
         )
