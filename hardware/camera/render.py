@@ -8,7 +8,7 @@ renderer makes training data for the value classifier and the throws the tests p
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -79,6 +79,10 @@ class RenderedDie:
     # Seen a little from the side (a camera not straight above): how much of the side faces
     # along the die's own x and y shows, as a signed fraction of the half-side.
     lean: tuple[float, float] = (0.0, 0.0)
+    # Seen by a camera well off vertical (hardware.camera.setups, TILTED): the top face's
+    # outline moved by this (x, y) in pixels bounds the side faces that face the camera,
+    # drawn as the parallelograms they are, with their pips. Used when `lean` is zero.
+    side_shown: tuple[float, float] = (0.0, 0.0)
 
     @property
     def side_face_centre(self) -> tuple[float, float]:
@@ -182,6 +186,7 @@ def _light(scene: Scene) -> npt.NDArray[np.float32]:
 def _draw_die(canvas: npt.NDArray[np.float32], die: RenderedDie, scene: Scene) -> None:
     """Composites one die (shadow, body, bevel, pips) onto a float canvas, in a patch around it."""
     reach = die.size * 1.6 + abs(die.blur[0]) + abs(die.blur[1]) + 8
+    reach += abs(die.side_shown[0]) + abs(die.side_shown[1])
     x0, y0 = max(0, int(die.x - reach)), max(0, int(die.y - reach))
     x1 = min(canvas.shape[1], int(die.x + reach) + 1)
     y1 = min(canvas.shape[0], int(die.y + reach) + 1)
@@ -240,6 +245,8 @@ def _draw_die_patch(canvas: npt.NDArray[np.float32], die: RenderedDie, scene: Sc
             _fill(alpha, side_pts, 255)
             side_value = (die.side_value + k) % 6 + 1
             _draw_pips(layer, scx, scy, half_x, half_y, angle=die.angle, value=side_value, die=die)
+    elif die.side_shown != (0.0, 0.0):
+        _draw_side_faces(layer, alpha, die, corner)
     outline = _rounded_square(die.x, die.y, half, top_half_h, angle=die.angle, corner=corner)
     _fill(layer, outline, edge)
     _fill(alpha, outline, 255)
@@ -262,6 +269,49 @@ def _draw_die_patch(canvas: npt.NDArray[np.float32], die: RenderedDie, scene: Sc
         layer_f, alpha_f = _motion_blur(layer_f, alpha_f, die.blur)
     canvas *= (1.0 - alpha_f)[..., None]
     canvas += layer_f * alpha_f[..., None]
+
+
+def _draw_side_faces(layer: Image, alpha: Image, die: RenderedDie, corner: float) -> None:
+    """The side faces a tilted camera sees below the top face (drawn over them after): the
+    body swept along `side_shown`, each face shaded as light from above leaves it, with its
+    pips foreshortened as the face is."""
+    half = die.size / 2.0
+    shown = np.array(die.side_shown)
+    body = np.array(die.body, np.float32)
+    top = _rounded_square(die.x, die.y, half, half, angle=die.angle, corner=corner)
+    swept = cv2.convexHull(np.vstack([top, top + shown]).astype(np.float32))[:, 0, :]
+    swept_pts = swept.astype(np.float64)
+    _fill(layer, swept_pts, _bgr(int(c * 0.55) for c in body))
+    _fill(alpha, swept_pts, 255)
+    rad = math.radians(die.angle)
+    centre = np.array([die.x, die.y])
+    axes = (np.array([math.cos(rad), math.sin(rad)]), np.array([-math.sin(rad), math.cos(rad)]))
+    for k, axis in enumerate(axes):
+        depth = float(shown @ axis)
+        if abs(depth) < 1.0:
+            continue
+        # The face on the side the camera looks from: its top edge is the top face's edge
+        # there, its bottom edge that edge moved by `shown`.
+        middle = centre + axis * half * math.copysign(1.0, depth)
+        along = np.array([-axis[1], axis[0]]) * half
+        inset = 0.8  # the rounded corners: the face's flat part is a little narrower
+        face = np.array(
+            [
+                middle - along * inset + shown * 0.05,
+                middle + along * inset + shown * 0.05,
+                middle + along * inset + shown * 0.95,
+                middle - along * inset + shown * 0.95,
+            ]
+        )
+        _fill(layer, face, _bgr(int(c * (0.68 + 0.1 * k)) for c in body))
+        value = (die.side_value + k) % 6 + 1
+        radius = die.pip_radius * half
+        turn = np.linspace(0.0, 2 * math.pi, 16, endpoint=False)
+        circle = np.stack([np.cos(turn), np.sin(turn)], 1) * radius
+        for px, py in PIP_LAYOUT[value]:
+            at = middle + shown * 0.5 + along * px * 1.1 + shown * py * 0.55
+            pip = at + circle[:, :1] * along / half + circle[:, 1:] * shown / (2 * half)
+            _fill(layer, pip, die.pips)
 
 
 def _draw_pips(
@@ -334,9 +384,21 @@ def _draw_hand(canvas: npt.NDArray[np.float32], hand: Hand) -> None:
     canvas += layer.astype(np.float32) * alpha[..., None]
 
 
-def render(scene: Scene, seed: int = 0) -> Image:
-    """Draws a scene; the same scene and seed always give the same picture."""
+def render(
+    scene: Scene,
+    seed: int = 0,
+    *,
+    ground: Callable[[npt.NDArray[np.float32]], None] | None = None,
+) -> Image:
+    """Draws a scene; the same scene and seed always give the same picture.
+
+    `ground`, when given, draws on the empty tray (a float BGR canvas, before the light falls
+    on it) before the dice: cloth texture, or things lying in the tray that are not dice
+    (`hardware.camera.setups`), so that the dice lie on them and the light and noise fall on
+    both alike."""
     canvas = _background(scene)
+    if ground is not None:
+        ground(canvas)
     for die in scene.dice:
         _draw_die(canvas, die, scene)
     if scene.hand is not None:
