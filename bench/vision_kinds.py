@@ -1,13 +1,14 @@
 """How the dice reader does on kinds of picture other tables take, each on its own.
 
     .venv/bin/python bench/vision_kinds.py [--pictures 40] [--kinds tilted,felt] [--model DIR]
-        [--seed 1] [--json] [--save DIR] [--sheet docs/images/setup-kinds.jpg]
+        [--values FILE.onnx] [--seed 1] [--json] [--save DIR] [--sheet docs/images/setup-kinds.jpg]
 
 Renders `--pictures` pictures of each kind (`hardware.camera.setups.SetupKind`: a tilted
 camera, a wide lens, a colour cast, a dim room, a cheap webcam, felt, things in the tray
 beside the dice; fixed seeds, so every run reads the same pictures), reads each with the
 shipped reader, uncalibrated (or with a table's enrolled value model, `--model DIR`, as
-`tabletop dice read --model` does), and scores it as `bench/vision_accuracy.py` does
+`tabletop dice read --model` does, or another value network, `--values FILE`: one trained
+with `vision.training.train_reader --kinds N --hold-out KIND`), and scores it as `bench/vision_accuracy.py` does
 (`vision.evaluate.Score`): a labelled die is found when a reported box centre lies inside its
 box; read right, not read (unreadable or cocked) and wrong are counted over the dice found.
 The reader was trained on top-down pictures only, so each other kind measures it on a setup it
@@ -142,6 +143,12 @@ def main() -> None:
         + ", ".join(kind.value for kind in SetupKind),
     )  # fmt: skip
     parser.add_argument("--model", type=Path, metavar="DIR", help="a table's enrolled dice")
+    parser.add_argument(
+        "--values",
+        type=Path,
+        metavar="FILE",
+        help="another value network (ONNX) to read with, e.g. one trained with --hold-out",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="one JSON object per kind")
     parser.add_argument("--save", type=Path, metavar="DIR", help="one picture per kind here")
@@ -149,7 +156,9 @@ def main() -> None:
     args = parser.parse_args()
     try:
         kinds = kinds_named(args.kinds)
-        values = ValueClassifier(table_model(args.model)) if args.model else ValueClassifier()
+        if args.model and args.values:
+            raise UserError("--model and --values: give one value network, not two")
+        values = ValueClassifier(table_model(args.model) if args.model else args.values)
     except (UserError, EnrolError) as error:
         parser.error(str(error))
     cv2.setNumThreads(1)
