@@ -4,16 +4,16 @@
         [--values FILE.onnx] [--seed 1] [--json] [--save DIR] [--sheet docs/images/setup-kinds.jpg]
 
 Renders `--pictures` pictures of each kind (`hardware.camera.setups.SetupKind`: a tilted
-camera, a wide lens, a colour cast, a dim room, a cheap webcam, felt, things in the tray
-beside the dice; fixed seeds, so every run reads the same pictures), reads each with the
-shipped reader, uncalibrated (or with a table's enrolled value model, `--model DIR`, as
-`tabletop dice read --model` does, or another value network, `--values FILE`: one trained
-with `vision.training.train_reader --kinds N --hold-out KIND`), and scores it as `bench/vision_accuracy.py` does
-(`vision.evaluate.Score`): a labelled die is found when a reported box centre lies inside its
-box; read right, not read (unreadable or cocked) and wrong are counted over the dice found.
-The reader was trained on top-down pictures only, so each other kind measures it on a setup it
-has not seen. `--save DIR` writes one picture of each kind with its truth boxes; `--sheet`
-writes them as one labelled contact sheet. Progress on stderr.
+camera, a wide lens, a colour cast, a dim room, a cheap webcam, felt, things in the tray beside
+the dice; fixed seeds, so every run reads the same pictures), reads each with the shipped
+reader, uncalibrated (or with a table's enrolled value model, `--model DIR`, as `tabletop dice
+read --model` does, or another value network, `--values FILE`: one trained with
+`vision.training.train_reader --kinds N --hold-out KIND`), and scores it as
+`bench/vision_accuracy.py` does (`vision.evaluate.Score`): a labelled die is found when a
+reported box centre lies inside its box; read right, not read (unreadable or cocked) and wrong
+are counted over the dice found. The reader was trained on top-down pictures only, so each
+other kind measures it on a setup it has not seen. `--save DIR` writes one picture of each kind
+with its truth boxes; `--sheet` writes them as one labelled contact sheet. Progress on stderr.
 """
 
 from __future__ import annotations
