@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from hardware.camera.render import BGR, random_scene, render  # noqa: E402
+from hardware.camera.setups import SetupKind, render_setup  # noqa: E402
 from vision.classify import ValueClassifier  # noqa: E402
 from vision.enrol import enrol  # noqa: E402
 from vision.evaluate import LabelledDie, Score, load_labels, load_photo  # noqa: E402
@@ -79,6 +80,20 @@ def novel_table(folder: Path, photos: int, seed: int) -> dict[str, list[Labelled
             LabelledDie(d.x - h, d.y - h, d.x + h, d.y + h, d.value)
             for d, h in zip(dice, half, strict=True)
         ]
+    return labels
+
+
+def kind_table(
+    folder: Path, photos: int, seed: int, kind: SetupKind
+) -> dict[str, list[LabelledDie]]:
+    """Renders a table of one kind of picture (`hardware.camera.setups`: a tilted camera, a
+    wide lens, ...); writes the photos and returns their labels."""
+    labels: dict[str, list[LabelledDie]] = {}
+    for index in range(photos):
+        picture = render_setup(kind, np.random.default_rng([seed, 7, index]), seed * 7919 + index)
+        name = f"{kind.value}-{index:03d}.png"
+        cv2.imwrite(str(folder / name), picture.image)
+        labels[name] = [LabelledDie(b.x0, b.y0, b.x1, b.y1, b.value) for b in picture.truth]
     return labels
 
 
@@ -150,17 +165,30 @@ def main() -> None:
     parser.add_argument("--share", type=float, default=0.1, help="share enrolled (0.1)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--novel-only", action="store_true", help="leave out the real photos")
+    parser.add_argument(
+        "--kinds",
+        default="",
+        help="also a table of each of these kinds of picture (comma list: "
+        + ", ".join(kind.value for kind in SetupKind)
+        + "), --photos pictures each",
+    )
     args = parser.parse_args()
+    try:
+        kinds = [SetupKind(name.strip()) for name in args.kinds.split(",") if name.strip()]
+    except ValueError as error:
+        parser.error(f"--kinds: {error}")
     cv2.setNumThreads(1)
     results = []
     with tempfile.TemporaryDirectory(prefix="tabletop-novel-") as folder:
         labels = novel_table(Path(folder), args.photos, args.seed)
         results.append(measure("novel dice", Path(folder), labels, args.share, args.seed))
-    if args.novel_only:
-        print(json.dumps(results[0]))
-        return
-    real = load_labels(PHOTOS / "labels.csv")
-    results.append(measure("real photos", PHOTOS / "images", real, args.share, args.seed))
+    for kind in kinds:
+        with tempfile.TemporaryDirectory(prefix=f"tabletop-{kind.value}-") as folder:
+            labels = kind_table(Path(folder), args.photos, args.seed, kind)
+            results.append(measure(kind.value, Path(folder), labels, args.share, args.seed))
+    if not args.novel_only:
+        real = load_labels(PHOTOS / "labels.csv")
+        results.append(measure("real photos", PHOTOS / "images", real, args.share, args.seed))
     for result in results:
         print(json.dumps(result))
 

@@ -20,24 +20,17 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from hardware.camera.setups import DieBox
+
 from .reading import DieStatus, FrameReading
 
 Image = npt.NDArray[np.uint8]
 
 
 @dataclass(frozen=True)
-class LabelledDie:
-    """One die as labelled by a person: its box and the value on top."""
-
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-    value: int
-
-    @property
-    def center(self) -> tuple[float, float]:
-        return ((self.x0 + self.x1) / 2.0, (self.y0 + self.y1) / 2.0)
+class LabelledDie(DieBox):
+    """One die as labelled by a person: its box and the value on top (a rendered picture's
+    `DieBox`, as a person would have boxed it)."""
 
     def contains(self, x: float, y: float) -> bool:
         return self.x0 <= x <= self.x1 and self.y0 <= y <= self.y1

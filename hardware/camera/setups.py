@@ -63,7 +63,8 @@ _DESCRIPTIONS: dict[SetupKind, str] = {
 
 @dataclass(frozen=True)
 class DieBox:
-    """Where one die lies in a picture and the value on top (as `vision.evaluate.LabelledDie`)."""
+    """Where one die lies in a picture and the value on top (a `vision.evaluate.LabelledDie`
+    is one, as a person boxed it)."""
 
     x0: float
     y0: float
