@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from hardware.camera.render import BGR, DIE_STYLES, HARD_DIE_STYLES, RenderedDie, Scene, render
-from vision.training.harvest import TruthDie, pip_contrast
+from hardware.camera.setups import SetupKind, setup_examples
+from vision.training.harvest import TruthDie, other_tables, pip_contrast
 
 
 def contrast_of(style: tuple[BGR, BGR], value: int) -> float:
@@ -29,3 +31,20 @@ def test_red_pips_on_a_dark_die_are_faint(style: tuple[BGR, BGR]) -> None:
 def test_a_single_pip_is_faint_on_any_die() -> None:
     # One pip covers less than a tenth of the middle, so a 1 counts among the faint dice.
     assert all(contrast_of(style, 1) < 50 for style in DIE_STYLES)
+
+
+def test_other_tables_leave_out_the_kinds_held_out() -> None:
+    """Training without a kind (--hold-out) must never see one of its pictures: with every kind
+    but felt held out, the pictures are felt's, in the order felt alone gives them."""
+    others = [kind.value for kind in SetupKind if kind is not SetupKind.FELT]
+    taken = list(other_tables(3, 11, hold_out=others))
+    alone = list(setup_examples([SetupKind.FELT], 3, 11))
+    assert len(taken) == 3
+    for (image, truth), picture in zip(taken, alone, strict=True):
+        assert np.array_equal(image, picture.image)
+        assert [(round(t.x), round(t.y), t.label) for t in truth] == [
+            (round((b.x0 + b.x1) / 2), round((b.y0 + b.y1) / 2), b.value) for b in picture.truth
+        ]
+    # and the felt pictures are not what the kinds in turn give
+    mixed = [image for image, _ in other_tables(3, 11)]
+    assert not np.array_equal(mixed[1], taken[1])

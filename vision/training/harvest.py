@@ -9,7 +9,7 @@ Known dice are added again with jitter in place, size and turn, so each real die
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -17,8 +17,8 @@ import numpy as np
 import numpy.typing as npt
 
 from hardware.camera.render import BGR, DIE_STYLES, random_scene, render
+from hardware.camera.setups import DieBox, SetupKind, setup_examples
 from vision.classify import COCKED, NO_DIE, VALUE_CROP, crop, squared_crop
-from vision.evaluate import LabelledDie
 from vision.locate import DEFAULT_SIZES, find_candidates
 
 Image = npt.NDArray[np.uint8]
@@ -47,11 +47,23 @@ class TruthDie:
         return self.side * (abs(math.cos(turn)) + abs(math.sin(turn)))
 
 
-def from_labels(labels: list[LabelledDie]) -> list[TruthDie]:
+def from_labels(labels: Sequence[DieBox]) -> list[TruthDie]:
     return [
         TruthDie((d.x0 + d.x1) / 2, (d.y0 + d.y1) / 2, max(d.x1 - d.x0, d.y1 - d.y0), d.value)
         for d in labels
     ]
+
+
+def other_tables(
+    count: int, seed: int, hold_out: Collection[str] = ()
+) -> Iterator[tuple[Image, list[TruthDie]]]:
+    """`count` pictures of other tables' kinds (`hardware.camera.setups`) and their truth,
+    the kinds named in `hold_out` left out, so a reader can be measured on a kind unseen.
+    Each die is boxed whole (on a tilted camera's picture, top and side faces), as a person
+    boxes a photo, so it is cut as the labelled real photos are."""
+    kinds = [kind for kind in SetupKind if kind.value not in hold_out]
+    for picture in setup_examples(kinds, count, seed):
+        yield picture.image, from_labels(picture.truth)
 
 
 def pip_contrast(image: Image, die: TruthDie) -> float:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +23,12 @@ import torch
 from torch import nn
 
 from hardware.camera.render import BGR, DIE_STYLES, TRAINING_DIE_STYLES
+from hardware.camera.setups import SetupKind
 from vision.classify import CLASS_COUNT, CROP, DieClassifier
 from vision.evaluate import Score, fold_of, load_labels, score_photos
 from vision.progress import progress
 from vision.reader import DiceReader
-from vision.training.harvest import from_labels, harvest, rendered_examples
+from vision.training.harvest import from_labels, harvest, other_tables, rendered_examples
 
 ROOT = Path(__file__).resolve().parents[2]
 PHOTOS = ROOT / "tests" / "data" / "dice-tray"
@@ -189,6 +191,8 @@ def harvest_all(
     *,
     styles: tuple[tuple[BGR, BGR], ...] = DIE_STYLES,
     packed: float = 0.0,
+    kinds: int = 0,
+    hold_out: Collection[str] = (),
 ) -> tuple[dict[str, Any], np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     labels = load_labels(PHOTOS / "labels.csv")
@@ -198,6 +202,11 @@ def harvest_all(
     crops: list[np.ndarray] = []
     classes: list[int] = []
     for image, truth in rendered_examples(rendered, seed, styles=styles, packed=packed):
+        c, k = harvest(image, truth, rng, copies=1)
+        crops += c
+        classes += k
+    # Other tables' pictures (issue 34): their coins, pencils and noise teach "no die" too.
+    for image, truth in other_tables(kinds, seed + 3000, hold_out):
         c, k = harvest(image, truth, rng, copies=1)
         crops += c
         classes += k
@@ -228,6 +237,20 @@ def main() -> int:
         action="store_true",
         help="render only the simulated table's die looks (not the harder dark ones as well)",
     )
+    parser.add_argument(
+        "--kinds",
+        type=int,
+        default=0,
+        help="pictures of other tables' kinds (hardware.camera.setups), the kinds in turn",
+    )
+    parser.add_argument(
+        "--hold-out",
+        nargs="*",
+        default=[],
+        metavar="KIND",
+        choices=[kind.value for kind in SetupKind],
+        help="kinds of picture left out of training, to measure the reader on a setup unseen",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=MODEL)
     # The whole reader's cross-validation (detector and value reader together) is
@@ -257,7 +280,14 @@ def main() -> int:
     names = sorted(labels)
     if not args.rescore:
         styles = DIE_STYLES if args.plain_looks else TRAINING_DIE_STYLES
-        real, rx, ry = harvest_all(args.rendered, args.seed, styles=styles, packed=args.packed)
+        real, rx, ry = harvest_all(
+            args.rendered,
+            args.seed,
+            styles=styles,
+            packed=args.packed,
+            kinds=args.kinds,
+            hold_out=args.hold_out,
+        )
     args.fold_models.mkdir(parents=True, exist_ok=True)
     if args.folds:
         total = Score()

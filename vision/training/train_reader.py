@@ -29,10 +29,16 @@ import torch
 from torch import nn
 
 from hardware.camera.render import DIE_STYLES, TRAINING_DIE_STYLES, random_scene, render
-from hardware.camera.setups import SetupKind, setup_examples
+from hardware.camera.setups import SetupKind
 from vision.classify import COCKED, VALUE_CLASSES, VALUE_CROP, VALUE_SCALE, squared_crop
-from vision.evaluate import LabelledDie, fold_of, load_labels
-from vision.training.harvest import TruthDie, from_labels, pip_contrast, rendered_examples
+from vision.evaluate import fold_of, load_labels
+from vision.training.harvest import (
+    TruthDie,
+    from_labels,
+    other_tables,
+    pip_contrast,
+    rendered_examples,
+)
 from vision.training.train_classifier import (
     PHOTOS,
     ROOT,
@@ -244,14 +250,11 @@ def main() -> int:
         c, k = looks(image, truth, rng, 2, close=1)
         rendered_x += c
         rendered_y += k
-    kinds = [kind for kind in SetupKind if kind.value not in args.hold_out]
-    if args.kinds > 0:
-        # Other tables' pictures (issue 34): each die boxed whole, as a person labels a photo.
-        for picture in setup_examples(kinds, args.kinds, args.seed + 3000):
-            boxes = [LabelledDie(b.x0, b.y0, b.x1, b.y1, b.value) for b in picture.truth]
-            c, k = looks(picture.image, from_labels(boxes), rng, 2, close=1)
-            rendered_x += c
-            rendered_y += k
+    # Other tables' pictures (issue 34), whole kinds held out to measure a setup unseen.
+    for image, truth in other_tables(args.kinds, args.seed + 3000, args.hold_out):
+        c, k = looks(image, truth, rng, 2, close=1)
+        rendered_x += c
+        rendered_y += k
     c, k = cocked_looks(args.cocked, args.seed + 2000, 4)
     rendered_x += c
     rendered_y += k
