@@ -594,7 +594,8 @@ class SimulatedTable:
         # A finished game clears the table's alerts, and a part back online its own; let that
         # reach us before counting (it returns as soon as they are clear; a loaded 2-core host
         # took over 3 s at times, and a restarted daemon or broker takes a few more).
-        settle = time.monotonic() + 20.0
+        # A table that stalled settles no more: what it waited for is said, and its alerts stay.
+        settle = time.monotonic() + (0.0 if self.summary.stalls else 20.0)
         while time.monotonic() < settle:
             self._drain(client)
             seen = self._visible(client)
