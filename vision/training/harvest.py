@@ -8,6 +8,7 @@ Known dice are added again with jitter in place, size and turn, so each real die
 
 from __future__ import annotations
 
+import argparse
 import math
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
@@ -52,6 +53,24 @@ def from_labels(labels: Sequence[DieBox]) -> list[TruthDie]:
         TruthDie((d.x0 + d.x1) / 2, (d.y0 + d.y1) / 2, max(d.x1 - d.x0, d.y1 - d.y0), d.value)
         for d in labels
     ]
+
+
+def add_other_tables_options(parser: argparse.ArgumentParser) -> None:
+    """The training scripts' `--kinds N` and `--hold-out KIND ...` (for `other_tables`)."""
+    parser.add_argument(
+        "--kinds",
+        type=int,
+        default=0,
+        help="pictures of other tables' kinds (hardware.camera.setups), the kinds in turn",
+    )
+    parser.add_argument(
+        "--hold-out",
+        nargs="*",
+        default=[],
+        metavar="KIND",
+        choices=[kind.value for kind in SetupKind],
+        help="kinds of picture left out of training, to measure the reader on a setup unseen",
+    )
 
 
 def other_tables(

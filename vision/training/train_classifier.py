@@ -23,12 +23,17 @@ import torch
 from torch import nn
 
 from hardware.camera.render import BGR, DIE_STYLES, TRAINING_DIE_STYLES
-from hardware.camera.setups import SetupKind
 from vision.classify import CLASS_COUNT, CROP, DieClassifier
 from vision.evaluate import Score, fold_of, load_labels, score_photos
 from vision.progress import progress
 from vision.reader import DiceReader
-from vision.training.harvest import from_labels, harvest, other_tables, rendered_examples
+from vision.training.harvest import (
+    add_other_tables_options,
+    from_labels,
+    harvest,
+    other_tables,
+    rendered_examples,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 PHOTOS = ROOT / "tests" / "data" / "dice-tray"
@@ -237,20 +242,7 @@ def main() -> int:
         action="store_true",
         help="render only the simulated table's die looks (not the harder dark ones as well)",
     )
-    parser.add_argument(
-        "--kinds",
-        type=int,
-        default=0,
-        help="pictures of other tables' kinds (hardware.camera.setups), the kinds in turn",
-    )
-    parser.add_argument(
-        "--hold-out",
-        nargs="*",
-        default=[],
-        metavar="KIND",
-        choices=[kind.value for kind in SetupKind],
-        help="kinds of picture left out of training, to measure the reader on a setup unseen",
-    )
+    add_other_tables_options(parser)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=MODEL)
     # The whole reader's cross-validation (detector and value reader together) is

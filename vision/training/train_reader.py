@@ -29,11 +29,11 @@ import torch
 from torch import nn
 
 from hardware.camera.render import DIE_STYLES, TRAINING_DIE_STYLES, random_scene, render
-from hardware.camera.setups import SetupKind
 from vision.classify import COCKED, VALUE_CLASSES, VALUE_CROP, VALUE_SCALE, squared_crop
 from vision.evaluate import fold_of, load_labels
 from vision.training.harvest import (
     TruthDie,
+    add_other_tables_options,
     from_labels,
     other_tables,
     pip_contrast,
@@ -198,20 +198,7 @@ def main() -> int:
         action="store_true",
         help="render only the simulated table's die looks (not the harder dark ones as well)",
     )
-    parser.add_argument(
-        "--kinds",
-        type=int,
-        default=0,
-        help="pictures of other tables' kinds (hardware.camera.setups), the kinds in turn",
-    )
-    parser.add_argument(
-        "--hold-out",
-        nargs="*",
-        default=[],
-        metavar="KIND",
-        choices=[kind.value for kind in SetupKind],
-        help="kinds of picture left out of training, to measure the reader on a setup unseen",
-    )
+    add_other_tables_options(parser)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=MODEL)
     parser.add_argument("--fold-models", type=Path, default=ROOT / "out" / "folds")
