@@ -6,8 +6,8 @@ tray. Each `SetupKind` renders one such way a table differs from ours, so that a
 trained without a kind and measured on it (`bench/vision_kinds.py`): the figure then says how
 it does on a setup it has never seen.
 
-Every picture is 640x480 BGR and carries the box and value of each die in it (`DieBox`: the
-same fields as `vision.evaluate.LabelledDie`, which this floor may not import). Pictures are
+Every picture is 640x480 BGR and carries the box and value of each die in it (`DieBox`; a
+person's label, `vision.evaluate.LabelledDie`, is one with a test for a point). Pictures are
 built from `hardware.camera.render`: a top-down scene drawn as the simulated camera draws it,
 then changed as the kind's camera, light or tray would change it.
 """
