@@ -1,7 +1,8 @@
 """How the dice reader does on kinds of picture other tables take, each on its own.
 
     .venv/bin/python bench/vision_kinds.py [--pictures 40] [--kinds tilted,felt] [--model DIR]
-        [--values FILE.onnx] [--seed 1] [--json] [--save DIR] [--sheet docs/images/setup-kinds.jpg]
+        [--values FILE.onnx] [--detector FILE.onnx] [--seed 1] [--json] [--save DIR]
+        [--sheet docs/images/setup-kinds.jpg]
 
 Renders `--pictures` pictures of each kind (`hardware.camera.setups.SetupKind`: a tilted
 camera, a wide lens, a colour cast, a dim room, a cheap webcam, felt, things in the tray beside
@@ -32,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from errors import UserError  # noqa: E402
 from hardware.camera.setups import SetupKind, SetupPicture, render_setup  # noqa: E402
-from vision.classify import ValueClassifier  # noqa: E402
+from vision.classify import DieClassifier, ValueClassifier  # noqa: E402
 from vision.enrol import EnrolError, table_model  # noqa: E402
 from vision.evaluate import LabelledDie, Score  # noqa: E402
 from vision.progress import progress  # noqa: E402
@@ -149,6 +150,12 @@ def main() -> None:
         metavar="FILE",
         help="another value network (ONNX) to read with, e.g. one trained with --hold-out",
     )
+    parser.add_argument(
+        "--detector",
+        type=Path,
+        metavar="FILE",
+        help="another die-or-not network (ONNX), e.g. one trained with --kinds",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="one JSON object per kind")
     parser.add_argument("--save", type=Path, metavar="DIR", help="one picture per kind here")
@@ -173,7 +180,7 @@ def main() -> None:
             cv2.imwrite(str(args.sheet), contact_sheet(examples), [cv2.IMWRITE_JPEG_QUALITY, 80])
     if args.pictures <= 0:
         return
-    reader = DiceReader(values=values)
+    reader = DiceReader(DieClassifier(args.detector), values=values)
     reader.load()
     rows = [row(kind, args.pictures, score_kind(kind, args.pictures, args.seed, reader))
             for kind in kinds]  # fmt: skip
