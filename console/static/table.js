@@ -274,8 +274,13 @@ const TableView = (() => {
       if (state.phase === "finished") parts.push("The game is over");
     } else if (game === "showdown") {
       if (state.phase === "finished") parts.push("The shootout is over");
-      else if (state.round) parts.push(`Round ${state.round} of ${state.rounds || 3}` +
-                                       (SHOWDOWN_PHASES[state.phase] ? `: ${SHOWDOWN_PHASES[state.phase]}` : ""));
+      else if (state.round) {
+        // "If the score is tied, then play an additional round, or rounds" (the seed).
+        const rounds = state.rounds || 3;
+        const which = state.round > rounds ? `Round ${state.round}, a tie-break round`
+                                           : `Round ${state.round} of ${rounds}`;
+        parts.push(which + (SHOWDOWN_PHASES[state.phase] ? `: ${SHOWDOWN_PHASES[state.phase]}` : ""));
+      }
     }
     const words = parts.filter(Boolean).join(" · ");
     return words.charAt(0).toUpperCase() + words.slice(1);

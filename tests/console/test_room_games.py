@@ -218,6 +218,24 @@ def test_the_phase_or_round_is_said_in_words_under_the_prompt(
     assert 0 <= phase["y"] - (prompt["y"] + prompt["height"]) < 20  # right under the prompt
 
 
+def test_a_showdown_tie_break_round_is_not_counted_as_one_of_three(
+    table: Table, page: Page
+) -> None:
+    """The seed: "If the score is tied, then play an additional round, or rounds, until one
+    player has the highest score." Round 4 is no "Round 4 of 3" on the people's screens."""
+    page.goto(table.console.url)
+    expect(page.locator("#connection")).to_have_text("Table online")
+    _play(table, _showdown())
+    wait_for(page, lambda data: (data.get("state") or {}).get("round") == 1)
+    expect(page.locator("#phase")).to_have_text("Round 1 of 3: stare down")
+    # The daemon's retained public state as it stands in a tie-break round (the same view,
+    # one command on): reaching it by play takes three tied rounds.
+    state = dict(snapshot(page)["state"])
+    state.update(round=4, seq=state["seq"] + 1)
+    table.publish_as_daemon("game/state", state)
+    expect(page.locator("#phase")).to_have_text("Round 4, a tie-break round: stare down")
+
+
 # Each page's parts that must not overlap one another, and must stay inside the screen.
 LAYOUT = """() => {
   const boxes = (selector) => [...document.querySelectorAll(selector)]
