@@ -34,6 +34,7 @@ from vision.training.harvest import (
     other_tables,
     rendered_examples,
 )
+from vision.training.imitate import imitate_cameras
 
 ROOT = Path(__file__).resolve().parents[2]
 PHOTOS = ROOT / "tests" / "data" / "dice-tray"
@@ -142,10 +143,12 @@ def train_model(
     per_crop_light: bool = False,
     grey: float = 0.2,
     neighbours: float = 0.0,
+    cameras: float = 0.0,
 ) -> nn.Sequential:
     """Adam with a one-cycle schedule, batches of 128, augmented as `augment` says; light
     varies per batch, or per crop (`vary_light`) when `per_crop_light`; a share `neighbours`
-    of the crops shows a piece of another die at an edge (`neighbour_strips`)."""
+    of the crops shows a piece of another die at an edge (`neighbour_strips`), and a share
+    `cameras` is seen as other cameras see (`imitate_cameras`)."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     steps = epochs * ((len(x) + 127) // 128)
@@ -159,10 +162,13 @@ def train_model(
             for start in range(0, len(x), 128):
                 pick = order[start : start + 128]
                 raw = neighbour_strips(x[pick], rng, neighbours) if neighbours else x[pick]
+                turned = augment(raw, rng, grey)
+                if cameras:
+                    turned = imitate_cameras(turned, rng, cameras)
                 if per_crop_light:
-                    batch = to_tensor(vary_light(augment(raw, rng, grey), rng))
+                    batch = to_tensor(vary_light(turned, rng))
                 else:
-                    batch = to_tensor(augment(raw, rng, grey))
+                    batch = to_tensor(turned)
                     gain = float(rng.uniform(0.7, 1.3))
                     batch = batch * gain + float(rng.uniform(-0.15, 0.15))
                 loss = nn.functional.cross_entropy(model(batch), torch.from_numpy(y[pick]).long())

@@ -198,6 +198,12 @@ def main() -> int:
         action="store_true",
         help="render only the simulated table's die looks (not the harder dark ones as well)",
     )
+    parser.add_argument(
+        "--cameras",
+        type=float,
+        default=0.0,
+        help="share of training crops seen as other cameras see them (imitate_cameras)",
+    )
     add_other_tables_options(parser)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=MODEL)
@@ -277,6 +283,7 @@ def main() -> int:
             per_crop_light=True,
             grey=args.grey,
             neighbours=args.neighbours,
+            cameras=args.cameras,
         )
         export(model, args.fold_models / f"values-fold{fold}-of-{args.folds}.onnx", VALUE_CROP)
         # Held-out check on cuts at the labelled place, four quarter turns pooled.
@@ -310,6 +317,7 @@ def main() -> int:
             per_crop_light=True,
             grey=args.grey,
             neighbours=args.neighbours,
+            cameras=args.cameras,
         )
         export(final, args.out, VALUE_CROP)
         print(f"wrote {args.out}", file=sys.stderr)
