@@ -9,7 +9,9 @@ ThrowWatcher and the reader with the committed models, uncalibrated. A throw cou
 when it was announced cocked or unreadable (the table asks for a re-throw), "wrong" when it
 was announced with other values, and "silent" when nothing was announced before the next hand.
 With `--cocked N`, N dice of every throw end up cocked (tilted 35 degrees): such a throw is
-"right" only when it is announced cocked, and "wrong" when it is announced with values.
+"right" when it is announced cocked, "unclear" when the watcher doubts the camera instead (a
+die leaning three throws running, as every throw here has one, is what a camera at a slant
+shows: `vision.watch.slanted_view`), and "wrong" when it is announced with values.
 """
 
 from __future__ import annotations
@@ -51,7 +53,13 @@ def play_tray(
         if kind is None:
             outcomes["silent"] += 1
         elif None in values:
-            key = {ThrowEventKind.COCKED: "right", ThrowEventKind.UNREADABLE: "not read"}
+            key = {
+                ThrowEventKind.COCKED: "right",
+                ThrowEventKind.UNREADABLE: "not read",
+                # No value given: a throw with a die leaning three times running doubts the
+                # camera (vision.watch.slanted_view).
+                ThrowEventKind.UNCLEAR: "unclear",
+            }
             outcomes[key.get(kind, "wrong")] += 1
         elif kind is ThrowEventKind.UNCLEAR:
             outcomes["unclear"] += 1

@@ -232,6 +232,7 @@ class ThrowWatcher:
     # expect, the reader searches only around it (a third of the work uncalibrated), and the
     # full search checks any reading that does not give the expected count.
     _die_size: float | None = None
+    _cocked_run: int = 0  # throws announced cocked in a row (see `slanted_view`)
 
     def expect(self, expectation: Expectation | None) -> None:
         """Tells the watcher what the next throw should be (None: anything). It holds for one
@@ -374,12 +375,21 @@ class ThrowWatcher:
             )
         statuses = {d.status for d in reading.dice}
         if DieStatus.COCKED in statuses:
+            self._cocked_run += 1
+            slant = slanted_view(reading, self._cocked_run)
+            if slant:
+                return ThrowEvent(
+                    ThrowEventKind.UNCLEAR, index, stamp, reading.values, reading, slant, who,
+                    origins,
+                )  # fmt: skip
             kind = ThrowEventKind.COCKED
             reason = "a die is leaning on something: no face is up"
         elif DieStatus.UNREADABLE in statuses:
+            self._cocked_run = 0
             kind = ThrowEventKind.UNREADABLE
             reason = "a die could not be read for sure"
         else:
+            self._cocked_run = 0
             kind = ThrowEventKind.ROLLED
             self._die_size = die_side(reading)
         return ThrowEvent(kind, index, stamp, reading.values, reading, reason, who, origins)
@@ -415,6 +425,32 @@ class ThrowWatcher:
         """Every event from a sequence of (image, timestamp) pairs."""
         for image, stamp in frames:
             yield from self.feed(image, stamp)
+
+
+SLANT_RUN = 3  # throws in a row with a die that looks cocked before the camera is doubted
+CAMERA_ADVICE = (
+    "the camera may be looking at the tray at a slant: mount it straight above the tray, "
+    "then throw again"
+)
+
+
+def slanted_view(reading: FrameReading, cocked_run: int) -> str:
+    """Why a throw that reads as cocked may be the camera's fault, in words ("" when nothing
+    says so). A die seen from the side shows its side faces, as only a leaning die does from
+    straight above, so a camera at a slant makes most dice look cocked (docs/vision.md, Other
+    tables). Real dice seldom lean, and two in three of a throw at once, or a throw with a
+    leaning die `SLANT_RUN` times in a row, point at the camera. The throw is then `unclear`
+    with this advice, rather than `cocked` again and again with no hint why."""
+    cocked = sum(d.status is DieStatus.COCKED for d in reading.dice)
+    dice = len(reading.dice)
+    if cocked >= 2 and 3 * cocked >= 2 * dice:
+        return f"{cocked} of {dice} dice look as if leaning on something; {CAMERA_ADVICE}"
+    if cocked and cocked_run >= SLANT_RUN:
+        return (
+            f"each of the last {cocked_run} throws had a die that looks as if leaning on "
+            f"something; {CAMERA_ADVICE}"
+        )
+    return ""
 
 
 def values_of(events: Iterable[ThrowEvent]) -> list[tuple[int, ...]]:

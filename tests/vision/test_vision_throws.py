@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from hardware.camera import SimulatedCamera, ThrowPlan
+from hardware.camera.setups import SetupKind, render_setup
 from vision.reader import DiceReader
-from vision.watch import ThrowEvent, ThrowEventKind, ThrowWatcher, values_of
+from vision.reading import DieReading, DieStatus, FrameReading
+from vision.watch import ThrowEvent, ThrowEventKind, ThrowWatcher, slanted_view, values_of
 
 
 def watch(camera: SimulatedCamera, reader: DiceReader) -> list[ThrowEvent]:
@@ -91,3 +95,46 @@ def test_dice_thrown_in_from_the_edge_together_are_a_throw_not_a_hand(reader: Di
     assert values_of(events) == [tuple(sorted(truths[0])), tuple(sorted(truths[1]))]
     hands = [e for e in events if e.kind is ThrowEventKind.HAND]
     assert len(hands) == 1 and camera.rendered[hands[0].frame].phase == "hand"
+
+
+def test_three_cocked_throws_in_a_row_doubt_the_camera(reader: DiceReader) -> None:
+    # Real dice seldom lean three throws running; a camera at a slant makes every die look so.
+    plans = [ThrowPlan(dice=1, cocked=1, hand_first=k > 0) for k in range(3)]
+    events = watch(SimulatedCamera(plans, seed=21, die_size=44), reader)
+    quiet = (ThrowEventKind.ROLLING, ThrowEventKind.HAND, ThrowEventKind.CLEARED)
+    settled = [e for e in events if e.kind not in quiet]
+    assert kinds(settled) == [ThrowEventKind.COCKED] * 2 + [ThrowEventKind.UNCLEAR]
+    assert "each of the last 3 throws had a die that looks as if leaning" in settled[2].reason
+    assert "mount it straight above the tray" in settled[2].reason
+    assert values_of(events) == []
+
+
+def leaning(count: int, flat: int) -> FrameReading:
+    cocked = [
+        DieReading(None, 0.9, (40 * i, 0, 40 * i + 30, 30), DieStatus.COCKED) for i in range(count)
+    ]
+    read = [
+        DieReading(4, 0.99, (40 * i, 80, 40 * i + 30, 110), DieStatus.READ) for i in range(flat)
+    ]
+    return FrameReading(tuple(cocked + read))
+
+
+def test_most_dice_of_one_throw_leaning_doubt_the_camera() -> None:
+    assert slanted_view(leaning(3, 1), 1).startswith("3 of 4 dice look as if leaning on something")
+    assert slanted_view(leaning(2, 1), 1).startswith("2 of 3 dice")
+    # One die leaning, or two among many, is a throw like any other: cocked, no advice.
+    assert slanted_view(leaning(1, 0), 1) == ""
+    assert slanted_view(leaning(1, 2), 2) == ""
+    assert slanted_view(leaning(2, 4), 1) == ""
+    assert slanted_view(leaning(1, 2), 3).startswith("each of the last 3 throws")
+
+
+def test_a_tilted_camera_is_doubted_and_a_top_down_one_is_not(reader: DiceReader) -> None:
+    """The reader's own readings: pictures of a camera 20-45 degrees off vertical make most
+    throws of four dice look leaning; top-down pictures of the same dice never do."""
+    rng = np.random.default_rng(4)
+    tilted = [render_setup(SetupKind.TILTED, rng, seed, dice=4) for seed in range(6)]
+    flat = [render_setup(SetupKind.TOP_DOWN, rng, seed, dice=4) for seed in range(6)]
+    doubted = [bool(slanted_view(reader.read(p.image), 1)) for p in tilted]
+    assert sum(doubted) >= 4, doubted
+    assert not any(slanted_view(reader.read(p.image), 1) for p in flat)
