@@ -128,10 +128,15 @@
     }
   });
 
-  document.addEventListener("table-rendered", (event) => {
-    const next = event.detail.photo;
+  function shown(snapshot) {
+    const next = snapshot.photo;
     section.hidden = !next;
     if (!next) { photo = null; return; }
     if (!photo || photo.id !== next.id) load(next);
-  });
+  }
+  document.addEventListener("table-rendered", (event) => shown(event.detail));
+  // This script may run after the page's first snapshot came (deferred scripts wait for each
+  // other's download, and the stream's messages are handled meanwhile): a photo retained
+  // before the page opened would not show until the next throw.
+  if (window.tableSnapshot) shown(window.tableSnapshot);
 })();

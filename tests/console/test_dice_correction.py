@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from typing import Any
 import cv2
 import numpy as np
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
 from bridge.bridge import Bridge
 from bridge.dice import PHOTO, PICTURE, photo_of
@@ -323,3 +324,23 @@ def test_the_table_file_names_the_corrections_folder(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="camera.corrections: expected text"):
         parse_config({**raw, "camera": {"corrections": 3}})
     assert default_folder("main").parts[-3:] == ("tabletop", "corrections", "main")
+
+
+def test_a_throw_photographed_before_the_page_opened_shows_on_it(
+    table: Table, page: Page, bridge: Bridge
+) -> None:
+    # The photo is retained when the page opens, and the correction's script comes late (as
+    # over a slow link): the page's first snapshot is in before that script listens for one.
+    awaiting_three_dice(table)
+    open_correction(table, page)
+
+    def late(route: Route) -> None:
+        time.sleep(1.5)
+        route.continue_()
+
+    page.route("**/static/correct.js", late)
+    page.reload()
+    expect(page.locator("#connection")).to_have_text("Table online")
+    expect(page.locator("#correction")).to_be_visible(timeout=5_000)
+    page.wait_for_function("document.getElementById('correction-image').naturalWidth === 640")
+    expect(page.locator(".correction-die")).to_have_count(2)
