@@ -13,7 +13,9 @@ read --model` does, or another value network, `--values FILE`: one trained with
 `bench/vision_accuracy.py` does (`vision.evaluate.Score`): a labelled die is found when a
 reported box centre lies inside its box; read right, not read (unreadable or cocked) and wrong
 are counted over the dice found. The reader was trained on top-down pictures only, so each
-other kind measures it on a setup it has not seen. `--save DIR` writes one picture of each kind
+other kind measures it on a setup it has not seen. "Camera doubted" counts the pictures that,
+read as a throw, would make the watcher say the camera may be at a slant (two in three of the
+dice look cocked: `vision.watch.slanted_view`). `--save DIR` writes one picture of each kind
 with its truth boxes; `--sheet` writes them as one labelled contact sheet. Progress on stderr.
 """
 
@@ -38,6 +40,7 @@ from vision.enrol import EnrolError, table_model  # noqa: E402
 from vision.evaluate import LabelledDie, Score  # noqa: E402
 from vision.progress import progress  # noqa: E402
 from vision.reader import DiceReader  # noqa: E402
+from vision.watch import slanted_view  # noqa: E402
 
 Image = npt.NDArray[np.uint8]
 
@@ -90,22 +93,28 @@ def with_truth(pic: SetupPicture) -> Image:
     return image
 
 
-def score_kind(kind: SetupKind, pictures: int, seed: int, reader: DiceReader) -> Score:
+def score_kind(kind: SetupKind, pictures: int, seed: int, reader: DiceReader) -> tuple[Score, int]:
+    """The kind's pictures scored, and in how many of them the watcher would doubt the camera
+    (`vision.watch.slanted_view`: most of a throw's dice look cocked)."""
     total = Score()
+    doubted = 0
     with progress(pictures, f"{kind.value}: pictures read") as step:
         for index in range(pictures):
             pic = picture(kind, index, seed)
             reading = reader.read(pic.image)
             total.add(f"{kind.value}-{index:03d}", labelled(pic), reading)
+            doubted += bool(slanted_view(reading, 1))
             step(f"{len(pic.truth)} dice, {len(reading.dice)} reported")
-    return total
+    return total, doubted
 
 
-def row(kind: SetupKind, pictures: int, result: Score) -> dict[str, object]:
+def row(kind: SetupKind, pictures: int, scored: tuple[Score, int]) -> dict[str, object]:
+    result, doubted = scored
     found = result.found
     return {
         "kind": kind.value,
         "pictures": pictures,
+        "camera_doubted": doubted,
         "dice": result.labelled,
         "found": found,
         "found_share": round(result.recall, 4),
@@ -125,14 +134,15 @@ def percent(share: object) -> str:
 def show(rows: list[dict[str, object]]) -> None:
     print(
         "| kind | pictures | dice | found | reported (not a die) | read right | not read | wrong |"
+        " camera doubted |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
         print(
             f"| {r['kind']} | {r['pictures']} | {r['dice']} | {percent(r['found_share'])} | "
             f"{r['reported']} ({int(str(r['reported'])) - int(str(r['found']))}) | "
             f"{percent(r['read_right_share'])} | {r['not_read']} | "
-            f"{r['wrong']} ({percent(r['wrong_share'])}) |"
+            f"{r['wrong']} ({percent(r['wrong_share'])}) | {r['camera_doubted']} |"
         )
 
 

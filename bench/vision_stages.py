@@ -1,6 +1,6 @@
 """What each stage of the dice reader earns: the reader read with one stage turned off at a time.
 
-    .venv/bin/python bench/vision_stages.py --photos [--fold-models out/folds] [--folds 5]
+    .venv/bin/python bench/vision_stages.py --photos [--fold-models out/folds] [--folds 5 | 0]
     .venv/bin/python bench/vision_stages.py --kinds all [--pictures 40] [--values FILE]
         [--detector FILE] [--seed 1]
     ... [--stages full,no-pips] [--json]
@@ -13,6 +13,8 @@ fewer dice were found than the game expects, `DiceReader.recount`).
 
 `--photos` reads the real photos cross-validated, as `vision.training.cross_validate` does:
 each photo by the fold models that never saw it (both training scripts' `--fold-models`).
+`--photos --folds 0` reads them with the shipped networks (or `--values`, `--detector`), which
+were trained on every photo: each stage then rescues fewer dice than on photos never seen.
 `--kinds` reads rendered pictures of other tables' kinds (`bench/vision_kinds.py`'s pictures).
 Scored as `bench/vision_accuracy.py` scores (`vision.evaluate.Score`); the time is the mean
 wall time of one `read` on this machine, to compare variants run together, not machines.
@@ -143,8 +145,8 @@ def main() -> None:
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--fold-models", type=Path, default=ROOT / "out" / "folds")
     parser.add_argument("--pictures", type=int, default=40, help="pictures per kind (40)")
-    parser.add_argument("--values", type=Path, help="a value network (ONNX) for --kinds")
-    parser.add_argument("--detector", type=Path, help="a die-or-not network (ONNX) for --kinds")
+    parser.add_argument("--values", type=Path, help="a value network (ONNX), without folds")
+    parser.add_argument("--detector", type=Path, help="a die-or-not network (ONNX), without folds")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--stages", default=",".join(STAGES), help="comma list of: " + ", ".join(STAGES)
@@ -156,7 +158,7 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown stage {', '.join(unknown)}; the stages: {', '.join(STAGES)}")
     cv2.setNumThreads(1)
-    if args.photos:
+    if args.photos and args.folds > 0:
         examples = list(real_photos(args.folds))
         networks = {
             fold: (
@@ -166,7 +168,10 @@ def main() -> None:
             for fold in range(args.folds)
         }
     else:
-        examples = list(kind_pictures(args.kinds, args.pictures, args.seed))
+        if args.photos:  # --folds 0: one pair of networks (they may have seen the photos)
+            examples = [(0, example) for _, example in real_photos(1)]
+        else:
+            examples = list(kind_pictures(args.kinds, args.pictures, args.seed))
         networks = {0: (DieClassifier(args.detector), ValueClassifier(args.values))}
 
     def readers(settings: ReaderSettings) -> dict[int, DiceReader]:
