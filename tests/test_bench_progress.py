@@ -49,3 +49,32 @@ def test_the_cocked_dice_benchmark_prints_a_line_per_die() -> None:
     assert [line.split(" (")[0] for line in lines] == ["cocked dice: 1/2", "cocked dice: 2/2"]
     assert lines[1].endswith("given a value so far")
     assert done.stdout.startswith("2 cocked dice: ")
+
+
+def test_the_kinds_benchmark_says_where_the_camera_would_be_doubted() -> None:
+    done = bench("vision_kinds.py", "--kinds", "tilted,top-down", "--pictures", "4", "--json")
+    rows = {row["kind"]: row for row in map(json.loads, done.stdout.splitlines())}
+    assert rows["top-down"]["camera_doubted"] == 0  # a camera straight above: never
+    assert rows["tilted"]["camera_doubted"] >= 2  # most dice of a tilted picture look cocked
+    assert [line.split(" (")[0] for line in done.stderr.splitlines()][-1] == (
+        "tilted: pictures read: 4/4"
+    )
+
+
+def test_the_stages_benchmark_reads_the_same_pictures_with_each_stage_off() -> None:
+    done = bench(
+        "vision_stages.py", "--kinds", "top-down", "--pictures", "2",
+        "--stages", "full,no-full-look", "--json",
+    )  # fmt: skip
+    rows = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [row["stage"] for row in rows] == ["full", "no-full-look"]
+    assert rows[0]["dice"] == rows[1]["dice"] > 0
+    assert rows[0]["turned_off"].startswith("nothing")
+    progress = [line.split(" (")[0] for line in done.stderr.splitlines()]
+    assert progress[-2:] == ["no-full-look: pictures read: 1/2", "no-full-look: pictures read: 2/2"]
+    unknown = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "vision_stages.py"), "--kinds", "all",
+         "--stages", "full,no-such-stage"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert unknown.returncode == 2 and "unknown stage no-such-stage" in unknown.stderr
