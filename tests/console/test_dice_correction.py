@@ -344,3 +344,4 @@ def test_a_throw_photographed_before_the_page_opened_shows_on_it(
     expect(page.locator("#correction")).to_be_visible(timeout=5_000)
     page.wait_for_function("document.getElementById('correction-image').naturalWidth === 640")
     expect(page.locator(".correction-die")).to_have_count(2)
+    shoot(page, "console-dice-correction-on-opening", full_page=True)
