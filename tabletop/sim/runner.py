@@ -660,8 +660,13 @@ class SimulatedTable:
         """Files every message that has arrived (waiting a little for the first): the state
         and the prompt of one batch are taken together whenever both are here."""
         timeout = 0.01
-        while client.pump(timeout) is not None:
+        while (message := client.pump(timeout)) is not None:
             timeout = 0.0
+            if message.topic == client.topics.table_alert:
+                # Each alert message is counted as it comes: an alert raised and cleared
+                # within one batch (the people threw again before it came) was missed.
+                alerts = _json(client.retained.get(client.topics.table_alert))
+                self._count_alerts(alerts if isinstance(alerts, dict) else {"alerts": []})
         self._watch_frames(client)
 
     def _visible(self, client: TableClient) -> tuple[Any, Any, dict[str, Any]]:
