@@ -104,10 +104,13 @@ class SimTable:
         A finger from `side` (SIDE_NEAR: the slot's owner; SIDE_FAR: across the table) reaches
         that half of a split pad first and the other half `lead_ms` later; with no side it lands
         on both at once. A finger leaves both halves at once (and never reaches a half it had
-        not reached yet). Fingers add up: a pad is touched while any finger is on it."""
+        not reached yet). Fingers add up: a pad is touched while any finger is on it.
+        `lead_ms` None with a side: the fingertip stays on the half it reached."""
         halves = (SIDE_NEAR, SIDE_FAR)
         if touched:
             for half in halves:
+                if side is not None and half != side and lead_ms is None:
+                    continue
                 late = lead_ms if side is not None and half != side else 0
                 self._change(zone, half, at_ms + late, 1)
         else:

@@ -420,13 +420,14 @@ class SimulatedMat:
         self.table.flip(index)
         return self._note("flip", zone)
 
-    def touch(self, zone: str, hand: int | None = None) -> Placement:
+    def touch(self, zone: str, hand: int | None = None, *, spread: bool = True) -> Placement:
         """A finger lands on `zone`'s touch pad now (the mat's clock dates it).
 
         `hand` is the seat (from 0) whose hand it is; None, the slot's owner. The owner's hand
         reaches a split pad's near half first, any other seat's (across the table) the far
-        half, and the other half `FINGER_LEAD_MS` later; a whole pad feels it at once."""
-        return self._finger(zone, True, hand)
+        half, and the other half `FINGER_LEAD_MS` later (`spread` False: never, the fingertip
+        stays on its half); a whole pad feels it at once."""
+        return self._finger(zone, True, hand, spread)
 
     def release(self, zone: str) -> Placement:
         """The finger leaves `zone`'s touch pad."""
@@ -438,7 +439,9 @@ class SimulatedMat:
             raise MatError("the simulated mat is not plugged in")
         return self._clock.now_ms()
 
-    def _finger(self, zone: str, touched: bool, hand: int | None = None) -> Placement:
+    def _finger(
+        self, zone: str, touched: bool, hand: int | None = None, spread: bool = True
+    ) -> Placement:
         if not self.touch_pads:
             raise MatError("this simulated mat has no touch pads")
         index = self.layout.index(zone)
@@ -449,7 +452,8 @@ class SimulatedMat:
         if owner is not None:
             side = SIDE_NEAR if hand is None or hand == owner else SIDE_FAR
         if self.plugged_in:
-            self.table.touch(index, touched, self.touch_ms(), side, FINGER_LEAD_MS)
+            lead = FINGER_LEAD_MS if spread else None
+            self.table.touch(index, touched, self.touch_ms(), side, lead)
         # else: a pad with no power senses nothing; the finger comes and goes unseen
         return self._note("touch" if touched else "release", zone)
 

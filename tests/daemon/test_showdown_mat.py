@@ -183,13 +183,16 @@ def test_the_attackers_touch_on_the_very_bullet_the_defender_turns_is_credited_t
             sim.flip("s1.1")
             pump_until(gm, lambda: phase() == "race", 10, "the race")
             # Ana's hand (seat 1) lands on Bo's slot 4 and leaves; Bo's own hand lands on the
-            # same bullet 300 ms after hers, and he turns it.
-            sim.touch("s2.4", hand=0)
+            # same bullet 300 ms after hers, and he turns it. Each fingertip stays on the half
+            # it reached: a host too slow to poll the pads within SECOND_HAND_MS would take a
+            # finger spreading to the other half for a second hand (the spreading finger is
+            # tested in tests/showdown/test_race.py and the firmware's touch tests).
+            sim.touch("s2.4", hand=0, spread=False)
             attacker_ms = sim.touch_ms()
             time.sleep(0.15)
             sim.release("s2.4")
             time.sleep(0.15)
-            sim.touch("s2.4")
+            sim.touch("s2.4", spread=False)
             sim.flip("s2.4")
             pump_until(gm, lambda: phase() == "shoot", 10, "the race judged")
             sim.release("s2.4")
