@@ -127,9 +127,13 @@ def neighbour_strips(batch: np.ndarray, rng: np.random.Generator, share: float) 
     return out
 
 
-def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int, log: str) -> nn.Sequential:
+def train(
+    x: np.ndarray, y: np.ndarray, epochs: int, seed: int, log: str, *, device: str = "cpu"
+) -> nn.Sequential:
     torch.manual_seed(seed)
-    return train_model(network(), x, y, epochs=epochs, seed=seed, log=log, per_crop_light=True)
+    return train_model(
+        network(), x, y, epochs=epochs, seed=seed, log=log, per_crop_light=True, device=device
+    )
 
 
 def train_model(
@@ -144,13 +148,18 @@ def train_model(
     grey: float = 0.2,
     neighbours: float = 0.0,
     cameras: float = 0.0,
+    imitate_from: int = 0,
+    device: str = "cpu",
 ) -> nn.Sequential:
     """Adam with a one-cycle schedule, batches of 128, augmented as `augment` says; light
     varies per batch, or per crop (`vary_light`) when `per_crop_light`; a share `neighbours`
     of the crops shows a piece of another die at an edge (`neighbour_strips`), and a share
-    `cameras` is seen as other cameras see (`imitate_cameras`)."""
+    `cameras` of the crops from index `imitate_from` on is seen as other cameras see
+    (`imitate_cameras`). The crops are made ready on the CPU; `device` ("cuda") runs the
+    network elsewhere, and the model comes back on the CPU."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
+    model.to(device)
     steps = epochs * ((len(x) + 127) // 128)
     optimiser = torch.optim.Adam(model.parameters(), 1e-3, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, 1e-2, total_steps=steps)
@@ -158,28 +167,44 @@ def train_model(
         for epoch in range(epochs):
             model.train()
             order = rng.permutation(len(x))
-            total = 0.0
+            total = torch.zeros((), device=device)  # summed there: no wait for the GPU each step
             for start in range(0, len(x), 128):
                 pick = order[start : start + 128]
                 raw = neighbour_strips(x[pick], rng, neighbours) if neighbours else x[pick]
                 turned = augment(raw, rng, grey)
                 if cameras:
-                    turned = imitate_cameras(turned, rng, cameras)
+                    imitable = pick >= imitate_from
+                    if imitable.all():
+                        turned = imitate_cameras(turned, rng, cameras)
+                    elif imitable.any():
+                        turned[imitable] = imitate_cameras(turned[imitable], rng, cameras)
                 if per_crop_light:
                     batch = to_tensor(vary_light(turned, rng))
                 else:
                     batch = to_tensor(turned)
                     gain = float(rng.uniform(0.7, 1.3))
                     batch = batch * gain + float(rng.uniform(-0.15, 0.15))
-                loss = nn.functional.cross_entropy(model(batch), torch.from_numpy(y[pick]).long())
+                target = torch.from_numpy(y[pick]).long().to(device)
+                loss = nn.functional.cross_entropy(model(batch.to(device)), target)
                 optimiser.zero_grad()
                 loss.backward()
                 optimiser.step()
                 schedule.step()
-                total += float(loss.detach()) * len(pick)
-            step(f"epoch {epoch + 1}: loss {total / len(x):.4f}")
+                total += loss.detach() * len(pick)
+            step(f"epoch {epoch + 1}: loss {float(total) / len(x):.4f}")
+    model.to("cpu")
     model.eval()
     return model
+
+
+def add_device_option(parser: argparse.ArgumentParser) -> None:
+    """`--device`: where the network trains; the crops are always made on the CPU."""
+    parser.add_argument(
+        "--device",
+        default="cpu",
+        help="torch device for the network: cpu (the recipe as documented) or cuda (a GPU;"
+        " the same recipe, numerically another network)",
+    )
 
 
 def export(model: nn.Sequential, path: Path, side: int = CROP) -> None:
@@ -271,6 +296,7 @@ def main() -> int:
     parser.add_argument(
         "--rescore", action="store_true", help="score the kept fold models again, no training"
     )
+    add_device_option(parser)
     args = parser.parse_args()
     torch.set_num_threads(1)
     cv2.setNumThreads(1)
@@ -297,7 +323,10 @@ def main() -> int:
             path = args.fold_models / f"fold{fold}-of-{args.folds}.onnx"
             if not args.rescore:
                 x, y = stack(real, train_names, rx, ry)
-                export(train(x, y, args.epochs, args.seed + fold, f"fold {fold}"), path)
+                model = train(
+                    x, y, args.epochs, args.seed + fold, f"fold {fold}", device=args.device
+                )
+                export(model, path)
             reader = DiceReader(DieClassifier(path))
             score = score_photos(PHOTOS / "images", labels, reader.read, test_names)
             print(f"fold {fold}: {json.dumps(score.summary())}", file=sys.stderr, flush=True)
@@ -314,7 +343,7 @@ def main() -> int:
         print(json.dumps(total.summary()), flush=True)
     if not args.no_final and not args.rescore:
         x, y = stack(real, names, rx, ry)
-        model = train(x, y, args.epochs, args.seed, "final")
+        model = train(x, y, args.epochs, args.seed, "final", device=args.device)
         export(model, args.out)
         print(f"wrote {args.out} ({args.out.stat().st_size} bytes)", file=sys.stderr)
     return 0

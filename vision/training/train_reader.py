@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import pickle
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -30,7 +31,7 @@ from torch import nn
 
 from hardware.camera.render import DIE_STYLES, TRAINING_DIE_STYLES, random_scene, render
 from vision.classify import COCKED, VALUE_CLASSES, VALUE_CROP, VALUE_SCALE, squared_crop
-from vision.evaluate import fold_of, load_labels
+from vision.evaluate import LabelledDie, fold_of, load_labels
 from vision.training.harvest import (
     TruthDie,
     add_other_tables_options,
@@ -42,6 +43,7 @@ from vision.training.harvest import (
 from vision.training.train_classifier import (
     PHOTOS,
     ROOT,
+    add_device_option,
     export,
     read_photo,
     to_tensor,
@@ -163,6 +165,51 @@ def cocked_looks(trays: int, seed: int, copies: int) -> tuple[list[np.ndarray], 
     return crops, classes
 
 
+def training_crops(
+    args: argparse.Namespace, labels: dict[str, list[LabelledDie]]
+) -> tuple[dict[str, tuple[list[np.ndarray], list[int]]], np.ndarray, np.ndarray]:
+    """Every photo's cuts (by photo, so a fold leaves its own out) and the rendered cuts,
+    as the options say; the same options and seed give the same crops."""
+    rng = np.random.default_rng(args.seed)
+    names = sorted(labels)
+    real: dict[str, tuple[list[np.ndarray], list[int]]] = {}
+    for name in names:
+        real[name] = looks(
+            read_photo(name),
+            from_labels(labels[name]),
+            rng,
+            args.copies,
+            faint_copies=args.faint_copies,
+            faint_below=args.faint_below,
+        )
+    rendered_x: list[np.ndarray] = []
+    rendered_y: list[int] = []
+    styles = DIE_STYLES if args.plain_looks else TRAINING_DIE_STYLES
+    for image, truth in rendered_examples(
+        args.rendered, args.seed + 1000, styles=styles, packed=args.packed
+    ):
+        c, k = looks(image, truth, rng, 2, close=1)
+        rendered_x += c
+        rendered_y += k
+    # Other tables' pictures (issue 34), whole kinds held out to measure a setup unseen.
+    for image, truth in other_tables(args.kinds, args.seed + 3000, args.hold_out):
+        c, k = looks(image, truth, rng, 2, close=1)
+        rendered_x += c
+        rendered_y += k
+    c, k = cocked_looks(args.cocked, args.seed + 2000, 4)
+    rendered_x += c
+    rendered_y += k
+    print(
+        f"{sum(len(v[1]) for v in real.values())} real and {len(rendered_y)} rendered cuts"
+        f" ({len(k)} of cocked dice, top or side face)",
+        file=sys.stderr,
+        flush=True,
+    )
+    rx = np.array(rendered_x, np.uint8)
+    ry = np.array(rendered_y, np.int64)
+    return real, rx, ry
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--folds", type=int, default=5)
@@ -204,7 +251,15 @@ def main() -> int:
         default=0.0,
         help="share of training crops seen as other cameras see them (imitate_cameras)",
     )
+    parser.add_argument(
+        "--cameras-on",
+        choices=("all", "rendered"),
+        default="all",
+        help="which crops --cameras may imitate: all, or the rendered ones only (the real"
+        " photos' crops kept as their camera gave them)",
+    )
     add_other_tables_options(parser)
+    add_device_option(parser)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=MODEL)
     parser.add_argument("--fold-models", type=Path, default=ROOT / "out" / "folds")
@@ -218,53 +273,42 @@ def main() -> int:
         nargs="*",
         help="train just these folds (to spread the folds over several processes)",
     )
+    parser.add_argument(
+        "--crops-cache",
+        type=Path,
+        help="keep the training crops in this file and take them from it when it exists"
+        " (so the processes of one recipe's folds make them once)",
+    )
+    parser.add_argument(
+        "--prepare-only", action="store_true", help="make the --crops-cache file, train nothing"
+    )
     args = parser.parse_args()
     torch.set_num_threads(1)
     cv2.setNumThreads(1)
-    rng = np.random.default_rng(args.seed)
     labels = load_labels(PHOTOS / "labels.csv")
     names = sorted(labels)
-    real: dict[str, tuple[list[np.ndarray], list[int]]] = {}
-    for name in names:
-        real[name] = looks(
-            read_photo(name),
-            from_labels(labels[name]),
-            rng,
-            args.copies,
-            faint_copies=args.faint_copies,
-            faint_below=args.faint_below,
-        )
-    rendered_x: list[np.ndarray] = []
-    rendered_y: list[int] = []
-    styles = DIE_STYLES if args.plain_looks else TRAINING_DIE_STYLES
-    for image, truth in rendered_examples(
-        args.rendered, args.seed + 1000, styles=styles, packed=args.packed
-    ):
-        c, k = looks(image, truth, rng, 2, close=1)
-        rendered_x += c
-        rendered_y += k
-    # Other tables' pictures (issue 34), whole kinds held out to measure a setup unseen.
-    for image, truth in other_tables(args.kinds, args.seed + 3000, args.hold_out):
-        c, k = looks(image, truth, rng, 2, close=1)
-        rendered_x += c
-        rendered_y += k
-    c, k = cocked_looks(args.cocked, args.seed + 2000, 4)
-    rendered_x += c
-    rendered_y += k
-    print(
-        f"{sum(len(v[1]) for v in real.values())} real and {len(rendered_y)} rendered cuts"
-        f" ({len(k)} of cocked dice, top or side face)",
-        file=sys.stderr,
-        flush=True,
-    )
-    rx = np.array(rendered_x, np.uint8)
-    ry = np.array(rendered_y, np.int64)
+    if args.crops_cache is not None and args.crops_cache.exists():
+        with args.crops_cache.open("rb") as f:
+            real, rx, ry = pickle.load(f)  # our own file, written below by this script
+    else:
+        real, rx, ry = training_crops(args, labels)
+        if args.crops_cache is not None:
+            args.crops_cache.parent.mkdir(parents=True, exist_ok=True)
+            partial = args.crops_cache.with_suffix(".partial")
+            with partial.open("wb") as f:
+                pickle.dump((real, rx, ry), f, protocol=pickle.HIGHEST_PROTOCOL)
+            partial.replace(args.crops_cache)  # whole or absent, for processes that wait on it
+    if args.prepare_only:
+        return 0
     args.fold_models.mkdir(parents=True, exist_ok=True)
 
-    def stack(chosen: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    def stack(chosen: list[str]) -> tuple[np.ndarray, np.ndarray, int]:
+        """The chosen photos' cuts, then the rendered ones, and where --cameras may start."""
         xs = [np.array(real[n][0], np.uint8) for n in chosen]
         ys = [np.array(real[n][1], np.int64) for n in chosen]
-        return np.concatenate([*xs, rx]), np.concatenate([*ys, ry])
+        real_count = sum(len(c) for c in ys)
+        imitate_from = real_count if args.cameras_on == "rendered" else 0
+        return np.concatenate([*xs, rx]), np.concatenate([*ys, ry]), imitate_from
 
     results = []
     for fold in range(args.folds):
@@ -272,7 +316,7 @@ def main() -> int:
             continue
         train_names = [n for n in names if fold_of(n, args.folds) != fold]
         test_names = [n for n in names if fold_of(n, args.folds) == fold]
-        x, y = stack(train_names)
+        x, y, imitate_from = stack(train_names)
         model = train_model(
             network(),
             x,
@@ -284,6 +328,8 @@ def main() -> int:
             grey=args.grey,
             neighbours=args.neighbours,
             cameras=args.cameras,
+            imitate_from=imitate_from,
+            device=args.device,
         )
         export(model, args.fold_models / f"values-fold{fold}-of-{args.folds}.onnx", VALUE_CROP)
         # Held-out check on cuts at the labelled place, four quarter turns pooled.
@@ -306,7 +352,7 @@ def main() -> int:
     if results:
         print(json.dumps({"folds": args.folds, "held_out_value_accuracy": results}))
     if not args.no_final:
-        x, y = stack(names)
+        x, y, imitate_from = stack(names)
         final = train_model(
             network(),
             x,
@@ -318,6 +364,8 @@ def main() -> int:
             grey=args.grey,
             neighbours=args.neighbours,
             cameras=args.cameras,
+            imitate_from=imitate_from,
+            device=args.device,
         )
         export(final, args.out, VALUE_CROP)
         print(f"wrote {args.out}", file=sys.stderr)
