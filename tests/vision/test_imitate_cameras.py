@@ -74,3 +74,19 @@ def test_the_pips_stay_countable() -> None:
     seen = imitate_cameras(crops, np.random.default_rng(1), 1.0)
     right = sum(pips_counted(c) == v for c, v in zip(seen, values, strict=True))
     assert right >= 0.95 * len(values), f"{right} of {len(values)} still show their pips"
+
+
+def test_only_the_faults_named_are_chosen_from() -> None:
+    """Gamma alone maps each pixel value to one value in a crop; any fault that moves or mixes
+    pixels (blocks, a small sensor, shake, stretch) gives one value several."""
+    crops, _ = die_crops(6)
+    seen = imitate_cameras(crops, np.random.default_rng(4), 1.0, ("gamma",))
+    for before, after in zip(crops, seen, strict=True):
+        for level in np.unique(before):
+            assert len(np.unique(after[before == level])) == 1
+    mixed = imitate_cameras(crops, np.random.default_rng(4), 1.0, ("shake", "stretch"))
+    assert any(
+        len(np.unique(after[before == level])) > 1
+        for before, after in zip(crops, mixed, strict=True)
+        for level in np.unique(before)
+    )

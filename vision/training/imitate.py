@@ -9,6 +9,8 @@ teach the network to guess). Pure numpy and OpenCV, so it is tested without PyTo
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import cv2
 import numpy as np
 import numpy.typing as npt
@@ -17,17 +19,20 @@ Crops = npt.NDArray[np.uint8]
 Crop = npt.NDArray[np.uint8]
 
 
-def imitate_cameras(batch: Crops, rng: np.random.Generator, share: float) -> Crops:
+def imitate_cameras(
+    batch: Crops, rng: np.random.Generator, share: float, faults: Sequence[str] = ()
+) -> Crops:
     """A share `share` of the crops (uint8, N x side x side x 3) as other cameras give them:
     one or two of JPEG blocks (quality 20-60), a small sensor scaled up (0.45-0.8), camera
     shake (a 2-4 px streak), gamma (a dim or washed-out picture) and a lens's or a tilt's
     stretch (each axis 0.85-1.15, sheared up to 0.12), in random order. Each keeps the pips
     countable by eye: a crop made unreadable but labelled with its value would teach the
-    network to guess."""
+    network to guess. `faults` names the ones to choose from (`CAMERA_FAULTS`; all when
+    empty)."""
     chosen = np.nonzero(rng.random(len(batch)) < share)[0]
     if not len(chosen):
         return batch
-    effects = (_jpeg, _small_sensor, _shake, _gamma, _stretch)
+    effects = [CAMERA_FAULTS[name] for name in faults or CAMERA_FAULTS]
     out = batch.copy()
     for i in chosen:
         crop = np.ascontiguousarray(out[i])
@@ -75,3 +80,12 @@ def _stretch(crop: Crop, rng: np.random.Generator) -> Crop:
     matrix[:, 2] = centre - matrix[:, :2] @ centre
     stretched = cv2.warpAffine(crop, matrix, (side, side), borderMode=cv2.BORDER_REFLECT)
     return np.asarray(stretched, np.uint8)
+
+
+CAMERA_FAULTS: dict[str, Callable[[Crop, np.random.Generator], Crop]] = {
+    "jpeg": _jpeg,
+    "small-sensor": _small_sensor,
+    "shake": _shake,
+    "gamma": _gamma,
+    "stretch": _stretch,
+}

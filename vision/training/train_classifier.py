@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -148,6 +148,7 @@ def train_model(
     grey: float = 0.2,
     neighbours: float = 0.0,
     cameras: float = 0.0,
+    camera_faults: Sequence[str] = (),
     imitate_from: int = 0,
     device: str = "cpu",
 ) -> nn.Sequential:
@@ -155,8 +156,8 @@ def train_model(
     varies per batch, or per crop (`vary_light`) when `per_crop_light`; a share `neighbours`
     of the crops shows a piece of another die at an edge (`neighbour_strips`), and a share
     `cameras` of the crops from index `imitate_from` on is seen as other cameras see
-    (`imitate_cameras`). The crops are made ready on the CPU; `device` ("cuda") runs the
-    network elsewhere, and the model comes back on the CPU."""
+    (`imitate_cameras`, choosing from `camera_faults`). The crops are made ready on the CPU;
+    `device` ("cuda") runs the network elsewhere, and the model comes back on the CPU."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     model.to(device)
@@ -175,9 +176,11 @@ def train_model(
                 if cameras:
                     imitable = pick >= imitate_from
                     if imitable.all():
-                        turned = imitate_cameras(turned, rng, cameras)
+                        turned = imitate_cameras(turned, rng, cameras, camera_faults)
                     elif imitable.any():
-                        turned[imitable] = imitate_cameras(turned[imitable], rng, cameras)
+                        turned[imitable] = imitate_cameras(
+                            turned[imitable], rng, cameras, camera_faults
+                        )
                 if per_crop_light:
                     batch = to_tensor(vary_light(turned, rng))
                 else:

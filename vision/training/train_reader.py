@@ -40,6 +40,7 @@ from vision.training.harvest import (
     pip_contrast,
     rendered_examples,
 )
+from vision.training.imitate import CAMERA_FAULTS
 from vision.training.train_classifier import (
     PHOTOS,
     ROOT,
@@ -258,6 +259,14 @@ def main() -> int:
         help="which crops --cameras may imitate: all, or the rendered ones only (the real"
         " photos' crops kept as their camera gave them)",
     )
+    parser.add_argument(
+        "--camera-faults",
+        nargs="+",
+        choices=tuple(CAMERA_FAULTS),
+        default=[],
+        metavar="FAULT",
+        help=f"the faults --cameras chooses from (default all: {', '.join(CAMERA_FAULTS)})",
+    )
     add_other_tables_options(parser)
     add_device_option(parser)
     parser.add_argument("--seed", type=int, default=1)
@@ -328,6 +337,7 @@ def main() -> int:
             grey=args.grey,
             neighbours=args.neighbours,
             cameras=args.cameras,
+            camera_faults=args.camera_faults,
             imitate_from=imitate_from,
             device=args.device,
         )
@@ -364,6 +374,7 @@ def main() -> int:
             grey=args.grey,
             neighbours=args.neighbours,
             cameras=args.cameras,
+            camera_faults=args.camera_faults,
             imitate_from=imitate_from,
             device=args.device,
         )
