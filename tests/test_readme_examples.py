@@ -171,10 +171,14 @@ EXAMPLES: dict[str, Example] = {
         expect="0 problem",
     ),
     "tabletop sim --game showdown --seats 2": Example(
-        run=("sim", "--game", "showdown", "--seats", "2", "--headless", "--json", "--no-camera"),
+        run=(
+            *("sim", "--game", "showdown", "--seats", "2", "--headless", "--json", "--no-camera"),
+            *("--seed", "2"),
+        ),
         expect='"games_finished": 1',
         why="--headless --json --no-camera: the JSON summary instead of the live view, the die "
-        "handed to the bridge",
+        "handed to the bridge; --seed 2: a game half as long as the default seed's (8 s, not "
+        "17: tests/sim/test_showdown_sim.py plays that one)",
     ),
     "tabletop dice read IMAGE... [--json]": Example(
         run=("dice", "read", str(PHOTO), "--json"), usage=True
