@@ -302,9 +302,12 @@ def test_a_session_ends_at_its_lifetime_even_with_a_page_open(tmp_path: Path) ->
         client.login("gm", PASSWORDS["gm"])
         sock = socket.create_connection(("127.0.0.1", table.console.port), timeout=15)
         assert client.cookie is not None
+        # Connection: close, so that the server closes the connection as soon as the stream
+        # ends; on a kept-alive one the end was seen only 5 s later, at uvicorn's keep-alive
+        # timeout.
         sock.sendall(
             f"GET /gm/events HTTP/1.1\r\nHost: 127.0.0.1:{table.console.port}\r\n"
-            f"Cookie: {client.cookie}\r\n\r\n".encode()
+            f"Cookie: {client.cookie}\r\nConnection: close\r\n\r\n".encode()
         )
         received = b""
         while True:  # the stream ends by itself once the session has
