@@ -58,27 +58,16 @@ def plan(args: argparse.Namespace) -> list[Job]:
     device = ["--device", args.device]
     module = [python, "-m"]
     jobs: list[Job] = []
+
+    def one_fold(fold: int, models: Path) -> list[str]:
+        """The options that train fold `fold` alone and keep its model in `models`."""
+        only = ["--folds", str(folds), "--only-folds", str(fold), "--no-final"]
+        return [*device, *only, "--fold-models", str(models)]
+
     for fold in range(folds):
-        jobs.append(
-            Job(
-                f"detector-fold{fold}",
-                [
-                    *module,
-                    "vision.training.train_classifier",
-                    "--folds",
-                    str(folds),
-                    "--only-folds",
-                    str(fold),
-                    "--no-final",
-                    "--fold-models",
-                    str(out / "detector"),
-                    "--report",
-                    str(out / "detector" / f"detector-cv-fold{fold}.json"),
-                    *device,
-                    *shlex.split(args.detector),
-                ],
-            )
-        )
+        detector = [*module, "vision.training.train_classifier", *one_fold(fold, out / "detector")]
+        report = ["--report", str(out / "detector" / f"detector-cv-fold{fold}.json")]
+        jobs.append(Job(f"detector-fold{fold}", [*detector, *report, *shlex.split(args.detector)]))
     trained = [(name, extra, True, True) for name, extra in args.recipe]
     trained += [(name, extra, True, False) for name, extra in args.folds_only]
     trained += [(name, extra, False, True) for name, extra in args.final_only]
@@ -99,22 +88,8 @@ def plan(args: argparse.Namespace) -> list[Job]:
             steps.append(Job(f"{name}-final", final, after=[f"{name}-crops"]))
         if with_folds:
             steps = [
-                Job(
-                    f"{name}-fold{fold}",
-                    [
-                        *reader,
-                        *device,
-                        "--folds",
-                        str(folds),
-                        "--only-folds",
-                        str(fold),
-                        "--no-final",
-                        "--fold-models",
-                        str(out / name),
-                    ],
-                    after=[f"{name}-crops"],
-                )
-                for fold in range(folds)
+                Job(f"{name}-fold{k}", [*reader, *one_fold(k, out / name)], after=[f"{name}-crops"])
+                for k in range(folds)
             ] + steps
         jobs += steps
     for name, _ in [*args.recipe, *args.folds_only]:
