@@ -52,6 +52,19 @@ from vision.training.train_classifier import (
 )
 
 MODEL = ROOT / "vision" / "model" / "dice_values.onnx"
+# train_reader's options that `training_crops` reads (the rest say how to train on them).
+CROP_OPTIONS = (
+    "copies",
+    "faint_copies",
+    "faint_below",
+    "rendered",
+    "cocked",
+    "packed",
+    "plain_looks",
+    "kinds",
+    "hold_out",
+    "seed",
+)
 
 
 def network() -> nn.Sequential:
@@ -296,16 +309,23 @@ def main() -> int:
     cv2.setNumThreads(1)
     labels = load_labels(PHOTOS / "labels.csv")
     names = sorted(labels)
+    # The options that shape the crops: a cache made with others is refused, not used.
+    shaped_by = {k: vars(args)[k] for k in CROP_OPTIONS}
     if args.crops_cache is not None and args.crops_cache.exists():
         with args.crops_cache.open("rb") as f:
-            real, rx, ry = pickle.load(f)  # our own file, written below by this script
+            made_by, real, rx, ry = pickle.load(f)  # our own file, written below by this script
+        if made_by != shaped_by:
+            parser.error(
+                f"--crops-cache {args.crops_cache} was made with {made_by}, not {shaped_by}:"
+                " remove it or name another file"
+            )
     else:
         real, rx, ry = training_crops(args, labels)
         if args.crops_cache is not None:
             args.crops_cache.parent.mkdir(parents=True, exist_ok=True)
             partial = args.crops_cache.with_suffix(".partial")
             with partial.open("wb") as f:
-                pickle.dump((real, rx, ry), f, protocol=pickle.HIGHEST_PROTOCOL)
+                pickle.dump((shaped_by, real, rx, ry), f, protocol=pickle.HIGHEST_PROTOCOL)
             partial.replace(args.crops_cache)  # whole or absent, for processes that wait on it
     if args.prepare_only:
         return 0
