@@ -52,6 +52,9 @@ def test_a_recipe_makes_its_crops_once_then_trains_each_fold_and_is_cross_valida
     assert sorted(jobs["cam-cv"].after) == sorted(
         [f"cam-fold{k}" for k in range(3)] + [f"detector-fold{k}" for k in range(3)]
     )
+    cv = jobs["cam-cv"].argv
+    assert cv[cv.index("--fold-models") + 1] == str(tmp_path / "cam")
+    assert cv[cv.index("--detector-models") + 1] == str(tmp_path / "detector")
     detector = jobs["detector-fold2"].argv
     assert detector[detector.index("--epochs") + 1] == "2"
     assert "vision.training.train_classifier" in detector

@@ -4,7 +4,8 @@
     .venv/bin/python -m vision.training.cross_validate --min-confidence 0.8 --report out/cv-0.8.json
 
 Needs the fold models that the two training scripts keep in out/folds/ (detector
-`foldK-of-N.onnx`, value reader `values-foldK-of-N.onnx`). Runs with OpenCV only, so the
+`foldK-of-N.onnx`, value reader `values-foldK-of-N.onnx`; the detector's may lie elsewhere,
+`--detector-models`). Runs with OpenCV only, so the
 reader's rules (thresholds, looks) can be tuned and re-scored without training again.
 """
 
@@ -30,6 +31,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--fold-models", type=Path, default=ROOT / "out" / "folds")
+    parser.add_argument(
+        "--detector-models",
+        type=Path,
+        help="where the detector's fold models are, if not beside the value reader's"
+        " (vision.training.parallel shares one detector between recipes)",
+    )
     parser.add_argument("--report", type=Path, default=ROOT / "vision" / "training" / "cv.json")
     parser.add_argument(
         "--labels",
@@ -59,7 +66,9 @@ def main() -> int:
     total, counted = Score(), Score()
     with progress(args.folds, "cross-validation") as step:
         for fold in range(args.folds):
-            detector = args.fold_models / f"fold{fold}-of-{args.folds}.onnx"
+            detector = (
+                args.detector_models or args.fold_models
+            ) / f"fold{fold}-of-{args.folds}.onnx"
             values = args.fold_models / f"values-fold{fold}-of-{args.folds}.onnx"
             reader = DiceReader(
                 DieClassifier(detector), values=ValueClassifier(values), settings=settings

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
-import shutil
 import subprocess
 import sys
 import time
@@ -40,7 +39,6 @@ class Job:
     argv: list[str]
     after: list[str] = field(default_factory=list)
     process: subprocess.Popen[bytes] | None = None
-    started: float = 0.0
     result: str = ""  # "", "ok", "failed (rc N)", "stopped at the deadline", "skipped"
 
 
@@ -103,6 +101,8 @@ def plan(args: argparse.Namespace) -> list[Job]:
                     str(folds),
                     "--fold-models",
                     str(out / name),
+                    "--detector-models",
+                    str(out / "detector"),
                     "--report",
                     str(out / name / "cv.json"),
                 ],
@@ -143,15 +143,10 @@ def run(jobs: list[Job], out: Path, slots: int, deadline: float, poll: float = 1
             and all(by_name[a].result == "ok" for a in j.after)
         ]
         for job in ready[: max(0, slots - len(running))]:
-            if job.name.endswith("-cv"):
-                # cross_validate finds a recipe's value folds and the detector's side by side.
-                for model in (out / "detector").glob("fold*-of-*.onnx"):
-                    shutil.copy(model, out / job.name.removesuffix("-cv") / model.name)
             with (logs / f"{job.name}.log").open("wb") as log:
                 job.process = subprocess.Popen(
                     job.argv, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT
                 )
-            job.started = now
             print(f"[{now:6.0f} s] {job.name}: started", flush=True)
         if all(j.result for j in jobs):
             return

@@ -175,12 +175,9 @@ def train_model(
                 turned = augment(raw, rng, grey)
                 if cameras:
                     imitable = pick >= imitate_from
-                    if imitable.all():
-                        turned = imitate_cameras(turned, rng, cameras, camera_faults)
-                    elif imitable.any():
-                        turned[imitable] = imitate_cameras(
-                            turned[imitable], rng, cameras, camera_faults
-                        )
+                    turned[imitable] = imitate_cameras(
+                        turned[imitable], rng, cameras, camera_faults
+                    )
                 if per_crop_light:
                     batch = to_tensor(vary_light(turned, rng))
                 else:
