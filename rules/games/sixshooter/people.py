@@ -23,6 +23,8 @@ from .players import ARCHETYPES
 GATHER_PAUSE_S = 0.8
 # Turns of the table's patience a game master waits for a deal to be read before dealing again.
 DEAL_WAITS = 4
+# Turns of the table's patience a player waits for the card they lifted for a roll to be read.
+LIFT_WAITS = 4
 # A person notices their own slip after this many more moves, if the table has not said it
 # first (it should, within its grace period): the game never waits on a slip nobody sees.
 NOTICE_AFTER_STEPS = 8
@@ -76,6 +78,11 @@ class SixShooterPeople:
     _adventures: int = 0
     _dealing: bool = False
     _deal_waits: int = 0  # turns waited for the table to read the last deal
+    # The card last lifted for a roll (its owner, slot and code) until the state shows it
+    # gone, and the turns waited for that: a person who has lifted a card for their roll
+    # waits for the table to read it (an unplugged mat) rather than lift a second one.
+    _lifted: tuple[str, int, str] | None = None
+    _lift_waits: int = 0
 
     # -- the game master -------------------------------------------------------------------
 
@@ -267,8 +274,21 @@ class SixShooterPeople:
 
     def _roll(self, state: dict[str, Any], pending: dict[str, Any]) -> bool:
         name = pending["player"]
+        may_lift = True
+        if self._lifted is not None:
+            owner, slot, code = self._lifted
+            unread = any(
+                p["name"] == owner and p["slots"][slot - 1]["card"] == code
+                for p in state["players"]
+            )
+            if unread and self._lift_waits < LIFT_WAITS:
+                self._lift_waits += 1
+                return True  # a turn of the table's patience, waiting for the lift
+            # Read (the roll is boosted now), or never read: no second card for this roll.
+            self._lifted, self._lift_waits, may_lift = None, 0, not unread
         if (
-            pending["purpose"] == "challenge"
+            may_lift
+            and pending["purpose"] == "challenge"
             and not pending.get("boosted")
             and self.rng.random() < 0.3
             and self._lift_a_useful_card(state, name, pending["method"])
@@ -294,9 +314,12 @@ class SixShooterPeople:
                 code = view["card"]
                 if view["state"] != "face_up" or code is None or code.startswith("JK"):
                     continue
-                if (seat, slot) not in self.table.slots:
+                lying = None if seat is None else self.table.slots.get((seat, slot))
+                if lying is None or lying[0] != code:
                     # The state still shows a card their hands already took (a mat that has
-                    # not read the lift yet, unplugged say): nobody lifts it twice.
+                    # not read the lift yet, unplugged say), or one the table has since
+                    # changed: a person judges the card they see lying there, and lifts only
+                    # one the screen agrees on (found by the soak, seed 653160).
                     continue
                 suit = code[-1]
                 if owner is me:
@@ -311,6 +334,7 @@ class SixShooterPeople:
             return False
         owner_name, slot = self.rng.choice(candidates)
         seat = self.seats.index(owner_name)
+        self._lifted = (owner_name, slot, self.table.slots[(seat, slot)][0])
         self._discard(seat, slot)
         return True
 
