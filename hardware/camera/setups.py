@@ -84,6 +84,19 @@ class SetupPicture:
     image: Image
     truth: tuple[DieBox, ...]
     kind: SetupKind
+    # The camera that took it, for kinds whose camera is not straight above with a plain lens
+    # (tilted, wide-lens): `through_camera` takes other pictures of the same table with it.
+    camera: SetupCamera | None = None
+
+
+@dataclass(frozen=True)
+class SetupCamera:
+    """A kind's camera over one table: the scene's tray, how the camera maps it, and what the
+    camera does to every picture after (a wide lens darkens its corners)."""
+
+    scene: Scene
+    view: _View
+    finish: Callable[[Image], Image]
 
 
 @dataclass(frozen=True)
@@ -291,7 +304,8 @@ def _tilted(rng: np.random.Generator, seed: int, dice: int | None) -> SetupPictu
     leaning = _place_in_view(rng, scene, camera.view, side_shown, as_seen)
     scene = replace(scene, dice=tuple(leaning))
     image = camera.view.warp(render(scene, seed))
-    return SetupPicture(image, _truths(scene, camera.view), SetupKind.TILTED)
+    taken = SetupCamera(scene, camera.view, lambda picture: picture)
+    return SetupPicture(image, _truths(scene, camera.view), SetupKind.TILTED, taken)
 
 
 def _wide_lens(rng: np.random.Generator, seed: int, dice: int | None) -> SetupPicture:
@@ -300,12 +314,16 @@ def _wide_lens(rng: np.random.Generator, seed: int, dice: int | None) -> SetupPi
     width, height = view.source_size
     scene = random_scene(rng, count, width=width, height=height)
     scene = replace(scene, dice=_place_in_view(rng, scene, view))
-    image = view.warp(render(scene, seed)).astype(np.float32)
-    # A wide lens darkens its corners (vignetting), the more the wider it is.
-    ys, xs = np.mgrid[0:HEIGHT, 0:WIDTH].astype(np.float32)
-    r2 = ((xs - WIDTH / 2) ** 2 + (ys - HEIGHT / 2) ** 2) / (WIDTH**2 / 4 + HEIGHT**2 / 4)
-    image *= (1.0 - (0.25 + strength) * r2)[..., None]
-    return SetupPicture(_to_image(image), _truths(scene, view), SetupKind.WIDE_LENS)
+
+    def vignetted(picture: Image) -> Image:
+        # A wide lens darkens its corners (vignetting), the more the wider it is.
+        ys, xs = np.mgrid[0:HEIGHT, 0:WIDTH].astype(np.float32)
+        r2 = ((xs - WIDTH / 2) ** 2 + (ys - HEIGHT / 2) ** 2) / (WIDTH**2 / 4 + HEIGHT**2 / 4)
+        return _to_image(picture.astype(np.float32) * (1.0 - (0.25 + strength) * r2)[..., None])
+
+    image = vignetted(view.warp(render(scene, seed)))
+    taken = SetupCamera(scene, view, vignetted)
+    return SetupPicture(image, _truths(scene, view), SetupKind.WIDE_LENS, taken)
 
 
 def _colour_cast(rng: np.random.Generator, seed: int, dice: int | None) -> SetupPicture:
@@ -620,6 +638,54 @@ def render_setup(
     if dice is not None and dice < 0:
         raise ValueError(f"a picture holds no fewer than 0 dice, not {dice}")
     return _RENDERERS[kind](rng, seed, dice)
+
+
+def through_camera(
+    picture: SetupPicture,
+    seed: int,
+    ground: Callable[[FloatImage], None] | None = None,
+) -> Image:
+    """Another picture of `picture`'s table taken by its camera, with no dice in the tray and
+    `ground` drawn on its floor (a float BGR canvas, before the light falls on it): the
+    empty tray and a board lying in it, as a person calibrating that table would show them."""
+    if picture.camera is None:
+        raise ValueError(f"a {picture.kind.value} picture has no camera of its own to take more")
+    camera = picture.camera
+    empty = replace(camera.scene, dice=(), hand=None)
+    return camera.finish(camera.view.warp(render(empty, seed, ground=ground)))
+
+
+def board_on_floor(
+    picture: SetupPicture,
+    board: Image,
+    across: float = 0.6,
+    turn: float = 0.0,
+    at: tuple[float, float] = (0.5, 0.5),
+) -> Callable[[FloatImage], None]:
+    """A `ground` for `through_camera`: the printed `board` (BGR) lying on the floor under
+    the point `at` of the picture (fractions of its width and height; the middle by default),
+    `across` of the picture's width wide there, turned `turn` degrees."""
+    if picture.camera is None:
+        raise ValueError(f"a {picture.kind.value} picture has no camera of its own")
+    view = picture.camera.view
+    middle = np.array([[WIDTH * at[0], HEIGHT * at[1]]])
+    centre = view.to_source(middle)[0]
+    scale = float(view.local_scale(centre[None, :])[0])
+    width = across * WIDTH / scale  # in canvas pixels: the picture shrinks it by `scale`
+    zoom = width / board.shape[1]
+    rotation = cv2.getRotationMatrix2D((board.shape[1] / 2, board.shape[0] / 2), turn, zoom)
+    rotation[:, 2] += centre - np.array([board.shape[1] / 2, board.shape[0] / 2])
+
+    def draw(canvas: FloatImage) -> None:
+        size = (canvas.shape[1], canvas.shape[0])
+        paper = cv2.warpAffine(board.astype(np.float32), rotation, size, flags=cv2.INTER_AREA)
+        cover = cv2.warpAffine(np.ones(board.shape[:2], np.float32), rotation, size)
+        # Paper is not quite white nor ink quite black under a room's light.
+        paper = 20.0 + paper * (215.0 / 255.0)
+        canvas *= (1.0 - cover)[..., None]
+        canvas += paper * cover[..., None]
+
+    return draw
 
 
 def setup_examples(kinds: Collection[SetupKind], count: int, seed: int) -> Iterator[SetupPicture]:
