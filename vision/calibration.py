@@ -1,9 +1,11 @@
 """What the camera sees of the empty tray: its region, its look, and the usual die size.
 
 Learned from a few frames of the empty tray (`tabletop dice calibrate`) and stored as one JSON
-file (version 1) with the background picture embedded as PNG, so a table's configuration
-folder holds everything. Reading works without one; with one it is faster and surer, because
-the tray need not be guessed and nothing outside it is looked at.
+file with the background picture embedded as PNG, so a table's configuration folder holds
+everything. Reading works without one; with one it is faster and surer, because the tray need
+not be guessed and nothing outside it is looked at. Version 2 adds the camera's view of the
+table (`vision.view.TableView`, learnt from a board lying in the tray), for a camera that is
+not straight above the tray or has a wide lens; version 1 files, which have none, still load.
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ import numpy as np
 import numpy.typing as npt
 
 from .errors import CalibrationError
+from .view import TableView
 
 Image = npt.NDArray[np.uint8]
-VERSION = 1
+VERSION = 2
+_READABLE_VERSIONS = (1, 2)
 _SQUARE3 = np.ones((3, 3), np.uint8)
 _STORED_WIDTH = 320  # the background is kept at this width: enough for half-resolution work
 
@@ -36,6 +40,9 @@ class Calibration:
     tray: tuple[int, int, int, int]  # x0, y0, x1, y1: the floor of the tray, in frame pixels
     background: Image  # the empty tray, BGR, stored small
     die_size: float | None = None  # side of a die in pixels, when known
+    # How the camera sees the table, when a board showed it: the reader then reads flat
+    # pictures of the table, as from straight above (vision.view).
+    view: TableView | None = None
 
     def background_for(self, image: Image) -> Image:
         """The background scaled to the size of a frame."""
@@ -63,6 +70,7 @@ class Calibration:
             "tray": list(self.tray),
             "die_size": self.die_size,
             "background_png": base64.b64encode(png.tobytes()).decode("ascii"),
+            "view": None if self.view is None else self.view.to_json(),
         }
 
     @classmethod
@@ -70,9 +78,10 @@ class Calibration:
         """Reads a calibration dict; every problem names the key."""
         if not isinstance(data, dict):
             raise CalibrationError(f"{where}: expected a JSON object")
-        if data.get("version") != VERSION:
+        if data.get("version") not in _READABLE_VERSIONS:
             raise CalibrationError(
-                f"{where}: version must be {VERSION}, not {data.get('version')!r}"
+                f"{where}: version must be one of {list(_READABLE_VERSIONS)}, "
+                f"not {data.get('version')!r}"
             )
         try:
             width, height = int(data["width"]), int(data["height"])
@@ -89,7 +98,15 @@ class Calibration:
         background = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR)
         if background is None:
             raise CalibrationError(f"{where}: key 'background_png' is not a PNG picture")
-        return cls(width, height, tray, np.asarray(background, np.uint8), die_size)
+        view = None
+        if data.get("view") is not None:
+            view = TableView.from_json(data["view"], f"{where}: key 'view'")
+            if view.picture_size != (width, height):
+                raise CalibrationError(
+                    f"{where}: key 'view' is for {view.picture_size[0]}x{view.picture_size[1]} "
+                    f"pictures, the calibration for {width}x{height}"
+                )
+        return cls(width, height, tray, np.asarray(background, np.uint8), die_size, view)
 
     def save(self, path: str | Path) -> None:
         target = Path(path)
@@ -111,8 +128,11 @@ class Calibration:
         return cls.from_json(data, str(path))
 
 
-def calibrate(frames: Sequence[Image], die_size: float | None = None) -> Calibration:
-    """Learns the tray from frames of it standing empty (the median hides passing noise)."""
+def calibrate(
+    frames: Sequence[Image], die_size: float | None = None, view: TableView | None = None
+) -> Calibration:
+    """Learns the tray from frames of it standing empty (the median hides passing noise);
+    `view`, learnt from a board in the tray (`vision.view.find_view`), goes with it."""
     if not frames:
         raise CalibrationError("no frames to calibrate from")
     h, w = frames[0].shape[:2]
@@ -123,7 +143,34 @@ def calibrate(frames: Sequence[Image], die_size: float | None = None) -> Calibra
     background = np.asarray(
         cv2.resize(median, (_STORED_WIDTH, small_h), interpolation=cv2.INTER_AREA), np.uint8
     )
-    return Calibration(w, h, find_tray(median), background, die_size)
+    if view is not None and view.picture_size != (w, h):
+        raise CalibrationError(
+            f"the board's pictures are {view.picture_size[0]}x{view.picture_size[1]}, "
+            f"the empty tray's {w}x{h}: take both with the same camera setting"
+        )
+    return Calibration(w, h, find_tray(median), background, die_size, view)
+
+
+def flat_calibration(calibration: Calibration) -> Calibration:
+    """The calibration as the flat pictures of its view show the tray: what the reader uses
+    to read them (its background and floor flattened; no view of its own)."""
+    view = calibration.view
+    if view is None:
+        raise CalibrationError("this calibration has no view of the table to flatten by")
+    w, h = calibration.width, calibration.height
+    picture = np.zeros((h, w, 3), np.uint8)
+    flat_background = view.flatten(calibration.background_for(picture))
+    # The whole flat picture is searched: what is not the tray shows no difference from the
+    # empty tray's picture, and a wide lens darkens the tray's corners past what the floor's
+    # colour test takes for floor (dice there were not found: docs/vision.md).
+    fw, fh = view.flat_size
+    tray = (0, 0, fw, fh)
+    small_h = max(1, round(fh * _STORED_WIDTH / fw))
+    background = np.asarray(
+        cv2.resize(flat_background, (_STORED_WIDTH, small_h), interpolation=cv2.INTER_AREA),
+        np.uint8,
+    )
+    return Calibration(fw, fh, tray, background, calibration.die_size)
 
 
 def find_tray(image: Image) -> tuple[int, int, int, int]:

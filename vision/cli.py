@@ -1,4 +1,4 @@
-"""`tabletop dice read | watch | calibrate`: the dice camera from the command line."""
+"""`tabletop dice read | watch | calibrate | board | enrol`: the dice camera from a shell."""
 
 from __future__ import annotations
 
@@ -108,7 +108,42 @@ def register(subparsers: Any) -> None:
     )
     calibrate.add_argument("--die-size", type=float, help="side of a die in pixels, if known")
     calibrate.add_argument("--out", type=Path, help="file to write (default: the table's config)")
+    calibrate.add_argument(
+        "--board",
+        metavar="COLSxROWS",
+        help="first learn the camera's slant and lens from a printed chessboard lying flat in "
+        "the empty tray, COLSxROWS inner corners (`tabletop dice board` draws one: 9x6); then "
+        "take it out of the tray and the empty tray is learnt",
+    )
+    calibrate.add_argument(
+        "--board-pictures",
+        type=int,
+        default=1,
+        help="pictures of the board to learn from, the board moved about the tray between "
+        "them (default 1)",
+    )
+    calibrate.add_argument(
+        "--board-wait",
+        type=int,
+        default=300,
+        help="frames to look at for the board before giving up (default 300)",
+    )
     calibrate.set_defaults(handler=run_calibrate)
+
+    board = actions.add_parser(
+        "board",
+        help="draw the chessboard `calibrate --board` learns a camera from",
+        description="Writes a chessboard picture to print and lay flat in the tray, for a "
+        "camera that is not straight above it or has a wide lens.",
+    )
+    board.add_argument("--out", type=Path, required=True, help="picture to write (.png)")
+    board.add_argument(
+        "--board", default="9x6", metavar="COLSxROWS", help="inner corners (default 9x6)"
+    )
+    board.add_argument(
+        "--square", type=int, default=100, help="a square's side in pixels (default 100)"
+    )
+    board.set_defaults(handler=run_board)
 
 
 def _values(model: Path | None) -> Any:
@@ -311,32 +346,108 @@ def run_watch(args: argparse.Namespace) -> int:
 
 
 def run_calibrate(args: argparse.Namespace) -> int:
-    """Learns the empty tray and writes the calibration file."""
+    """Learns the empty tray (and, with --board, the camera's view first) and writes the
+    calibration file."""
     from hardware.camera import CameraError, open_source
     from vision.calibration import calibrate
     from vision.errors import CalibrationError
+    from vision.view import parse_board
 
+    if args.board_pictures < 1 or args.board_wait < 1:
+        raise UserError("--board-pictures and --board-wait must each be at least 1")
     frames = []
+    view = None
     try:
+        board = parse_board(args.board) if args.board else None
         with open_source(args.source) as source:
-            for frame in source:
+            pictures = iter(source)
+            if board is not None:
+                view, first_empty = _learn_view(
+                    pictures, board, args.board_pictures, args.board_wait
+                )
+                frames += [first_empty] if first_empty is not None else []
+            for frame in pictures:
                 frames.append(frame.image)
                 if len(frames) >= args.frames:
                     break
     except CameraError as error:
         raise UserError(str(error)) from error
+    except CalibrationError as error:
+        raise UserError(str(error)) from error
     if not frames:
-        raise UserError(f"{args.source} gave no frames")
+        raise UserError(f"{args.source} gave no frames of the empty tray")
     try:
-        result = calibrate(frames, args.die_size)
+        result = calibrate(frames, args.die_size, view)
     except CalibrationError as error:
         raise UserError(str(error)) from error
     out = args.out or default_calibration_path()
     result.save(out)
     x0, y0, x1, y1 = result.tray
+    seen = ""
+    if result.view is not None:
+        fw, fh = result.view.flat_size
+        standpoint = result.view.standpoint
+        slant = "straight above" if standpoint is None else "slanted"
+        seen = f"; camera {slant}, lens k1 {result.view.distortion[0]:+.3f}, read as {fw}x{fh}"
     print(
         f"calibrated from {len(frames)} frames of {result.width}x{result.height}: "
-        f"tray floor at ({x0},{y0})-({x1},{y1}); written to {out}"
+        f"tray floor at ({x0},{y0})-({x1},{y1}){seen}; written to {out}"
+    )
+    return 0
+
+
+def _learn_view(pictures: Any, board: tuple[int, int], wanted: int, wait: int) -> tuple[Any, Any]:
+    """The camera's view from the first `wanted` frames that show the board (within `wait`
+    frames); then frames are skipped until the board has left the picture, and the first
+    frame without it is returned too (the empty tray's first)."""
+    from vision.view import find_board, find_view
+
+    columns, rows = board
+    print(
+        f"Lay the {columns}x{rows} board flat in the empty tray, whole in view"
+        + (", and move it about the tray" if wanted > 1 else "")
+        + "...",
+        file=sys.stderr,
+    )
+    shown = []
+    for looked, frame in enumerate(pictures, start=1):
+        if find_board(frame.image, board) is not None:
+            shown.append(frame.image)
+            print(f"board seen ({len(shown)} of {wanted})", file=sys.stderr)
+            if len(shown) >= wanted:
+                break
+        if looked >= wait:
+            break
+    if len(shown) < wanted:
+        raise UserError(
+            f"saw the {columns}x{rows} board in {len(shown)} of {wanted} pictures within "
+            f"{wait} frames: lay it flat, whole in view and well lit; its inner corners are "
+            "one fewer than its squares each way (a 10x7-square board is 9x6)"
+        )
+    view = find_view(shown, board)
+    print("Now take the board out of the tray...", file=sys.stderr)
+    for frame in pictures:
+        if find_board(frame.image, board) is None:
+            return view, frame.image
+    return view, None
+
+
+def run_board(args: argparse.Namespace) -> int:
+    """Writes the chessboard picture to print."""
+    from vision.errors import CalibrationError
+    from vision.view import board_image, parse_board
+
+    try:
+        columns, rows = parse_board(args.board)
+        image = board_image(columns, rows, args.square)
+    except CalibrationError as error:
+        raise UserError(str(error)) from error
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    if not cv2.imwrite(str(args.out), image):
+        raise UserError(f"cannot write {args.out} (a .png name?)")
+    print(
+        f"a {columns + 1}x{rows + 1}-square board ({columns}x{rows} inner corners) written to "
+        f"{args.out}: print it flat, any size that lies whole in the tray"
     )
     return 0
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .calibration import Calibration, floor_of
+from .calibration import Calibration, flat_calibration, floor_of
 from .classify import COCKED, NO_DIE, VALUE_CLASSES, DieClassifier, ValueClassifier
 from .errors import SettingsError
 from .locate import (
@@ -23,6 +23,7 @@ from .locate import (
     tray_lab,
 )
 from .reading import DieReading, DieStatus, FrameReading
+from .view import TableView
 
 Image = npt.NDArray[np.uint8]
 
@@ -127,6 +128,10 @@ class DiceReader:
         # A die's side learnt from dice read before (a watcher sets it, see vision.watch):
         # uncalibrated, only sizes around it are searched, as a calibration's die size does.
         self.die_size: float | None = None
+        # With a calibration that knows the camera's view, the reader of its flat pictures,
+        # and the side of the dice it read last.
+        self._flat_reader: DiceReader | None = None
+        self._flat_side: float | None = None
 
     def load(self) -> None:
         """Reads both models now, so the first picture's time is the reading alone."""
@@ -226,7 +231,11 @@ class DiceReader:
 
         `closely` (a die's side, in the search's units): also look on a grid wherever
         something lies (`close_candidates`); dearer, for a watcher that found fewer dice than
-        the game expects."""
+        the game expects. With a calibration that knows the camera's view (a slanted camera,
+        a wide lens), the flat picture of the table is read, and the dice are boxed as the
+        camera's picture shows them (`vision.view`)."""
+        if self.calibration is not None and self.calibration.view is not None:
+            return self._read_flat(image, self.calibration.view, closely)
         candidates, searched = self._search(image)
         probs = self.classifier.score(image, candidates)
         if closely is not None:
@@ -273,6 +282,21 @@ class DiceReader:
             list(zip(dice, views, strict=True)),
             size_means(seen, doubtful),
         )
+
+    def _read_flat(self, image: Image, view: TableView, closely: float | None) -> FrameReading:
+        """`read` through a calibration's view: the flat picture of the table is read."""
+        if self._flat_reader is None:
+            flat = flat_calibration(self.calibration) if self.calibration else None
+            self._flat_reader = DiceReader(self.classifier, flat, self.settings, self.values)
+        flat_reader = self._flat_reader
+        # A die's side learnt from the camera's picture is not its side in the flat one (its
+        # box there holds the side faces a slanted camera shows), but every die in the flat
+        # picture is as large: while a watcher searches around a side it learnt (`die_size`
+        # set), the flat reader searches around the side of the dice it read last.
+        flat_reader.die_size = self._flat_side if self.die_size is not None else None
+        flat_reading = flat_reader.read(view.flatten(image), closely=closely)
+        self._flat_side = die_side(flat_reading) or self._flat_side
+        return view.picture_reading(flat_reading)
 
     def recount(
         self, image: Image, reading: FrameReading, expected: int, side: float | None = None

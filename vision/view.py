@@ -261,6 +261,8 @@ def board_image(columns: int = 9, rows: int = 6, square: int = 60) -> Image:
     """A chessboard to print, with `columns` x `rows` inner corners and a white margin."""
     if columns < 3 or rows < 3:
         raise CalibrationError(f"a board needs at least 3x3 inner corners, not {columns}x{rows}")
+    if square < 8:
+        raise CalibrationError(f"a board's squares need at least 8 pixels a side, not {square}")
     margin = square
     image = np.full(((rows + 1) * square + 2 * margin, (columns + 1) * square + 2 * margin), 255)
     for row in range(rows + 1):

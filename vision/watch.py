@@ -429,7 +429,8 @@ class ThrowWatcher:
 
 SLANT_RUN = 3  # throws in a row with a die that looks cocked before the camera is doubted
 CAMERA_ADVICE = (
-    "the camera may be looking at the tray at a slant: mount it straight above the tray, "
+    "the camera may be looking at the tray at a slant: mount it straight above the tray, or "
+    "calibrate it with a board in the tray (tabletop dice calibrate --board 9x6), "
     "then throw again"
 )
 

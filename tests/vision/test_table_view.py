@@ -209,15 +209,16 @@ def test_calibrate_with_a_board_learns_the_view_then_the_empty_tray(
     folder = tmp_path / "frames"
     folder.mkdir()
     cv2.imwrite(str(folder / "00-board.png"), board_shot(pic))
+    cv2.imwrite(str(folder / "01-board.png"), board_shot(pic, 0.6, -10.0))
     for k in range(3):
         cv2.imwrite(str(folder / f"1{k}-empty.png"), through_camera(pic, 20 + k))
     out = tmp_path / "cal.json"
     command = ["dice", "calibrate", "--source", str(folder), "--board", "9x6", "--frames", "3"]
-    status = main([*command, "--out", str(out)])
+    status = main([*command, "--board-pictures", "2", "--out", str(out)])
     said = capsys.readouterr()
     assert status == 0, said.err
     assert "calibrated from 3 frames" in said.out and "camera slanted" in said.out
-    assert "take the board out" in said.err
+    assert "board seen (2 of 2)" in said.err and "take the board out" in said.err
     stored = Calibration.load(out)
     assert stored.view is not None and stored.view.standpoint is not None
     # The board's picture is not one of the empty tray's: the background shows no board.
@@ -250,3 +251,4 @@ def test_the_board_to_print_is_one_the_calibration_finds(tmp_path: Path) -> None
     assert image is not None and image.shape[:2] == (8 * 40, 10 * 40)
     assert find_board(image, (7, 5)) is not None
     assert main(["dice", "board", "--out", str(out), "--board", "2x5"]) == 2
+    assert main(["dice", "board", "--out", str(out), "--square", "3"]) == 2
