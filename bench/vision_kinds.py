@@ -17,6 +17,14 @@ other kind measures it on a setup it has not seen. "Camera doubted" counts the p
 read as a throw, would make the watcher say the camera may be at a slant (two in three of the
 dice look cocked: `vision.watch.slanted_view`). `--save DIR` writes one picture of each kind
 with its truth boxes; `--sheet` writes them as one labelled contact sheet. Progress on stderr.
+
+`--calibrate tray|board` reads the kinds whose camera is not straight above with a plain lens
+(tilted, wide-lens) as a table calibrated with that camera reads them: `tray` from pictures of
+the empty tray (`vision.calibration.calibrate`), `board` also from a picture of a 9x6 board
+lying in it, 0.8 of the picture's width across (`vision.view.find_view`), as `tabletop dice
+calibrate --board 9x6` learns them. Every picture is its own table (its camera is drawn anew),
+so each is calibrated on its own; `--board-pictures 3` adds two more pictures of the board,
+half as large, towards the corners. The other kinds are read uncalibrated.
 """
 
 from __future__ import annotations
@@ -34,12 +42,21 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from errors import UserError  # noqa: E402
-from hardware.camera.setups import SetupKind, SetupPicture, render_setup  # noqa: E402
+from hardware.camera.setups import (  # noqa: E402
+    SetupKind,
+    SetupPicture,
+    board_on_floor,
+    render_setup,
+    through_camera,
+)
+from vision.annotate import annotate  # noqa: E402
+from vision.calibration import Calibration, calibrate, flat_calibration  # noqa: E402
 from vision.classify import DieClassifier, ValueClassifier  # noqa: E402
 from vision.enrol import EnrolError, table_model  # noqa: E402
 from vision.evaluate import LabelledDie, Score  # noqa: E402
 from vision.progress import progress  # noqa: E402
 from vision.reader import DiceReader  # noqa: E402
+from vision.view import board_image, find_view  # noqa: E402
 from vision.watch import slanted_view  # noqa: E402
 
 Image = npt.NDArray[np.uint8]
@@ -93,7 +110,44 @@ def with_truth(pic: SetupPicture) -> Image:
     return image
 
 
-def score_kind(kind: SetupKind, pictures: int, seed: int, reader: DiceReader) -> tuple[Score, int]:
+BOARD = (9, 6)
+BOARD_ACROSS = 0.8  # of the picture's width, at its middle
+# Where a person moves the board for more pictures of it (`--board-pictures`): half as large,
+# towards the picture's corners, where a wide lens bends most.
+BOARD_MOVED = (((0.3, 0.3), 0.5), ((0.7, 0.7), 0.5), ((0.7, 0.3), 0.5), ((0.3, 0.7), 0.5))
+
+
+def calibrated(
+    pic: SetupPicture, how: str, seed: int, board_pictures: int = 1
+) -> Calibration | None:
+    """The calibration a person would make at `pic`'s table (`how`: none, tray or board,
+    from `board_pictures` pictures of the board); None for none, or for a kind whose camera
+    is straight above with a plain lens."""
+    if how == "none" or pic.camera is None:
+        return None
+    empty = [through_camera(pic, seed * 7 + k) for k in range(3)]
+    view = None
+    if how == "board":
+        places = (((0.5, 0.5), BOARD_ACROSS), *BOARD_MOVED)[:board_pictures]
+        shots = [
+            through_camera(
+                pic, seed * 7 + 3 + k, board_on_floor(pic, board_image(*BOARD), across, 8.0, at)
+            )
+            for k, (at, across) in enumerate(places)
+        ]
+        view = find_view(shots, BOARD)
+    return calibrate(empty, view=view)
+
+
+def score_kind(
+    kind: SetupKind,
+    pictures: int,
+    seed: int,
+    reader: DiceReader,
+    *,
+    how: str = "none",
+    board_pictures: int = 1,
+) -> tuple[Score, int]:
     """The kind's pictures scored, and in how many of them the watcher would doubt the camera
     (`vision.watch.slanted_view`: most of a throw's dice look cocked)."""
     total = Score()
@@ -101,7 +155,12 @@ def score_kind(kind: SetupKind, pictures: int, seed: int, reader: DiceReader) ->
     with progress(pictures, f"{kind.value}: pictures read") as step:
         for index in range(pictures):
             pic = picture(kind, index, seed)
-            reading = reader.read(pic.image)
+            calibration = calibrated(pic, how, seed * 10_000 + index, board_pictures)
+            if calibration is not None:
+                table = DiceReader(reader.classifier, calibration, reader.settings, reader.values)
+                reading = table.read(pic.image)
+            else:
+                reading = reader.read(pic.image)
             total.add(f"{kind.value}-{index:03d}", labelled(pic), reading)
             doubted += bool(slanted_view(reading, 1))
             step(f"{len(pic.truth)} dice, {len(reading.dice)} reported")
@@ -166,10 +225,32 @@ def main() -> None:
         metavar="FILE",
         help="another die-or-not network (ONNX), e.g. one trained with --kinds",
     )
+    parser.add_argument(
+        "--calibrate",
+        choices=("none", "tray", "board"),
+        default="none",
+        help="tilted and wide-lens pictures read calibrated: from the empty tray, or from a "
+        "board lying in it too (default none)",
+    )
+    parser.add_argument(
+        "--board-pictures",
+        type=int,
+        choices=range(1, 6),
+        default=1,
+        help="pictures of the board per table (1: in the middle; up to 4 more, half as large, "
+        "towards the corners)",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="one JSON object per kind")
     parser.add_argument("--save", type=Path, metavar="DIR", help="one picture per kind here")
     parser.add_argument("--sheet", type=Path, help="a contact sheet of the kinds (JPEG)")
+    parser.add_argument(
+        "--view-sheet",
+        type=Path,
+        metavar="FILE",
+        help="a picture of one tilted table calibrated with a board (JPEG): the board, the "
+        "throw read uncalibrated, and read through the board's view",
+    )
     args = parser.parse_args()
     try:
         kinds = kinds_named(args.kinds)
@@ -188,12 +269,28 @@ def main() -> None:
         if args.sheet:
             args.sheet.parent.mkdir(parents=True, exist_ok=True)
             cv2.imwrite(str(args.sheet), contact_sheet(examples), [cv2.IMWRITE_JPEG_QUALITY, 80])
+    if args.view_sheet:
+        args.view_sheet.parent.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(args.view_sheet), view_sheet(args.seed), [cv2.IMWRITE_JPEG_QUALITY, 85])
     if args.pictures <= 0:
         return
     reader = DiceReader(DieClassifier(args.detector), values=values)
     reader.load()
-    rows = [row(kind, args.pictures, score_kind(kind, args.pictures, args.seed, reader))
-            for kind in kinds]  # fmt: skip
+    rows = [
+        row(
+            kind,
+            args.pictures,
+            score_kind(
+                kind,
+                args.pictures,
+                args.seed,
+                reader,
+                how=args.calibrate,
+                board_pictures=args.board_pictures,
+            ),
+        )
+        for kind in kinds
+    ]
     if args.json:
         for r in rows:
             print(json.dumps(r))
@@ -201,9 +298,32 @@ def main() -> None:
         show(rows)
 
 
-def contact_sheet(tiles: list[Image], across: int = 4) -> Image:
-    """The tiles at half size in rows of `across`, the last row filled out in grey."""
-    small = [cv2.resize(tile, (320, 240), interpolation=cv2.INTER_AREA) for tile in tiles]
+def view_sheet(seed: int, index: int = 3) -> Image:
+    """One tilted table: the board lying in its tray, a throw read uncalibrated, the same throw
+    read with the calibration the board gave, and the flat picture the reader read."""
+    pic = picture(SetupKind.TILTED, index, seed)
+    calibration = calibrated(pic, "board", seed * 10_000 + index)
+    assert calibration is not None and calibration.view is not None
+    board = through_camera(pic, 1, board_on_floor(pic, board_image(*BOARD), BOARD_ACROSS, 8.0))
+    plain = DiceReader()
+    reader = DiceReader(plain.classifier, calibration, values=plain.values)
+    flat_picture = calibration.view.flatten(pic.image)
+    flat_reader = DiceReader(plain.classifier, flat_calibration(calibration), values=plain.values)
+    flat_seen = annotate(
+        flat_picture, flat_reader.read(flat_picture), "4. the flat picture, as the reader reads it"
+    )
+    tiles = [
+        annotate(board, None, "1. a 9x6 board in the empty tray"),
+        annotate(pic.image, plain.read(pic.image), "2. a throw, uncalibrated"),
+        annotate(pic.image, reader.read(pic.image), "3. the throw, calibrated with the board"),
+        cv2.resize(flat_seen, (640, 480), interpolation=cv2.INTER_AREA),
+    ]
+    return contact_sheet(tiles, across=2, size=(480, 360))
+
+
+def contact_sheet(tiles: list[Image], across: int = 4, size: tuple[int, int] = (320, 240)) -> Image:
+    """The tiles at `size` in rows of `across`, the last row filled out in grey."""
+    small = [cv2.resize(tile, size, interpolation=cv2.INTER_AREA) for tile in tiles]
     blank = np.full_like(small[0], 90)
     small += [blank] * (-len(small) % across)
     rows = [np.hstack(small[i : i + across]) for i in range(0, len(small), across)]

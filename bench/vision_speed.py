@@ -3,7 +3,10 @@
     .venv/bin/python bench/vision_speed.py
 
 Frames are rendered by the simulated camera (640x480, 5 dice) and the real photos are read from
-tests/data/dice-tray (640x640). Prints a table of median and 95th-percentile times.
+tests/data/dice-tray (640x640). Slanted-camera frames are `hardware.camera.setups`' tilted
+kind (5 dice, 8 tables), each read with a calibration learnt from a board lying in its tray
+(`vision.view`): the reader reads the flat picture, larger than the camera's. Prints a table of
+median and 95th-percentile times.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import cv2
 import numpy as np
 
 from hardware.camera.render import random_scene, render
+from hardware.camera.setups import SetupKind, board_on_floor, render_setup, through_camera
 from hardware.camera.sim import SimulatedCamera, ThrowPlan
 from vision.calibration import Calibration, calibrate
 from vision.classify import DieClassifier, ValueClassifier
@@ -26,6 +30,7 @@ from vision.errors import ModelError
 from vision.reader import QUICK_LOOK, DiceReader, ReaderSettings, die_side
 from vision.rest import RestDetector
 from vision.runtime import RUNTIMES
+from vision.view import board_image, find_view
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -92,6 +97,18 @@ def main() -> None:
         calibrate([render(replace(scene, dice=()), seed=k)], die_size=36)
         for k, scene in enumerate(scenes10)
     ]
+    slanted = [
+        render_setup(SetupKind.TILTED, np.random.default_rng([5, k]), k, dice=5) for k in range(8)
+    ]
+    board = board_image()
+    slanted_calibrations = [
+        calibrate(
+            [through_camera(pic, 1)],
+            view=find_view([through_camera(pic, 2, board_on_floor(pic, board, 0.8, 8.0))], (9, 6)),
+        )
+        for pic in slanted
+    ]
+    slanted_frames = [pic.image for pic in slanted]
     photos = sorted((ROOT / "tests" / "data" / "dice-tray" / "images").glob("*.jpg"))[:60]
     images = [cv2.imread(str(p)) for p in photos]
     for runtime in RUNTIMES:
@@ -101,7 +118,14 @@ def main() -> None:
             print(f"{runtime}: not measured ({error})")
             continue
         print(f"networks run by {runtime}:")
-        timings = reading_times(runtime, frames, calibrations, images, (frames10, calibrations10))
+        timings = reading_times(
+            runtime,
+            frames,
+            calibrations,
+            images,
+            (frames10, calibrations10),
+            slanted=(slanted_frames, slanted_calibrations),
+        )
         for what, median, p95 in timings:
             row(f"  {what}", median, p95)
 
@@ -112,6 +136,8 @@ def reading_times(
     calibrations: list[Calibration],
     images: list[np.ndarray],
     ten: tuple[list[np.ndarray], list[Calibration]],
+    *,
+    slanted: tuple[list[np.ndarray], list[Calibration]],
 ) -> list[tuple[str, float, float]]:
     """Times of reading rendered frames (5 dice; 10 dice calibrated) and real photos with one
     runtime.
@@ -168,6 +194,27 @@ def reading_times(
             *timed(reading_in_turn(readers10, ten[0]), 200),
         )
     )
+    views = [c.view for c in slanted[1] if c.view is not None]
+    sizes = sorted(v.flat_size[0] * v.flat_size[1] for v in views)
+    middle = next(v.flat_size for v in views if v.flat_size[0] * v.flat_size[1] == sizes[4])
+    rows.append(
+        (
+            "flatten a 640x480 slanted-camera frame (vision.view)",
+            *timed(lambda: views[next(cycle) % len(views)].flatten(slanted[0][0]), 200),
+        )
+    )
+    for learn in (False, True):
+        readers = [DiceReader(detector, calibration=c, values=values) for c in slanted[1]]
+        for r, frame in zip(readers, slanted[0], strict=True):
+            side = die_side(r.read(frame))  # works out the flat maps and background once
+            r.die_size = side if learn else None
+        rows.append(
+            (
+                f"read 640x480 slanted-camera frame, 5 dice, board-calibrated "
+                f"({middle[0]}x{middle[1]} flat){', die size learnt' if learn else ''}",
+                *timed(reading_in_turn(readers, slanted[0]), 120),
+            )
+        )
     rows.append(
         (
             "read real 640x640 photo (1-25 dice, mean 7.4), no calibration",
