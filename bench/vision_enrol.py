@@ -33,8 +33,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.vision_kinds import calibrated  # noqa: E402
 from hardware.camera.render import BGR, random_scene, render  # noqa: E402
 from hardware.camera.setups import SetupKind, render_setup  # noqa: E402
+from vision.calibration import Calibration  # noqa: E402
 from vision.classify import ValueClassifier  # noqa: E402
 from vision.enrol import enrol  # noqa: E402
 from vision.evaluate import LabelledDie, Score, load_labels, load_photo  # noqa: E402
@@ -84,17 +86,23 @@ def novel_table(folder: Path, photos: int, seed: int) -> dict[str, list[Labelled
 
 
 def kind_table(
-    folder: Path, photos: int, seed: int, kind: SetupKind
-) -> dict[str, list[LabelledDie]]:
+    folder: Path, photos: int, seed: int, kind: SetupKind, calibrate: str = "none"
+) -> tuple[dict[str, list[LabelledDie]], dict[str, Calibration]]:
     """Renders a table of one kind of picture (`hardware.camera.setups`: a tilted camera, a
-    wide lens, ...); writes the photos and returns their labels."""
+    wide lens, ...); writes the photos and returns their labels, and with `calibrate` (tray
+    or board: `bench/vision_kinds.py --calibrate`) each photo's calibration (a picture of a
+    kind is its own camera)."""
     labels: dict[str, list[LabelledDie]] = {}
+    calibrations: dict[str, Calibration] = {}
     for index in range(photos):
         picture = render_setup(kind, np.random.default_rng([seed, 7, index]), seed * 7919 + index)
         name = f"{kind.value}-{index:03d}.png"
         cv2.imwrite(str(folder / name), picture.image)
         labels[name] = [LabelledDie(b.x0, b.y0, b.x1, b.y1, b.value) for b in picture.truth]
-    return labels
+        calibration = calibrated(picture, calibrate, seed * 7919 + index)
+        if calibration is not None:
+            calibrations[name] = calibration
+    return labels, calibrations
 
 
 def write_centres(path: Path, folder: Path, labels: dict[str, list[LabelledDie]]) -> None:
@@ -108,11 +116,19 @@ def write_centres(path: Path, folder: Path, labels: dict[str, list[LabelledDie]]
 
 
 def score(
-    folder: Path, labels: dict[str, list[LabelledDie]], names: list[str], reader: DiceReader
+    folder: Path,
+    labels: dict[str, list[LabelledDie]],
+    names: list[str],
+    reader: DiceReader,
+    calibrations: dict[str, Calibration] | None = None,
 ) -> Score:
+    """The photos `names` read with `reader`'s networks, each with its calibration if any."""
     total = Score()
     with progress(len(names), "photos read") as step:
         for name in names:
+            calibration = (calibrations or {}).get(name)
+            if calibration is not None:
+                reader = DiceReader(reader.classifier, calibration, values=reader.values)
             reading = reader.read(load_photo(folder, name))
             total.add(name, labels[name], reading)
             step(f"{len(reading.dice)} dice")
@@ -132,7 +148,13 @@ def words(result: Score) -> dict[str, object]:
 
 
 def measure(
-    what: str, folder: Path, labels: dict[str, list[LabelledDie]], share: float, seed: int
+    what: str,
+    folder: Path,
+    labels: dict[str, list[LabelledDie]],
+    share: float,
+    seed: int,
+    *,
+    calibrations: dict[str, Calibration] | None = None,
 ) -> dict[str, object]:
     names = sorted(labels)
     random.Random(seed).shuffle(names)
@@ -143,11 +165,15 @@ def measure(
         write_centres(csv_path, folder, {n: labels[n] for n in enrolled})
         started = time.monotonic()
         with progress(len(enrolled), f"{what}: photos enrolled") as step:
-            report = enrol(csv_path, Path(scratch) / "table", step=step)
+            views = {name: calibration.view for name, calibration in (calibrations or {}).items()}
+            report = enrol(
+                csv_path, Path(scratch) / "table", step=step, view_of=lambda p: views.get(p.name)
+            )
         seconds = time.monotonic() - started
         table = Path(scratch) / "table" / "dice_values.onnx"
-        before = score(folder, labels, held, DiceReader())
-        after = score(folder, labels, held, DiceReader(values=ValueClassifier(table)))
+        before = score(folder, labels, held, DiceReader(), calibrations)
+        enrolled_reader = DiceReader(values=ValueClassifier(table))
+        after = score(folder, labels, held, enrolled_reader, calibrations)
     return {
         "table": what,
         "photos_enrolled": len(enrolled),
@@ -172,6 +198,13 @@ def main() -> None:
         + ", ".join(kind.value for kind in SetupKind)
         + "), --photos pictures each",
     )
+    parser.add_argument(
+        "--calibrate",
+        choices=("none", "tray", "board"),
+        default="none",
+        help="the tilted and wide-lens tables calibrated, their photos enrolled and read "
+        "through a board's view with board (bench/vision_kinds.py --calibrate; default none)",
+    )
     args = parser.parse_args()
     try:
         kinds = [SetupKind(name.strip()) for name in args.kinds.split(",") if name.strip()]
@@ -184,8 +217,15 @@ def main() -> None:
         results.append(measure("novel dice", Path(folder), labels, args.share, args.seed))
     for kind in kinds:
         with tempfile.TemporaryDirectory(prefix=f"tabletop-{kind.value}-") as folder:
-            labels = kind_table(Path(folder), args.photos, args.seed, kind)
-            results.append(measure(kind.value, Path(folder), labels, args.share, args.seed))
+            labels, calibrations = kind_table(
+                Path(folder), args.photos, args.seed, kind, args.calibrate
+            )
+            what = kind.value + ("" if args.calibrate == "none" else f", {args.calibrate}")
+            results.append(
+                measure(
+                    what, Path(folder), labels, args.share, args.seed, calibrations=calibrations
+                )
+            )
     if not args.novel_only:
         real = load_labels(PHOTOS / "labels.csv")
         results.append(measure("real photos", PHOTOS / "images", real, args.share, args.seed))

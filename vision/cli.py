@@ -94,6 +94,13 @@ def register(subparsers: Any) -> None:
         metavar="DIR",
         help="the folder to write the table's dice model to (required)",
     )
+    enrol.add_argument(
+        "--calibration",
+        type=Path,
+        help="the table's calibration; its camera view, when it has one (calibrate --board), "
+        "is used to cut the dice (default: the stored one)",
+    )
+    enrol.add_argument("--no-calibration", action="store_true", help="ignore a stored calibration")
     enrol.set_defaults(handler=run_enrol)
 
     calibrate = actions.add_parser(
@@ -165,15 +172,18 @@ def run_enrol(args: argparse.Namespace) -> int:
     from vision.progress import progress
 
     cv2.setNumThreads(1)
+    calibration = None if args.no_calibration else _load_calibration(args.calibration, False)
+    view = calibration.view if calibration is not None else None
     try:
         photos = {die.image for die in read_labels(args.labels)}
         with progress(len(photos), "photos enrolled") as step:
-            report = enrol(args.labels, args.out, step=step)
+            report = enrol(args.labels, args.out, step=step, view_of=lambda photo: view)
     except EnrolError as error:
         raise UserError(str(error)) from error
     right = report.to_json()["looks_read_right"]
+    through = " through the calibration's camera view," if view is not None else ""
     print(
-        f"enrolled {report.dice} dice of {report.photos} photos into {args.out} "
+        f"enrolled {report.dice} dice of {report.photos} photos{through} into {args.out} "
         f"({report.dice_sized_by_the_reader} sized by the reader's own box); of their "
         f"{report.looks} looks the shipped reader read {right['shipped']} right, the table's "
         f"{right['enrolled']}. Use it: tabletop dice read --model {args.out} ..., or "

@@ -38,6 +38,7 @@ import numpy.typing as npt
 
 from .classify import VALUE_CLASSES, ValueClassifier, softmax, to_blob
 from .errors import VisionError
+from .view import TableView
 
 Image = npt.NDArray[np.uint8]
 Floats = npt.NDArray[np.float32]
@@ -240,9 +241,15 @@ def enrol(
     *,
     step: Callable[[str], None] = lambda note: None,
     reader: Any = None,
+    view_of: Callable[[Path], TableView | None] = lambda photo: None,
 ) -> EnrolReport:
     """Enrols a table from its labelled photos: writes `out/dice_values.onnx` and
-    `out/enrolment.json`. `step` is called once per photo (progress)."""
+    `out/enrolment.json`. `step` is called once per photo (progress).
+
+    `view_of` gives a photo's camera view (`vision.view`, a table calibrated with a board):
+    its dice are then cut from the flat picture the reader reads, each at its top face, as
+    the reader cuts them there; a label's centre is matched to the die whose box in the
+    photo holds it."""
     from .reader import DiceReader  # the reader imports the classifiers; keep import light
 
     dice = read_labels(labels)
@@ -263,13 +270,25 @@ def enrol(
         if loaded is None:
             raise EnrolError(f"{labels}: cannot read the photo {photo}")
         image = np.asarray(loaded, np.uint8)
-        boxes = [d.box for d in reader.read(image).dice]
-        sides = [die_size(boxes, d.cx, d.cy) for d in photo_dice]
+        view = view_of(photo)
+        centres = [(d.cx, d.cy) for d in photo_dice]
+        if view is not None:
+            if (image.shape[1], image.shape[0]) != view.picture_size:
+                w, h = view.picture_size
+                raise EnrolError(
+                    f"{labels}: {photo.name} is {image.shape[1]}x{image.shape[0]}, the camera's "
+                    f"view is for {w}x{h} pictures: enrol photos of this camera, or without "
+                    "its calibration"
+                )
+            image, centres, boxes = _on_the_table(view, image, centres, reader)
+        else:
+            boxes = [d.box for d in reader.read(image).dice]
+        sides = [die_size(boxes, cx, cy) for cx, cy in centres]
         known = [s for s in sides if s is not None]
         fallback = (
             float(np.median([(b[2] - b[0] + b[3] - b[1]) / 2.0 for b in boxes])) if boxes else None
         )
-        for die, side in zip(photo_dice, sides, strict=True):
+        for die, side, (cx, cy) in zip(photo_dice, sides, centres, strict=True):
             if side is not None:
                 sized += 1
             size = side if side is not None else (float(np.median(known)) if known else fallback)
@@ -279,7 +298,7 @@ def enrol(
                     f"the die at ({die.cx:.0f}, {die.cy:.0f}) from"
                 )
             for scale in SCALES:
-                cuts = cutter.looks(image, die.cx, die.cy, size * scale)
+                cuts = cutter.looks(image, cx, cy, size * scale)
                 crops.extend(cuts)
                 values.extend([die.value] * len(cuts))
         step(f"{len(photo_dice)} dice")
@@ -305,6 +324,32 @@ def enrol(
         encoding="utf-8",
     )
     return report
+
+
+def _on_the_table(
+    view: TableView, image: Image, centres: list[tuple[float, float]], reader: Any
+) -> tuple[Image, list[tuple[float, float]], list[tuple[int, int, int, int]]]:
+    """A photo through its view: the flat picture, each labelled centre moved to the top face
+    of the die whose box in the photo holds it (or mapped as it is, for a die the reader
+    missed), and the boxes of the dice the reader found there, in the flat picture."""
+    flat = view.flatten(image)
+    dice = view.dice_on_table(reader.read(flat))
+    moved = []
+    for cx, cy in centres:
+        holder = next(
+            (
+                top
+                for top, seen in dice
+                if seen.box[0] <= cx <= seen.box[2] and seen.box[1] <= cy <= seen.box[3]
+            ),
+            None,
+        )
+        if holder is not None:
+            moved.append(holder.center)
+        else:
+            x, y = view.to_flat(np.array([[cx, cy]], np.float64))[0]
+            moved.append((float(x), float(y)))
+    return flat, moved, [top.box for top, _ in dice]
 
 
 def table_model(folder: Path) -> Path:

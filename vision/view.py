@@ -164,7 +164,15 @@ class TableView:
         return _apply(self._homography, np.asarray(undistorted, np.float64).reshape(-1, 2))
 
     def picture_reading(self, flat: FrameReading) -> FrameReading:
-        """A reading of the flat picture, as the camera's picture shows its dice.
+        """A reading of the flat picture, as the camera's picture shows its dice
+        (`dice_on_table`, each die as the camera's picture boxes it)."""
+        shown = [seen for _, seen in self.dice_on_table(flat)]
+        shown.sort(key=lambda d: (round(d.center[1] / 40), d.center[0]))
+        return FrameReading(tuple(shown))
+
+    def dice_on_table(self, flat: FrameReading) -> list[tuple[DieReading, DieReading]]:
+        """The dice of a reading of the flat picture, each as the flat picture shows its top
+        face and as the camera's picture boxes it whole.
 
         A slanted camera shows a die's side faces between its top face and the point below
         the camera, as long as the die's height seen from there (a die of side s at distance
@@ -179,7 +187,7 @@ class TableView:
             below = np.array(standpoint[:2])
             dice.sort(key=lambda d: -float(np.hypot(*(np.array(d.center) - below))))
         taken: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], float]] = []
-        shown: list[DieReading] = []
+        found: list[tuple[DieReading, DieReading]] = []
         for die in dice:
             x0, y0, x1, y1 = die.box
             centre, side = np.array(die.center, np.float64), ((x1 - x0) + (y1 - y0)) / 2.0
@@ -195,9 +203,8 @@ class TableView:
             px1, py1 = np.ceil(seen.max(axis=0))
             w, h = self.picture_size
             box = (max(0, int(px0)), max(0, int(py0)), min(w, int(px1)), min(h, int(py1)))
-            shown.append(DieReading(die.value, die.confidence, box, die.status))
-        shown.sort(key=lambda d: (round(d.center[1] / 40), d.center[0]))
-        return FrameReading(tuple(shown))
+            found.append((die, DieReading(die.value, die.confidence, box, die.status)))
+        return found
 
     def to_json(self) -> dict[str, Any]:
         return {

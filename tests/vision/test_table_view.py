@@ -19,6 +19,7 @@ from hardware.camera.setups import (
 )
 from tabletop.cli import main
 from vision.calibration import Calibration, calibrate
+from vision.enrol import enrol
 from vision.errors import CalibrationError
 from vision.evaluate import LabelledDie, Score
 from vision.reader import DiceReader
@@ -252,3 +253,32 @@ def test_the_board_to_print_is_one_the_calibration_finds(tmp_path: Path) -> None
     assert find_board(image, (7, 5)) is not None
     assert main(["dice", "board", "--out", str(out), "--board", "2x5"]) == 2
     assert main(["dice", "board", "--out", str(out), "--square", "3"]) == 2
+
+
+def test_a_table_calibrated_with_a_board_enrols_its_dice_through_the_view(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Enrolment cuts each labelled die where the reader reads it: at its top face in the flat
+    picture. Cut from the camera's picture, the shipped network calls most of them cocked."""
+    pictures = {f"p{i}.png": table(SetupKind.TILTED, 10 + i) for i in range(3)}
+    rows = ["image,cx,cy,value"]
+    for name, pic in pictures.items():
+        cv2.imwrite(str(tmp_path / name), pic.image)
+        rows += [f"{name},{(b.x0 + b.x1) / 2},{(b.y0 + b.y1) / 2},{b.value}" for b in pic.truth]
+    (tmp_path / "labels.csv").write_text("\n".join(rows) + "\n")
+    views = {name: find_view([board_shot(pic)], BOARD) for name, pic in pictures.items()}
+    through = enrol(tmp_path / "labels.csv", tmp_path / "a", view_of=lambda p: views[p.name])
+    plain = enrol(tmp_path / "labels.csv", tmp_path / "b")
+    dice = sum(len(pic.truth) for pic in pictures.values())
+    assert through.dice == plain.dice == dice
+    assert through.dice_sized_by_the_reader == dice  # every label found its die's top face
+    assert through.shipped_right > 0.75 * through.looks
+    assert plain.shipped_right < 0.3 * plain.looks
+    # The command uses the calibration's view: one photo of one table.
+    name, pic = next(iter(pictures.items()))
+    (tmp_path / "one.csv").write_text("\n".join(r for r in rows if r.startswith((name, "image"))))
+    calibration = tmp_path / "cal.json"
+    calibrate([through_camera(pic, 3)], view=views[name]).save(calibration)
+    command = ["dice", "enrol", "--labels", str(tmp_path / "one.csv"), "--out", str(tmp_path / "c")]
+    assert main([*command, "--calibration", str(calibration)]) == 0
+    assert "through the calibration's camera view" in capsys.readouterr().out
