@@ -113,6 +113,7 @@ class SixShooterPeople:
         """Takes every card off the mat, and waits for the mat to see the table empty (a game
         master gathers the cards before announcing the next deal)."""
         self.mistakes.clear()  # a slip still on the table is gathered with the cards
+        self._lifted, self._lift_waits = None, 0  # ... and a card lifted for a roll
         for zone in list(self.table.slots):
             self.hands.lift(*zone)
             del self.table.slots[zone]
@@ -274,7 +275,6 @@ class SixShooterPeople:
 
     def _roll(self, state: dict[str, Any], pending: dict[str, Any]) -> bool:
         name = pending["player"]
-        may_lift = True
         if self._lifted is not None:
             owner, slot, code = self._lifted
             unread = any(
@@ -284,11 +284,14 @@ class SixShooterPeople:
             if unread and self._lift_waits < LIFT_WAITS:
                 self._lift_waits += 1
                 return True  # a turn of the table's patience, waiting for the lift
-            # Read (the roll is boosted now), or never read: no second card for this roll.
-            self._lifted, self._lift_waits, may_lift = None, 0, not unread
+            self._lifted, self._lift_waits = None, 0
+            if unread:
+                # The table never took the card: it goes back where it lay, and the roll goes
+                # on as if it had not been lifted (a lift read after the roll is refused).
+                self._put_back(owner, slot, code)
+                return True
         if (
-            may_lift
-            and pending["purpose"] == "challenge"
+            pending["purpose"] == "challenge"
             and not pending.get("boosted")
             and self.rng.random() < 0.3
             and self._lift_a_useful_card(state, name, pending["method"])
@@ -371,6 +374,14 @@ class SixShooterPeople:
         card, up = self.table.slots[(seat, slot)]
         self.table.slots[(seat, slot)] = (card, not up)
         self.hands.flip(seat, slot)
+
+    def _put_back(self, owner: str, slot: int, card: str) -> None:
+        """Lays a card lifted for a roll back where it lay, face-up."""
+        seat = self.seats.index(owner)
+        if card in self.table.discard:
+            self.table.discard.remove(card)
+        self.table.slots[(seat, slot)] = (card, True)
+        self.hands.lay(seat, slot, card, True)
 
     def _discard(self, seat: int, slot: int) -> None:
         card, _ = self.table.slots.pop((seat, slot))
