@@ -188,10 +188,15 @@ EXAMPLES: dict[str, Example] = {
         usage=True,
         why="--frames 30: it watches until stopped otherwise",
     ),
-    "tabletop dice calibrate": Example(
+    "tabletop dice calibrate [--board 9x6]": Example(
         run=("dice", "calibrate", "--source", "sim:", "--out", "{tmp}/calibration.json"),
         expect="calibrated from",
-        why="its default camera (usb:0) is not here: the simulated camera's empty tray",
+        usage=True,
+        why="its default camera (usb:0) is not here: the simulated camera's empty tray, no "
+        "board (tests/vision/test_table_view.py calibrates with one from rendered frames)",
+    ),
+    "tabletop dice board --out FILE": Example(
+        run=("dice", "board", "--out", "{tmp}/board.png"), expect="written to", usage=True
     ),
     "tabletop dice enrol --labels FILE.csv --out DIR": Example(
         usage=True, why="a usage form; tests/vision/test_dice_enrol.py enrols real photos"
@@ -236,6 +241,16 @@ EXAMPLES: dict[str, Example] = {
         run=("cards", "enrol", "--port", SIM_MAT, "--out", "{tmp}/cards.json"),
         up="on the draw pad",
         why="a simulated mat instead of the real one on /dev/tabletop-mat",
+    ),
+    "tabletop dice board --out board.png": Example(
+        run=("dice", "board", "--out", "{tmp}/board.png"),
+        expect="written to",
+        why="into a temporary folder",
+    ),
+    "tabletop dice calibrate --source picamera --board 9x6": Example(
+        not_here="needs the Pi's camera and a printed board lying in its tray; "
+        "tests/vision/test_table_view.py runs calibrate --board on a folder of rendered frames "
+        "of a slanted camera",
     ),
     "tabletop dice calibrate --source picamera": Example(
         run=("dice", "calibrate", "--source", "sim:", "--out", "{tmp}/calibration.json"),
