@@ -203,16 +203,22 @@ def test_a_board_not_in_view_is_said_with_its_size() -> None:
         find_view([board_shot(pic)], (8, 6))
 
 
+def frames_folder(folder: Path, pic: SetupPicture, boards: list[npt.NDArray[np.uint8]]) -> Path:
+    """A folder source: pictures of the board first, then three of the empty tray."""
+    folder.mkdir()
+    for k, board in enumerate(boards):
+        cv2.imwrite(str(folder / f"0{k}-board.png"), board)
+    for k in range(3):
+        cv2.imwrite(str(folder / f"1{k}-empty.png"), through_camera(pic, 20 + k))
+    return folder
+
+
 def test_calibrate_with_a_board_learns_the_view_then_the_empty_tray(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     pic = table(SetupKind.TILTED, 3)
-    folder = tmp_path / "frames"
-    folder.mkdir()
-    cv2.imwrite(str(folder / "00-board.png"), board_shot(pic))
-    cv2.imwrite(str(folder / "01-board.png"), board_shot(pic, 0.6, -10.0))
-    for k in range(3):
-        cv2.imwrite(str(folder / f"1{k}-empty.png"), through_camera(pic, 20 + k))
+    boards = [board_shot(pic), board_shot(pic, 0.6, -10.0)]
+    folder = frames_folder(tmp_path / "frames", pic, boards)
     out = tmp_path / "cal.json"
     command = ["dice", "calibrate", "--source", str(folder), "--board", "9x6", "--frames", "3"]
     status = main([*command, "--board-pictures", "2", "--out", str(out)])
@@ -234,11 +240,7 @@ def test_calibrate_with_a_board_learns_the_view_then_the_empty_tray(
 def test_calibrate_says_when_it_never_saw_the_board(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    pic = table(SetupKind.TILTED, 3)
-    folder = tmp_path / "frames"
-    folder.mkdir()
-    for k in range(3):
-        cv2.imwrite(str(folder / f"{k}-empty.png"), through_camera(pic, 20 + k))
+    folder = frames_folder(tmp_path / "frames", table(SetupKind.TILTED, 3), [])
     status = main(["dice", "calibrate", "--source", str(folder), "--board", "9x6"])
     assert status == 2
     err = capsys.readouterr().err
