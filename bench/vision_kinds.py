@@ -18,8 +18,8 @@ read as a throw, would make the watcher say the camera may be at a slant (two in
 dice look cocked: `vision.watch.slanted_view`). `--save DIR` writes one picture of each kind
 with its truth boxes; `--sheet` writes them as one labelled contact sheet. Progress on stderr.
 
-`--calibrate tray|board` reads the kinds whose camera is not straight above with a plain lens
-(tilted, wide-lens) as a table calibrated with that camera reads them: `tray` from pictures of
+`--calibrate tray|board` reads the kinds whose pictures are their camera's alone (top-down,
+tilted, wide-lens) as a table calibrated with that camera reads them: `tray` from pictures of
 the empty tray (`vision.calibration.calibrate`), `board` also from a picture of a 9x6 board
 lying in it, 0.8 of the picture's width across (`vision.view.find_view`), as `tabletop dice
 calibrate --board 9x6` learns them. Every picture is its own table (its camera is drawn anew),
@@ -121,8 +121,8 @@ def calibrated(
     pic: SetupPicture, how: str, seed: int, board_pictures: int = 1
 ) -> Calibration | None:
     """The calibration a person would make at `pic`'s table (`how`: none, tray or board,
-    from `board_pictures` pictures of the board); None for none, or for a kind whose camera
-    is straight above with a plain lens."""
+    from `board_pictures` pictures of the board); None for none, or for a kind whose pictures
+    are more than its camera's (a colour cast, noise, clutter: not rendered for the board)."""
     if how == "none" or pic.camera is None:
         return None
     empty = [through_camera(pic, seed * 7 + k) for k in range(3)]
@@ -229,8 +229,8 @@ def main() -> None:
         "--calibrate",
         choices=("none", "tray", "board"),
         default="none",
-        help="tilted and wide-lens pictures read calibrated: from the empty tray, or from a "
-        "board lying in it too (default none)",
+        help="top-down, tilted and wide-lens pictures read calibrated: from the empty tray, "
+        "or from a board lying in it too (default none)",
     )
     parser.add_argument(
         "--board-pictures",

@@ -84,8 +84,8 @@ class SetupPicture:
     image: Image
     truth: tuple[DieBox, ...]
     kind: SetupKind
-    # The camera that took it, for kinds whose camera is not straight above with a plain lens
-    # (tilted, wide-lens): `through_camera` takes other pictures of the same table with it.
+    # The camera that took it, for the kinds whose pictures are the camera's alone (top-down,
+    # tilted, wide-lens): `through_camera` takes other pictures of the same table with it.
     camera: SetupCamera | None = None
 
 
@@ -279,7 +279,9 @@ def _dice_count(rng: np.random.Generator, dice: int | None) -> int:
 
 def _top_down(rng: np.random.Generator, seed: int, dice: int | None) -> SetupPicture:
     scene = random_scene(rng, _dice_count(rng, dice))
-    return SetupPicture(render(scene, seed), _truths(scene, _identity_view()), SetupKind.TOP_DOWN)
+    view = _identity_view()
+    taken = SetupCamera(scene, view, lambda picture: picture)
+    return SetupPicture(render(scene, seed), _truths(scene, view), SetupKind.TOP_DOWN, taken)
 
 
 def _tilted(rng: np.random.Generator, seed: int, dice: int | None) -> SetupPicture:
