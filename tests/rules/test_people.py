@@ -167,3 +167,37 @@ def test_the_game_master_waits_for_a_deal_the_table_has_not_read_yet() -> None:
     table.read_now()
     assert [c["cmd"] for c in table.applied[applied:]] == ["start_adventure"]
     assert state_to_json(table.game.state)["phase"] == "setup"
+
+
+def test_a_slot_the_table_says_holds_the_wrong_card_gets_the_state_s_card() -> None:
+    """A deal read late, after the game master had dealt again, left every slot holding a card
+    of the second deal where the state had the first's; the table said so slot by slot ("put
+    its own card back") and the soak stalled (seed 842951). The people put the named cards
+    right, and the game goes on."""
+    table = MemoryTable(3, mistake_rate=0.0)
+    table.people.start_game(seed=3)
+    state = state_to_json(table.game.state)
+    assert state["phase"] == "setup"
+    ana = state["players"][0]["slots"]
+    dealt = {view["card"] for player in state["players"] for view in player["slots"]}
+    other = next(card for card in table.people.table.deck if card not in dealt)
+    # The second deal's card, in the people's hands and on the mat, where the state has another.
+    table.people.table.deck.remove(other)
+    table.people.table.slots[(0, 1)] = (other, False)
+    table.lay(0, 1, other, False)
+    table.now += 1.0
+    table.handle(table.reader.tick(table.game.state, table.now))
+    assert "s1.1" in table.alerts
+    fixes = {k: v for k, v in table.alerts.items() if k.startswith("s")}
+    assert table.people.step(state, None, fixes)
+    assert table.mat[(0, 1)].card == parse_card(ana[0]["card"])
+    assert not table.mat[(0, 1)].face_up
+    assert "s1.1" not in table.alerts
+    for _ in range(20000):  # and the game plays to its end
+        table.now += 1.0
+        table.handle(table.reader.tick(table.game.state, table.now))
+        state = state_to_json(table.game.state)
+        if state["phase"] == "finished":
+            break
+        table.people.step(state, None, {k: v for k, v in table.alerts.items() if k[0] == "s"})
+    assert state["phase"] == "finished"

@@ -244,6 +244,8 @@ class SixShooterPeople:
         if state != self._last_state:
             self._last_state = state
             self.gm_waiting = False
+        if self._put_right(state, alerts):
+            return True
         if self._follow_the_rules(state):
             return True
         pending = state.get("pending")
@@ -369,6 +371,46 @@ class SixShooterPeople:
                         self._flip(seat, slot)
                         return True
         return False
+
+    def _put_right(self, state: dict[str, Any], alerts: dict[str, str]) -> bool:
+        """A slot the table names (its alert) that holds another card than the state's gets
+        the state's card: the game master reads "put its own card back" and does (a deal read
+        late, after the cards were dealt again, left every slot so: the soak, seed 842951)."""
+        if self._dealing and state["phase"] != "setup":
+            return False  # the state is the last adventure's: the new deal is still unread
+        for player in state["players"]:
+            if player["name"] not in self.seats:
+                continue
+            seat = self.seats.index(player["name"])
+            for slot, view in enumerate(player["slots"], start=1):
+                card = view["card"]
+                if f"s{seat + 1}.{slot}" not in alerts or card is None:
+                    continue
+                here = self.table.slots.get((seat, slot))
+                if here is not None and here[0] == card:
+                    continue  # the right card, turned wrong: the rules' own flips see to it
+                if self._lifted is not None and self._lifted[:2] == (player["name"], slot):
+                    continue  # lifted for a roll, not read yet
+                self._take(card)
+                if here is not None:
+                    self._discard(seat, slot)
+                up = view["state"] == "face_up"
+                self.table.slots[(seat, slot)] = (card, up)
+                self.hands.lay(seat, slot, card, up)
+                return True
+        return False
+
+    def _take(self, card: str) -> None:
+        """Takes a card in hand from wherever it is: the deck, the discard or another slot."""
+        for pile in (self.table.deck, self.table.discard):
+            if card in pile:
+                pile.remove(card)
+                return
+        for zone, (lying, _) in list(self.table.slots.items()):
+            if lying == card:
+                del self.table.slots[zone]
+                self.hands.lift(*zone)
+                return
 
     def _flip(self, seat: int, slot: int) -> None:
         card, up = self.table.slots[(seat, slot)]
