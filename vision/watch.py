@@ -376,7 +376,9 @@ class ThrowWatcher:
         statuses = {d.status for d in reading.dice}
         if DieStatus.COCKED in statuses:
             self._cocked_run += 1
-            slant = slanted_view(reading, self._cocked_run)
+            calibration = self.reader.calibration
+            viewed = calibration is not None and calibration.view is not None
+            slant = slanted_view(reading, self._cocked_run, viewed=viewed)
             if slant:
                 return ThrowEvent(
                     ThrowEventKind.UNCLEAR, index, stamp, reading.values, reading, slant, who,
@@ -433,23 +435,30 @@ CAMERA_ADVICE = (
     "calibrate it with a board in the tray (tabletop dice calibrate --board 9x6), "
     "then throw again"
 )
+# ... for a camera whose slant a board already measured: it may have been moved since.
+MOVED_CAMERA_ADVICE = (
+    "the camera may have moved since it was calibrated: calibrate it again with the board "
+    "(tabletop dice calibrate --board 9x6), then throw again"
+)
 
 
-def slanted_view(reading: FrameReading, cocked_run: int) -> str:
+def slanted_view(reading: FrameReading, cocked_run: int, *, viewed: bool = False) -> str:
     """Why a throw that reads as cocked may be the camera's fault, in words ("" when nothing
     says so). A die seen from the side shows its side faces, as only a leaning die does from
     straight above, so a camera at a slant makes most dice look cocked (docs/vision.md, Other
     tables). Real dice seldom lean, and two in three of a throw at once, or a throw with a
     leaning die `SLANT_RUN` times in a row, point at the camera. The throw is then `unclear`
-    with this advice, rather than `cocked` again and again with no hint why."""
+    with this advice, rather than `cocked` again and again with no hint why. `viewed`: the
+    reader already takes a board's measure of the camera's slant out (vision.view)."""
     cocked = sum(d.status is DieStatus.COCKED for d in reading.dice)
     dice = len(reading.dice)
+    advice = MOVED_CAMERA_ADVICE if viewed else CAMERA_ADVICE
     if cocked >= 2 and 3 * cocked >= 2 * dice:
-        return f"{cocked} of {dice} dice look as if leaning on something; {CAMERA_ADVICE}"
+        return f"{cocked} of {dice} dice look as if leaning on something; {advice}"
     if cocked and cocked_run >= SLANT_RUN:
         return (
             f"each of the last {cocked_run} throws had a die that looks as if leaning on "
-            f"something; {CAMERA_ADVICE}"
+            f"something; {advice}"
         )
     return ""
 

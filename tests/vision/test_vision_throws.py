@@ -127,6 +127,10 @@ def test_most_dice_of_one_throw_leaning_doubt_the_camera() -> None:
     assert slanted_view(leaning(1, 2), 2) == ""
     assert slanted_view(leaning(2, 4), 1) == ""
     assert slanted_view(leaning(1, 2), 3).startswith("each of the last 3 throws")
+    # A camera a board already measured is not told to get one: it may have moved since.
+    assert "calibrate it with a board" in slanted_view(leaning(3, 1), 1)
+    moved = slanted_view(leaning(3, 1), 1, viewed=True)
+    assert "may have moved since it was calibrated" in moved and "mount it" not in moved
 
 
 def test_a_tilted_camera_is_doubted_and_a_top_down_one_is_not(reader: DiceReader) -> None:
