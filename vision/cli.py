@@ -419,11 +419,20 @@ def _learn_view(pictures: Any, board: tuple[int, int], wanted: int, wait: int) -
         + "...",
         file=sys.stderr,
     )
-    shown = []
+    shown: list[Any] = []
+    places: list[Any] = []
     for looked, frame in enumerate(pictures, start=1):
-        if find_board(frame.image, board) is not None:
+        corners = find_board(frame.image, board)
+        # Each picture of the board counts once it lies somewhere else: its corners a
+        # twentieth of the picture's width away from where they were in every picture before.
+        moved = 0.05 * frame.image.shape[1]
+        if corners is not None and all(
+            float(np.linalg.norm(corners - before, axis=1).mean()) > moved for before in places
+        ):
             shown.append(frame.image)
-            print(f"board seen ({len(shown)} of {wanted})", file=sys.stderr)
+            places.append(corners)
+            more = ": now move it elsewhere in the tray" if len(shown) < wanted else ""
+            print(f"board seen ({len(shown)} of {wanted}){more}", file=sys.stderr)
             if len(shown) >= wanted:
                 break
         if looked >= wait:

@@ -247,6 +247,21 @@ def test_calibrate_says_when_it_never_saw_the_board(
     assert "saw the 9x6 board in 0 of 1 pictures" in err
 
 
+def test_a_board_that_was_not_moved_counts_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A live camera shows the board in frame after frame: a second picture of it counts
+    only once the board lies elsewhere."""
+    pic = table(SetupKind.TILTED, 3)
+    still = board_shot(pic)
+    folder = frames_folder(tmp_path / "frames", pic, [still, still, still])
+    command = ["dice", "calibrate", "--source", str(folder), "--board", "9x6"]
+    assert main([*command, "--board-pictures", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "now move it elsewhere" in err
+    assert "saw the 9x6 board in 1 of 2 pictures" in err
+
+
 def test_the_board_to_print_is_one_the_calibration_finds(tmp_path: Path) -> None:
     out = tmp_path / "board.png"
     assert main(["dice", "board", "--out", str(out), "--board", "7x5", "--square", "40"]) == 0
