@@ -9,11 +9,19 @@ read the tilted top as a flat die, or take the side face for a die of its own. E
 die gets a value, and a game would score a throw that should have been thrown again. The count
 of such dice is the figure, with how many are reported as what they are: one cocked die. The
 contact sheet shows every die with what the reader said.
+
+`--slanted` also asks what the top-face look of a slanted camera's reader would do to them
+(`vision.reader.top_face_look`: a die not read is cut again on the side away from the camera,
+which a board's view knows): each die the reader does not read is looked at so from eight
+directions (the camera below, beside or above it in the picture, and between), and the dice
+given a value in any direction are counted. These dice are seen from above, not through a
+slanted camera (the renderer draws cocked dice from above only): a proxy.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections import Counter
 from dataclasses import replace
@@ -27,8 +35,8 @@ from hardware.camera.render import random_die, random_scene, render
 from vision.annotate import annotate
 from vision.classify import ValueClassifier
 from vision.progress import progress
-from vision.reader import DiceReader
-from vision.reading import DieStatus, FrameReading
+from vision.reader import DiceReader, top_face_look
+from vision.reading import DieReading, DieStatus, FrameReading
 
 Image = npt.NDArray[np.uint8]
 SIZE = 44
@@ -54,6 +62,16 @@ def tile(image: Image, reading: FrameReading, seed: int) -> Image:
     return patch
 
 
+def top_face_looks(reader: DiceReader, image: Image, die: DieReading) -> int:
+    """How many of eight directions of the camera give `die` a value by its top-face look."""
+    given = 0
+    for k in range(8):
+        turn = 2 * math.pi * k / 8
+        below = (die.center[0] + 1000 * math.cos(turn), die.center[1] + 1000 * math.sin(turn))
+        given += top_face_look(reader.values, image, die, below, reader.settings) is not None
+    return given
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dice", type=int, default=60, help="cocked dice (default 60)")
@@ -62,12 +80,17 @@ def main() -> int:
     )
     parser.add_argument("--values", type=Path, help="a value reader other than the committed one")
     parser.add_argument("--sheet", type=Path, help="write a contact sheet of every die here")
+    parser.add_argument(
+        "--slanted",
+        action="store_true",
+        help="also the top-face look of a slanted camera's reader, from eight directions",
+    )
     args = parser.parse_args()
     cv2.setNumThreads(1)
     values = ValueClassifier(args.values) if args.values else None
     reader = DiceReader(values=values)
     reader.load()
-    given = once = none_cocked = 0
+    given = once = none_cocked = looked_given = looks = looks_given = 0
     statuses: Counter[str] = Counter()
     tiles: list[Image] = []
     with progress(args.dice, "cocked dice") as step:
@@ -78,6 +101,11 @@ def main() -> int:
             once += [d.status for d in reading.dice] == [DieStatus.COCKED]
             statuses.update(d.status.value for d in reading.dice)
             none_cocked += all(d.status is not DieStatus.COCKED for d in reading.dice)
+            if args.slanted and not reading.values:
+                valued = [top_face_looks(reader, image, die) for die in reading.dice]
+                looks += 8 * len(reading.dice)
+                looks_given += sum(valued)
+                looked_given += any(valued)
             if args.sheet:
                 tiles.append(tile(image, reading, seed))
             step(f"seed {seed}: {given} given a value so far")
@@ -85,6 +113,12 @@ def main() -> int:
     print(f"  reported as exactly one cocked die: {once}")
     print(f"  no die reported cocked: {none_cocked}")
     print(f"  dice reported, by status: {dict(sorted(statuses.items()))}")
+    if args.slanted:
+        print(
+            f"  of the {args.dice - given} not given a value, given one by a slanted camera's "
+            f"top-face look from some direction: {looked_given} "
+            f"({looks_given} of {looks} looks, a die found and a direction each)"
+        )
     if args.sheet and tiles:
         per_row = 10
         blank = np.zeros_like(tiles[0])

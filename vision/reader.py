@@ -294,9 +294,21 @@ class DiceReader:
         # picture is as large: while a watcher searches around a side it learnt (`die_size`
         # set), the flat reader searches around the side of the dice it read last.
         flat_reader.die_size = self._flat_side if self.die_size is not None else None
-        flat_reading = flat_reader.read(view.flatten(image), closely=closely)
+        flat_image = view.flatten(image)
+        flat_reading = flat_reader.read(flat_image, closely=closely)
         self._flat_side = die_side(flat_reading) or self._flat_side
-        return view.picture_reading(flat_reading)
+        standpoint = view.standpoint
+        shown = []
+        for top, seen in view.dice_on_table(flat_reading):
+            looked = None
+            if standpoint is not None and top.status is not DieStatus.READ:
+                looked = top_face_look(self.values, flat_image, top, standpoint[:2], self.settings)
+            if looked is None:
+                shown.append(seen)
+            else:
+                shown.append(DieReading(looked[0], looked[1], seen.box, DieStatus.READ))
+        shown.sort(key=lambda d: (round(d.center[1] / 40), d.center[0]))
+        return FrameReading(tuple(shown))
 
     def recount(
         self, image: Image, reading: FrameReading, expected: int, side: float | None = None
@@ -482,6 +494,48 @@ def size_means(
         die: np.stack([np.mean(rows, axis=0) for rows in by_scale.values()]).astype(np.float32)
         for die, by_scale in grouped.items()
     }
+
+
+# Where a slanted camera's die is looked at again (`top_face_look`): this many sides away from
+# the camera from the centre found, at these shares of the side.
+TOP_FACE_SHIFTS = (0.0, 0.15, 0.3)
+TOP_FACE_SIZES = (0.8, 0.9, 1.0)
+
+
+def top_face_look(
+    values: ValueClassifier,
+    flat: Image,
+    die: DieReading,
+    below_camera: tuple[float, float],
+    settings: ReaderSettings,
+) -> tuple[int, float] | None:
+    """A die of a slanted camera's flat picture that was not read, looked at again on its top
+    face alone: its value and confidence, or None when no look is sure of a value.
+
+    Flattened, a die far from the camera shows side faces as long as itself between its top
+    face and the point below the camera, and the crop around the centre found holds them: the
+    network, which learnt cocked dice from above, calls many such dice cocked. The top face
+    lies on the side away from the camera; it is cut there, a little smaller, every quarter
+    turn averaged, and believed only at `min_confidence` and not cocked (docs/vision.md)."""
+    x0, y0, x1, y1 = die.box
+    side = ((x1 - x0) + (y1 - y0)) / 2.0
+    cx, cy = die.center
+    away = np.array([cx - below_camera[0], cy - below_camera[1]])
+    length = float(np.hypot(*away))
+    if length == 0:
+        return None
+    away /= length
+    best: tuple[float, int] | None = None
+    for shift in TOP_FACE_SHIFTS:
+        x, y = cx + away[0] * shift * side, cy + away[1] * shift * side
+        for size in TOP_FACE_SIZES:
+            cuts = values.looks(flat, x, y, side * size, (0, 1, 2, 3))
+            p = values.probabilities(cuts).mean(axis=0)
+            if best is None or float(p.max()) > best[0]:
+                best = (float(p.max()), int(p.argmax()) + 1)
+    if best is None or best[0] < settings.min_confidence or best[1] == COCKED:
+        return None
+    return best[1], best[0]
 
 
 def die_side(reading: FrameReading) -> float | None:

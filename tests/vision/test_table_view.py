@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -10,6 +12,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from hardware.camera.render import random_die, random_scene, render
 from hardware.camera.setups import (
     SetupKind,
     SetupPicture,
@@ -22,7 +25,7 @@ from vision.calibration import Calibration, calibrate
 from vision.enrol import enrol
 from vision.errors import CalibrationError
 from vision.evaluate import LabelledDie, Score
-from vision.reader import DiceReader
+from vision.reader import DiceReader, top_face_look
 from vision.reading import DieReading, DieStatus, FrameReading
 from vision.view import TableView, board_image, find_board, find_view
 
@@ -117,7 +120,7 @@ def test_a_slanted_table_calibrated_with_a_board_reads_its_dice() -> None:
     # above: most are called cocked (22.9 % read right over 40 pictures, docs/vision.md).
     assert plain.read_right < 0.5 * plain.found
     assert flat.found >= 0.95 * flat.labelled
-    assert flat.read_right >= 0.8 * flat.found
+    assert flat.read_right >= 0.9 * flat.found
     assert flat.wrong_values == 0
 
 
@@ -299,3 +302,34 @@ def test_a_table_calibrated_with_a_board_enrols_its_dice_through_the_view(
     command = ["dice", "enrol", "--labels", str(tmp_path / "one.csv"), "--out", str(tmp_path / "c")]
     assert main([*command, "--calibration", str(calibration)]) == 0
     assert "through the calibration's camera view" in capsys.readouterr().out
+
+
+def test_the_top_face_look_gives_a_cocked_die_no_value_from_any_side() -> None:
+    """A slanted camera's reader looks at a die it did not read again, on the side away from
+    the camera (`top_face_look`). A floor under `bench/vision_cocked.py --slanted`, on other
+    seeds: 20 cocked dice seen from above, each looked at so from eight sides; 2 of 56 got a
+    value from some side on the bench's seeds."""
+    reader = DiceReader()
+    reader.load()
+    given = 0
+    for seed in range(5000, 5020):
+        rng = np.random.default_rng(seed)
+        scene = random_scene(rng, 0, die_size=44)
+        image = render(replace(scene, dice=(random_die(rng, 320, 240, 44, cocked=True),)))
+        reading = reader.read(image)
+        if reading.values:
+            continue  # given a value already: tests/vision/test_vision_reader.py counts those
+        turns = [2 * math.pi * k / 8 for k in range(8)]
+        given += any(
+            top_face_look(
+                reader.values,
+                image,
+                die,
+                (die.center[0] + 1000 * math.cos(t), die.center[1] + 1000 * math.sin(t)),
+                reader.settings,
+            )
+            is not None
+            for die in reading.dice
+            for t in turns
+        )
+    assert given <= 2
