@@ -176,20 +176,50 @@ def camera_throws(
         from hardware.camera import open_source
         from vision.annotate import throw_picture
         from vision.calibration import Calibration
+        from vision.errors import CalibrationError
         from vision.reader import DiceReader
         from vision.rest import RestDetector
         from vision.watch import ThrowWatcher
 
         cv2.setNumThreads(1)  # the mat and MQTT share the Pi's cores
-        calibration = Calibration.load(calibration_path) if calibration_path else None
-        detector = RestDetector(background=calibration.background if calibration else None)
-        watcher = ThrowWatcher(
-            DiceReader(calibration=calibration, values=table_values(dice_model)), detector
-        )
+        values = table_values(dice_model)
+        calibration = None
+        if calibration_path:
+            try:
+                calibration = Calibration.load(calibration_path)
+            except CalibrationError as error:
+                log.warning(
+                    "bridge: reading the dice uncalibrated: %s (calibrate again: tabletop dice "
+                    "calibrate)",
+                    error,
+                )
+
+        def watching(calibration: Calibration | None) -> ThrowWatcher:
+            detector = RestDetector(background=calibration.background if calibration else None)
+            return ThrowWatcher(DiceReader(calibration=calibration, values=values), detector)
+
+        watcher = watching(calibration)
         with open_source(source_url) as source:
             for frame in source:
                 if stop.is_set():
                     return
+                if calibration is not None:
+                    height, width = frame.image.shape[:2]
+                    if (width, height) != (calibration.width, calibration.height):
+                        # A calibration of other frames fits none of these (its tray, its
+                        # board's view): a camera that reads uncalibrated beats one that stops.
+                        log.warning(
+                            "bridge: the camera gives %dx%d frames, the calibration %s is for "
+                            "%dx%d: reading the dice uncalibrated (calibrate again: tabletop "
+                            "dice calibrate)",
+                            width,
+                            height,
+                            calibration_path,
+                            calibration.width,
+                            calibration.height,
+                        )
+                        calibration = None
+                        watcher = watching(None)
                 if awaited is not None:
                     awaited.arm(watcher)
                 for event in watcher.feed(frame.image, frame.timestamp):
