@@ -12,7 +12,9 @@ Two tables, each enrolled with a share of its photos (10 % by default) and read 
   on all of them, so its figure there is an upper bound; enrolment must not make it worse).
 
 Read right, not read and wrong are counted over the dice found, as `bench/vision_accuracy.py`
-counts them. Progress on stderr.
+counts them. `--kinds` adds a table of each kind of picture (`hardware.camera.setups`), and
+`--calibrate board` enrols and reads them through each picture's board view, as
+`bench/vision_kinds.py --calibrate` does. Progress on stderr.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.vision_kinds import calibrated  # noqa: E402
+from bench.vision_kinds import add_calibrate_option, calibrated  # noqa: E402
 from hardware.camera.render import BGR, random_scene, render  # noqa: E402
 from hardware.camera.setups import SetupKind, render_setup  # noqa: E402
 from vision.calibration import Calibration  # noqa: E402
@@ -198,12 +200,8 @@ def main() -> None:
         + ", ".join(kind.value for kind in SetupKind)
         + "), --photos pictures each",
     )
-    parser.add_argument(
-        "--calibrate",
-        choices=("none", "tray", "board"),
-        default="none",
-        help="the tilted and wide-lens tables calibrated, their photos enrolled and read "
-        "through a board's view with board (bench/vision_kinds.py --calibrate; default none)",
+    add_calibrate_option(
+        parser, "the top-down, tilted and wide-lens tables enrolled and read calibrated"
     )
     args = parser.parse_args()
     try:

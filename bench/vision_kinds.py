@@ -117,6 +117,16 @@ BOARD_ACROSS = 0.8  # of the picture's width, at its middle
 BOARD_MOVED = (((0.3, 0.3), 0.5), ((0.7, 0.7), 0.5), ((0.7, 0.3), 0.5), ((0.3, 0.7), 0.5))
 
 
+def add_calibrate_option(parser: argparse.ArgumentParser, what: str) -> None:
+    """`--calibrate none|tray|board`, for the benches that calibrate their tables so."""
+    parser.add_argument(
+        "--calibrate",
+        choices=("none", "tray", "board"),
+        default="none",
+        help=f"{what}: from the empty tray, or from a board lying in it too (default none)",
+    )
+
+
 def calibrated(
     pic: SetupPicture, how: str, seed: int, board_pictures: int = 1
 ) -> Calibration | None:
@@ -225,13 +235,7 @@ def main() -> None:
         metavar="FILE",
         help="another die-or-not network (ONNX), e.g. one trained with --kinds",
     )
-    parser.add_argument(
-        "--calibrate",
-        choices=("none", "tray", "board"),
-        default="none",
-        help="top-down, tilted and wide-lens pictures read calibrated: from the empty tray, "
-        "or from a board lying in it too (default none)",
-    )
+    add_calibrate_option(parser, "top-down, tilted and wide-lens pictures read calibrated")
     parser.add_argument(
         "--board-pictures",
         type=int,
