@@ -22,7 +22,7 @@ from .locate import (
     tray_difference,
     tray_lab,
 )
-from .reading import DieReading, DieStatus, FrameReading
+from .reading import DieReading, DieStatus, FrameReading, reading_order
 from .view import TableView
 
 Image = npt.NDArray[np.uint8]
@@ -307,7 +307,7 @@ class DiceReader:
                 shown.append(seen)
             else:
                 shown.append(DieReading(looked[0], looked[1], seen.box, DieStatus.READ))
-        shown.sort(key=lambda d: (round(d.center[1] / 40), d.center[0]))
+        shown.sort(key=reading_order)
         return FrameReading(tuple(shown))
 
     def recount(
@@ -477,7 +477,7 @@ class DiceReader:
                 dice.append(DieReading(best, confidence, box, DieStatus.READ))
         dice = one_report_per_cocked_die(dice, settings.cocked_reach)
         dice = without_fragments(dice)
-        dice.sort(key=lambda d: (round(d.center[1] / 40), d.center[0]))
+        dice.sort(key=reading_order)
         return FrameReading(tuple(dice))
 
 

@@ -39,6 +39,11 @@ class DieReading:
         }
 
 
+def reading_order(die: DieReading) -> tuple[int, float]:
+    """A die's place in reading order: rows of 40 pixels top to bottom, left to right."""
+    return round(die.center[1] / 40), die.center[0]
+
+
 @dataclass(frozen=True)
 class FrameReading:
     """Every die found in one picture, in reading order (top to bottom, left to right)."""

@@ -163,13 +163,6 @@ class TableView:
         )
         return _apply(self._homography, np.asarray(undistorted, np.float64).reshape(-1, 2))
 
-    def picture_reading(self, flat: FrameReading) -> FrameReading:
-        """A reading of the flat picture, as the camera's picture shows its dice
-        (`dice_on_table`, each die as the camera's picture boxes it)."""
-        shown = [seen for _, seen in self.dice_on_table(flat)]
-        shown.sort(key=lambda d: (round(d.center[1] / 40), d.center[0]))
-        return FrameReading(tuple(shown))
-
     def dice_on_table(self, flat: FrameReading) -> list[tuple[DieReading, DieReading]]:
         """The dice of a reading of the flat picture, each as the flat picture shows its top
         face and as the camera's picture boxes it whole.

@@ -151,10 +151,10 @@ def test_a_die_s_side_faces_found_as_a_die_are_its_own() -> None:
     # A die beside it, across the side faces' direction, is another die.
     across = np.array([-reach[1], reach[0]]) / np.hypot(*reach) * 1.3 * side
     neighbour = die(x + across[0], y + across[1], 2, DieStatus.READ)
-    shown = view.picture_reading(FrameReading((sides, top, neighbour)))
-    assert sorted(d.value for d in shown.dice if d.value is not None) == [2, 4]
-    assert len(shown.dice) == 2
-    four = next(d for d in shown.dice if d.value == 4)
+    shown = [seen for _, seen in view.dice_on_table(FrameReading((sides, top, neighbour)))]
+    assert sorted(d.value for d in shown if d.value is not None) == [2, 4]
+    assert len(shown) == 2
+    four = next(d for d in shown if d.value == 4)
     # Boxed whole in the camera's picture: the top face and the side faces below it.
     foot = view.to_picture(np.array([[x + reach[0], y + reach[1]]]))[0]
     top_in_picture = view.to_picture(np.array([[x, y]]))[0]
