@@ -1,6 +1,7 @@
 """Cocked dice: how often the reader gives a die leaning on something a value it must not have.
 
     .venv/bin/python bench/vision_cocked.py [--dice 60] [--values MODEL] [--sheet PATH]
+    .venv/bin/python bench/vision_cocked.py --through tilted [--calibrate board] [--dice 60]
 
 Each die is rendered alone in a tray of its own (seeds 1000 on; random colours, light, turn,
 tilt 25-50 degrees, and the value on top and on the side face). A cocked die shows a tilted top
@@ -15,7 +16,14 @@ contact sheet shows every die with what the reader said.
 which a board's view knows): each die the reader does not read is looked at so from eight
 directions (the camera below, beside or above it in the picture, and between), and the dice
 given a value in any direction are counted. These dice are seen from above, not through a
-slanted camera (the renderer draws cocked dice from above only): a proxy.
+slanted camera: a proxy.
+
+`--through KIND` (tilted, wide-lens, top-down) takes each cocked die through that kind's
+camera instead, beside two flat dice (`hardware.camera.setups.render_setup(..., cocked=1)`: a
+tilted camera shows the cocked die's side faces that face it too), and reads each picture as
+that table's reader would (`--calibrate board`: a board shown first, as `tabletop dice
+calibrate --board` does). A cocked die is given a value when a die the reader gives a value
+lies over it; the flat dice's figures say what the calibration does for the dice it must read.
 """
 
 from __future__ import annotations
@@ -31,12 +39,18 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from hardware.camera.render import random_die, random_scene, render
-from vision.annotate import annotate
-from vision.classify import ValueClassifier
-from vision.progress import progress
-from vision.reader import DiceReader, top_face_look
-from vision.reading import DieReading, DieStatus, FrameReading
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.vision_kinds import add_calibrate_option, calibrated, labelled  # noqa: E402
+from hardware.camera.render import random_die, random_scene, render  # noqa: E402
+from hardware.camera.setups import SetupKind, SetupPicture, render_setup  # noqa: E402
+from vision.annotate import annotate  # noqa: E402
+from vision.classify import ValueClassifier  # noqa: E402
+from vision.evaluate import Score  # noqa: E402
+from vision.progress import progress  # noqa: E402
+from vision.reader import DiceReader, top_face_look  # noqa: E402
+from vision.reading import DieReading, DieStatus, FrameReading  # noqa: E402
 
 Image = npt.NDArray[np.uint8]
 SIZE = 44
@@ -72,6 +86,72 @@ def top_face_looks(reader: DiceReader, image: Image, die: DieReading) -> int:
     return given
 
 
+def cocked_through(kind: SetupKind, seed: int) -> SetupPicture:
+    """One cocked die and two flat ones, through a `kind` table's own camera."""
+    return render_setup(kind, np.random.default_rng([seed, 7]), seed, dice=3, cocked=1)
+
+
+def cocked_given(pic: SetupPicture, reading: FrameReading) -> bool:
+    """Whether a die given a value lies over the picture's cocked die (its box holds the
+    cocked die's centre, or that centre lies within a die's side of the box's)."""
+    assert pic.camera is not None
+    leaning = [die for die in pic.camera.scene.dice if die.cocked]
+    centres = pic.camera.view.to_picture(np.array([[d.x, d.y] for d in leaning]))
+    for die in reading.dice:
+        if die.value is None:
+            continue
+        x0, y0, x1, y1 = die.box
+        reach = max(x1 - x0, y1 - y0)
+        for cx, cy in centres:
+            inside = x0 <= cx <= x1 and y0 <= cy <= y1
+            if inside or math.hypot(cx - die.center[0], cy - die.center[1]) < reach:
+                return True
+    return False
+
+
+def through(args: argparse.Namespace, reader: DiceReader) -> int:
+    """`--through KIND`: cocked dice as a table's own camera sees them, read as it reads."""
+    kind = SetupKind(args.through)
+    given = 0
+    flat = Score()
+    tiles: list[Image] = []
+    with progress(args.dice, f"cocked dice through a {kind.value} camera") as step:
+        for seed in range(args.first_seed, args.first_seed + args.dice):
+            pic = cocked_through(kind, seed)
+            calibration = calibrated(pic, args.calibrate, seed)
+            table = DiceReader(reader.classifier, calibration, reader.settings, reader.values)
+            reading = table.read(pic.image)
+            given += cocked_given(pic, reading)
+            flat.add(str(seed), labelled(pic), reading)
+            if args.sheet:
+                small = cv2.resize(annotate(pic.image, reading), (320, 240))
+                tiles.append(np.asarray(small, np.uint8))
+            step(f"seed {seed}: {given} given a value so far")
+    how = {"none": "uncalibrated", "tray": "tray-calibrated", "board": "board-calibrated"}
+    print(
+        f"{args.dice} cocked dice through a {kind.value} camera, {how[args.calibrate]}: "
+        f"{given} given a value ({100.0 * given / args.dice:.1f} %)"
+    )
+    print(
+        f"  the {flat.labelled} flat dice beside them: {flat.recall:.1%} found, "
+        f"{flat.value_accuracy:.1%} of those read right, {flat.wrong_values} wrong"
+    )
+    if args.sheet and tiles:
+        write_sheet(args.sheet, tiles, per_row=5)
+    return 0
+
+
+def write_sheet(path: Path, tiles: list[Image], per_row: int) -> None:
+    blank = np.zeros_like(tiles[0])
+    tiles = tiles + [blank] * (-len(tiles) % per_row)
+    rows = [np.hstack(tiles[i : i + per_row]) for i in range(0, len(tiles), per_row)]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    jpeg = path.suffix.lower() in (".jpg", ".jpeg")
+    quality = [cv2.IMWRITE_JPEG_QUALITY, 85] if jpeg else []  # PNG takes no quality
+    cv2.imwrite(str(path), np.vstack(rows), quality)
+    print(f"  contact sheet: {path}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dice", type=int, default=60, help="cocked dice (default 60)")
@@ -85,11 +165,20 @@ def main() -> int:
         action="store_true",
         help="also the top-face look of a slanted camera's reader, from eight directions",
     )
+    parser.add_argument(
+        "--through",
+        choices=[k.value for k in (SetupKind.TILTED, SetupKind.WIDE_LENS, SetupKind.TOP_DOWN)],
+        help="each cocked die through this kind's camera, beside two flat dice (default: "
+        "alone, seen from straight above)",
+    )
+    add_calibrate_option(parser, "with --through, calibrate each table")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     values = ValueClassifier(args.values) if args.values else None
     reader = DiceReader(values=values)
     reader.load()
+    if args.through:
+        return through(args, reader)
     given = once = none_cocked = looked_given = looks = looks_given = 0
     statuses: Counter[str] = Counter()
     tiles: list[Image] = []
@@ -120,15 +209,7 @@ def main() -> int:
             f"({looks_given} of {looks} looks, a die found and a direction each)"
         )
     if args.sheet and tiles:
-        per_row = 10
-        blank = np.zeros_like(tiles[0])
-        tiles += [blank] * (-len(tiles) % per_row)
-        rows = [np.hstack(tiles[i : i + per_row]) for i in range(0, len(tiles), per_row)]
-        args.sheet.parent.mkdir(parents=True, exist_ok=True)
-        jpeg = args.sheet.suffix.lower() in (".jpg", ".jpeg")
-        quality = [cv2.IMWRITE_JPEG_QUALITY, 85] if jpeg else []  # PNG takes no quality
-        cv2.imwrite(str(args.sheet), np.vstack(rows), quality)
-        print(f"  contact sheet: {args.sheet}")
+        write_sheet(args.sheet, tiles, per_row=10)
     return 0
 
 

@@ -220,6 +220,10 @@ def _draw_die_patch(canvas: npt.NDArray[np.float32], die: RenderedDie, scene: Sc
     face = _bgr(int(min(255, c * 1.05 + 6)) for c in body)
     top_half_h = half * squash
     rad = math.radians(die.angle)
+    if die.side_shown != (0.0, 0.0) and die.lean == (0.0, 0.0):
+        # A camera well off vertical sees the side faces that face it, a cocked die's too
+        # (its own side face and top are drawn over them).
+        _draw_side_faces(layer, alpha, die, corner)
     # The visible part of the side face when cocked sits beside the foreshortened top.
     if die.cocked:
         side_h = half * math.sin(math.radians(die.tilt))
@@ -245,8 +249,6 @@ def _draw_die_patch(canvas: npt.NDArray[np.float32], die: RenderedDie, scene: Sc
             _fill(alpha, side_pts, 255)
             side_value = (die.side_value + k) % 6 + 1
             _draw_pips(layer, scx, scy, half_x, half_y, angle=die.angle, value=side_value, die=die)
-    elif die.side_shown != (0.0, 0.0):
-        _draw_side_faces(layer, alpha, die, corner)
     outline = _rounded_square(die.x, die.y, half, top_half_h, angle=die.angle, corner=corner)
     _fill(layer, outline, edge)
     _fill(alpha, outline, 255)

@@ -277,19 +277,24 @@ def _dice_count(rng: np.random.Generator, dice: int | None) -> int:
     return int(rng.integers(2, 9)) if dice is None else dice
 
 
-def _top_down(rng: np.random.Generator, seed: int, dice: int | None) -> SetupPicture:
-    scene = random_scene(rng, _dice_count(rng, dice))
+def _top_down(
+    rng: np.random.Generator, seed: int, dice: int | None, cocked: int = 0
+) -> SetupPicture:
+    scene = random_scene(rng, _dice_count(rng, dice), cocked=cocked)
     view = _identity_view()
     taken = SetupCamera(scene, view, lambda picture: picture)
     return SetupPicture(render(scene, seed), _truths(scene, view), SetupKind.TOP_DOWN, taken)
 
 
-def _tilted(rng: np.random.Generator, seed: int, dice: int | None) -> SetupPicture:
+def _tilted(
+    rng: np.random.Generator, seed: int, dice: int | None, cocked: int = 0
+) -> SetupPicture:
     count = _dice_count(rng, dice)
     camera = _tilted_camera(rng)
     width, height = camera.view.source_size
     # Dice a little bigger than random_scene's smallest: the far ones shrink by half.
-    scene = random_scene(rng, count, width=width, height=height, die_size=rng.uniform(30, 46))
+    size = rng.uniform(30, 46)
+    scene = random_scene(rng, count, width=width, height=height, die_size=size, cocked=cocked)
     nadir_x, nadir_y = camera.nadir
 
     def side_shown(die: RenderedDie) -> float:
@@ -310,11 +315,13 @@ def _tilted(rng: np.random.Generator, seed: int, dice: int | None) -> SetupPictu
     return SetupPicture(image, _truths(scene, camera.view), SetupKind.TILTED, taken)
 
 
-def _wide_lens(rng: np.random.Generator, seed: int, dice: int | None) -> SetupPicture:
+def _wide_lens(
+    rng: np.random.Generator, seed: int, dice: int | None, cocked: int = 0
+) -> SetupPicture:
     count = _dice_count(rng, dice)
     view, strength = _wide_lens_view(rng)
     width, height = view.source_size
-    scene = random_scene(rng, count, width=width, height=height)
+    scene = random_scene(rng, count, width=width, height=height, cocked=cocked)
     scene = replace(scene, dice=_place_in_view(rng, scene, view))
 
     def vignetted(picture: Image) -> Image:
@@ -630,15 +637,36 @@ _RENDERERS: dict[SetupKind, Callable[[np.random.Generator, int, int | None], Set
     SetupKind.FELT: _felt,
     SetupKind.CLUTTER: _clutter,
 }
+# The kinds whose pictures are their camera's alone can hold cocked dice as that camera sees
+# them (a cocked die is never in the truth: no value counts).
+_WITH_COCKED: dict[
+    SetupKind, Callable[[np.random.Generator, int, int | None, int], SetupPicture]
+] = {
+    SetupKind.TOP_DOWN: _top_down,
+    SetupKind.TILTED: _tilted,
+    SetupKind.WIDE_LENS: _wide_lens,
+}
 
 
 def render_setup(
-    kind: SetupKind, rng: np.random.Generator, seed: int, *, dice: int | None = None
+    kind: SetupKind,
+    rng: np.random.Generator,
+    seed: int,
+    *,
+    dice: int | None = None,
+    cocked: int = 0,
 ) -> SetupPicture:
-    """Renders one picture of a kind with `dice` dice (2-8 when None); the same kind, `rng`
-    state and `seed` (the sensor noise's) always give the same picture."""
+    """Renders one picture of a kind with `dice` dice (2-8 when None), the first `cocked` of
+    them cocked (leaning on something; not in the truth; top-down, tilted and wide-lens only);
+    the same kind, `rng` state and `seed` (the sensor noise's) always give the same picture."""
     if dice is not None and dice < 0:
         raise ValueError(f"a picture holds no fewer than 0 dice, not {dice}")
+    if cocked:
+        with_cocked = _WITH_COCKED.get(kind)
+        if with_cocked is None:
+            kinds = ", ".join(k.value for k in _WITH_COCKED)
+            raise ValueError(f"a {kind.value} picture holds no cocked dice (only {kinds})")
+        return with_cocked(rng, seed, dice, cocked)
     return _RENDERERS[kind](rng, seed, dice)
 
 
