@@ -252,14 +252,22 @@ class TableServer:
             return
         trial = self.referee.trial(raw)
         if trial is None:
-            # Refused, or a repeat: answered now, never held while the mat is awaited.
+            # Refused, or a repeat: answered now, never held while the mat is awaited. The
+            # refusal is the game master's reply; nothing on the table is to be put right.
             self._execute(table, raw, payload, outcomes, now)
             return
         rules, state = trial
         table.use(rules)  # a new game of another game is read by that game's reader
         actions = table.reader.request(state, raw, now)
         if actions == [Execute(raw)]:
-            self._execute(table, raw, payload, outcomes, now)
+            # The alerts the reader raises or clears once it is applied are kept (a refusal
+            # it answers; every alert, when it ends the game): dropped, a cleared alert stood
+            # for good (the soak: a slot's alert after `end_game`, a refusal after
+            # `end_adventure`). What it reads as a move on the mat is not made here: the game
+            # master's command is no move on the mat, and a table whose mat never reported
+            # would read every face-up card as lifted.
+            after = self._execute(table, raw, payload, outcomes, now)
+            table.record([action for action in after if not isinstance(action, Execute)])
             return
         what = "the deal on the mat" if raw.get("cmd") != "turn_order" else "cards on the pad"
         self.publish_reply(
@@ -271,13 +279,23 @@ class TableServer:
         self, table: PhysicalTable, actions: list[Action], outcomes: list[Outcome], now: float
     ) -> None:
         """Executes the commands the table's actions amount to, and keeps their alerts."""
+        done: list[dict[str, Any]] = []
         for _ in range(MAX_TABLE_STEPS):
             table.record(actions)
-            commands = [action.command for action in actions if isinstance(action, Execute)]
+            # One move read twice while the table settles (two reveals in one snapshot: the
+            # second is read again once the first is applied) is made once.
+            commands = [
+                action.command
+                for action in actions
+                if isinstance(action, Execute) and action.command not in done
+            ]
             if not commands:
                 return
             actions = []
             for command in commands:
+                if command in done:
+                    continue
+                done.append(command)
                 actions += self._execute(table, command, encode(command), outcomes, now)
         log.error("table %s: the table's moves did not settle", self.table)
 

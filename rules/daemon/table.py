@@ -307,11 +307,17 @@ class PhysicalTable:
                 continue
             views[(seat, slot)] = _slot_view(held, f"zones.{zone}.card")
         slots = self.rules.mat_layout({}).slots_per_seat
-        for seat in range(len(self.seats)):
-            for slot in range(1, slots + 1):
-                view = views.get((seat, slot), EMPTY)
-                if self.reader.seen.get((seat, slot), EMPTY) != view:
-                    actions += self.reader.observe_slot(state, seat, slot, view, now)
+        changed = {
+            (seat, slot): views.get((seat, slot), EMPTY)
+            for seat in range(len(self.seats))
+            for slot in range(1, slots + 1)
+            if self.reader.seen.get((seat, slot), EMPTY) != views.get((seat, slot), EMPTY)
+        }
+        whole = getattr(self.reader, "observe_slots", None)
+        if callable(whole) and changed:
+            return actions + list(whole(state, changed, now))  # `SnapshotReader`
+        for (seat, slot), view in changed.items():
+            actions += self.reader.observe_slot(state, seat, slot, view, now)
         return actions
 
     def _mat_event(self, raw: dict[str, Any], state: Any, now: float) -> list[Action]:

@@ -513,6 +513,17 @@ TOUCH_SIDES = ("near", "far", "unknown")
 
 
 @runtime_checkable
+class SnapshotReader(Protocol):
+    """The optional part of a `TableReader` that reads a mat's snapshot whole: every slot it
+    changed at once, judged together. Slot by slot, a fresh reader (a restarted daemon) sees a
+    card not yet reported as lifted, and may read a move nobody made; a reader without it hears
+    the snapshot slot by slot (`observe_slot`)."""
+
+    def observe_slots(
+        self, state: Any, views: Mapping[tuple[int, int], SlotView], now: float
+    ) -> list[Action]: ...
+
+
 class TouchReader(Protocol):
     """The optional part of a `TableReader` for mats with touch pads (docs/mat-protocol.md)."""
 

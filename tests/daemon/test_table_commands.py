@@ -10,7 +10,7 @@ from daemon_helpers import QuietLink
 
 from rules.daemon.service import TableOptions, TableServer
 from rules.daemon.store import LogDatabase
-from rules.games.reading import Action, Execute
+from rules.games.reading import Action, AlertCleared, Execute
 from tests.games.highroll import DiceReader as HighRollReader
 from wire.mqtt import Message
 
@@ -80,3 +80,94 @@ def test_a_refusal_while_no_game_is_played_is_no_alert_at_the_table(
     throw(4, 3)
     assert server.outcomes[-1].reply["error"] == "no game: start one first"
     assert {key: alert.message for key, alert in table.alerts.items()} == before
+
+
+def test_an_alert_a_game_master_s_command_clears_is_cleared_at_the_table(
+    tmp_path: Path, high_roll: None
+) -> None:
+    """A game master's command that the reader answers by clearing an alert (a refusal it
+    puts right; every slot's alert once the game ends) clears it on `table/alert` too. The
+    soak found one standing after the game ended: the reader had cleared it, the table not."""
+    database = LogDatabase(tmp_path / "log.db")
+    database.open()
+    options = TableOptions(seats=("Ana", "Bo"), grace=0.3, game="highroll")
+    server = TableServer("t1", QuietLink(), database, "full", options)  # type: ignore[arg-type]
+    server.load()
+    table = server.physical
+    assert table is not None
+
+    class ClearingReader(HighRollReader):
+        """Reads every throw as a roll, and clears its refusal once any command goes through
+        (as OS-SIX's and Six Shooter's readers do)."""
+
+        def observe_dice(self, state: Any, values: Any, now: float, reroll: Any = None) -> Any:
+            return [Execute({"cmd": "roll", "value": values[0]})]
+
+        def applied(self, state: Any, command: dict[str, Any], now: float) -> list[Action]:
+            return [AlertCleared("refused")]
+
+    start = {"v": 1, "id": "c1", "cmd": "new_game", "players": ["Ana", "Bo"]}
+    server.decide([Message(server.topics.command, json.dumps(start).encode())], 1.0)
+    table.reader = ClearingReader(["Ana", "Bo"], 0.3)
+    throw = {"v": 1, "bridge": "b1", "seq": 2, "event": "rolled", "values": [9]}
+    server.decide([Message(server.topics.dice_event, json.dumps(throw).encode())], 2.0)
+    assert "refused" in table.alerts  # no die shows 9
+    roll = {"v": 1, "id": "c3", "cmd": "roll", "value": 4}  # the game master types it in
+    server.decide([Message(server.topics.command, json.dumps(roll).encode())], 3.0)
+    assert server.outcomes[-1].reply["ok"]
+    assert "refused" not in table.alerts
+    published = json.loads(server._last_table[server.topics.table_alert])
+    assert published["alerts"] == []
+
+
+def test_a_restarted_daemon_reads_the_mat_s_snapshot_whole_and_boosts_nothing(
+    tmp_path: Path,
+) -> None:
+    """A rules daemon that restarts during a challenge roll hears the mat's snapshot with a
+    reader that has seen nothing yet. Read slot by slot, every face-up card not yet reported
+    looked lifted, and the first was applied as a boost nobody made (the soak: a daemon killed
+    during a roll, then "Ana has no roll to boost" refused). Read whole, nothing is."""
+    hands = {
+        "Ana": ["JS", "3H", "QD", "7S", "KC", "AS"],
+        "Bo": ["2C", "JC", "4H", "5D", "6S", "3C"],
+    }
+    players = [
+        {"name": "Ana", "descriptor": "sly", "archetype": "", "lucky": [7]},
+        {"name": "Bo", "descriptor": "dangerous", "archetype": "", "lucky": [3]},
+    ]
+    database = LogDatabase(tmp_path / "log.db")
+    database.open()
+    options = TableOptions(seats=("Ana", "Bo"), grace=0.3, game="sixshooter")
+    server = TableServer("t1", QuietLink(), database, "full", options)  # type: ignore[arg-type]
+    server.load()
+    table = server.physical
+    assert table is not None
+
+    def zones(up: set[tuple[str, int]]) -> dict[str, Any]:
+        return {
+            f"s{seat}.{slot}": {"card": card, "face": "up" if (name, slot) in up else "down"}
+            for seat, name in enumerate(hands, start=1)
+            for slot, card in enumerate(hands[name], start=1)
+        }
+
+    def send(number: int, topic: str, body: dict[str, Any]) -> None:
+        server.decide([Message(topic, json.dumps({"v": 1, **body}).encode())], float(number))
+
+    snapshot = {"bridge": "b1", "connected": True}
+    send(1, server.topics.command, {"id": "g", "cmd": "new_game", "players": players})
+    send(2, server.topics.mat_snapshot, {**snapshot, "seq": 1, "zones": zones(set())})
+    revealed = {("Ana", 1), ("Bo", 1)}
+    # Both reveals in one snapshot (a mat plugged back in): each read and made once.
+    send(3, server.topics.mat_snapshot, {**snapshot, "seq": 2, "zones": zones(revealed)})
+    challenge = {"id": "c", "cmd": "challenge", "player": "Bo", "method": "slyness", "critical": 5}
+    send(4, server.topics.command, challenge)
+    assert server.referee.state_json()["pending"]["type"] == "roll"
+    # The daemon restarts: the game is rebuilt from the log, and its reader has seen nothing.
+    table.reader = type(table.reader)(["Ana", "Bo"], grace=0.3)
+    send(5, server.topics.mat_snapshot, {**snapshot, "seq": 3, "zones": zones(revealed)})
+    state = server.referee.state_json()
+    assert state["pending"]["critical"] == 5  # no card was used on the roll
+    assert [p["slots"][0]["state"] for p in state["players"]] == ["face_up", "face_up"]
+    assert all(o.reply["ok"] for o in server.outcomes), [o.reply for o in server.outcomes]
+    server.decide([], 6.0)
+    assert table.alerts == {}

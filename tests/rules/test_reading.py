@@ -236,3 +236,22 @@ def test_a_discarded_lucky_card_still_lying_there_is_not_its_replacement() -> No
     table.lay(1, 6, "KD", up=True)
     bo = table.game.state.operators["Bo"]
     assert bo.slot(6).card is not None and bo.slot(6).card.code == "KD"
+
+
+def test_two_cards_lifted_for_one_roll_make_one_boost_and_the_other_goes_back() -> None:
+    """Seen in one snapshot (the mat or the daemon was away while both were lifted): "Only 1
+    card can be used on any given roll", so the first is the boost and the other slot's alert
+    asks for its card back, where the second boost used to be refused with words that fit no
+    one ("no roll to boost")."""
+    table = Table()
+    table.playing()
+    table.gm({"cmd": "challenge", "player": "Bo", "method": "slyness", "critical": 5})
+    lifted = {(0, 1): EMPTY, (1, 1): EMPTY}  # Ana's jack of spades and Bo's two of clubs
+    table.handle(table.reader.observe_slots(table.game.state, lifted, table.now))
+    assert table.refusals == []
+    assert table.game.state.discard[-1].code == "JS"  # Ana's jack helps Bo sneak
+    assert state_to_json(table.game.state)["pending"]["critical"] == 3
+    table.wait(1.5)
+    assert table.alerts == {"s2.1": "Bo's slot 1: put 2C back, face-up"}
+    table.lay(1, 1, "2C", up=True)
+    assert table.alerts == {}

@@ -20,7 +20,7 @@ until the table matches again. The reader does no I/O and reads no clock: caller
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -90,10 +90,18 @@ class TableReader:
         self, state: GameState, seat: int, slot: int, view: SlotView, now: float
     ) -> list[Action]:
         """The mat reports what seat `seat` (0-based), slot `slot` (1-6) holds now."""
-        self.seen[(seat, slot)] = view
-        if self._stale.get((seat, slot)) != view.card:
-            # Lifted, or a different card laid (a mat may see the swap in one read).
-            self._stale.pop((seat, slot), None)
+        return self.observe_slots(state, {(seat, slot): view}, now)
+
+    def observe_slots(
+        self, state: GameState, views: Mapping[tuple[int, int], SlotView], now: float
+    ) -> list[Action]:
+        """The mat reports what these slots hold now, all at once (a snapshot): judged
+        together, so that a card not yet reported never looks lifted (a boost nobody made)."""
+        for zone, view in views.items():
+            self.seen[zone] = view
+            if self._stale.get(zone) != view.card:
+                # Lifted, or a different card laid (a mat may see the swap in one read).
+                self._stale.pop(zone, None)
         if self.awaiting_deal is not None:
             return self._try_deal(state, now)
         return self.evaluate(state, now)
@@ -182,6 +190,7 @@ class TableReader:
         actions: list[Action] = []
         instructions: list[str] = []
         wrong: dict[tuple[int, int], str] = {}
+        boosting = False
         for zone, want in expected.items():
             have = self.seen.get(zone, EMPTY)
             if have == want:
@@ -190,6 +199,12 @@ class TableReader:
             seat, slot = zone
             name = self.seats[seat]
             command = self._derived(state, name, slot, want, have)
+            if command is not None and command["cmd"] == "boost":
+                # "Only 1 card can be used on any given roll": of two cards lifted for one
+                # roll (seen together, after the mat or the daemon was away) the first is
+                # the boost, and the other is to be put back, as its slot's alert says.
+                command = None if boosting else command
+                boosting = True
             if command is not None:
                 key = repr(sorted(command.items()))
                 if key not in self._proposed:
