@@ -512,7 +512,6 @@ class TableReader(Protocol):
 TOUCH_SIDES = ("near", "far", "unknown")
 
 
-@runtime_checkable
 class SnapshotReader(Protocol):
     """The optional part of a `TableReader` that reads a mat's snapshot whole: every slot it
     changed at once, judged together. Slot by slot, a fresh reader (a restarted daemon) sees a
@@ -524,6 +523,7 @@ class SnapshotReader(Protocol):
     ) -> list[Action]: ...
 
 
+@runtime_checkable
 class TouchReader(Protocol):
     """The optional part of a `TableReader` for mats with touch pads (docs/mat-protocol.md)."""
 
