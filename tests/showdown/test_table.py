@@ -363,3 +363,21 @@ def test_a_turn_whose_touch_never_comes_is_decided_on_the_touches_there_are() ->
     table.advance(0.2)
     race = next(c for c in table.applied if c["cmd"] == "race")
     assert race["winner"] == "attacker" and "defender_ms" not in race
+
+
+def test_a_restarted_daemon_s_reader_takes_the_mat_it_first_hears_for_no_race_move() -> None:
+    """A rules daemon restarted during the race starts with a reader that has seen nothing:
+    the mat's snapshot shows the defender's face-down bullets where they always lay. Taken for
+    moves, the race went to the attacker ("a touch, not turned") with no one moving."""
+    from rules.games.showdown.reading import ShowdownReader
+
+    table = ready(Table())
+    _draw(table)
+    table.reader = ShowdownReader(["Ana", "Bo"], 1.0)
+    for (seat, slot), view in sorted(table.mat.items()):
+        table.act(table.reader.observe_slot(table.state, seat, slot, view, table.now))
+    table.advance(5.0)
+    assert table.state.phase is Phase.RACE and table.refusals == []
+    table.flip(1, 2)  # then Bo turns his bullet
+    table.advance(0.3)
+    assert table.state.race_winner == "Bo"

@@ -93,6 +93,10 @@ class ShowdownReader:
     def observe_slot(
         self, state: GameState, seat: int, slot: int, view: SlotView, now: float
     ) -> list[Action]:
+        # A slot never reported (a restarted daemon's reader, hearing the mat's snapshot) is
+        # what lies there, not a move: taken for one, a race was decided for the attacker
+        # that nobody moved in.
+        known = (seat, slot) in self.seen
         before = self.seen.get((seat, slot), EMPTY)
         self.seen[(seat, slot)] = view
         if self._stale.get((seat, slot)) != view:
@@ -103,7 +107,7 @@ class ShowdownReader:
             # if no command was applied in between to clear the proposals.
             self._forget_proposals(seat, slot)
         actions = self._identity(state, seat, slot, view)
-        if state.phase is Phase.RACE and not self._race.decided:
+        if state.phase is Phase.RACE and not self._race.decided and known:
             decided = self._race_move(state, (seat, slot), before, view, now)
             if decided:
                 return actions + decided  # the rest is read once the race is applied
