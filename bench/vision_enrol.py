@@ -88,7 +88,13 @@ def novel_table(folder: Path, photos: int, seed: int) -> dict[str, list[Labelled
 
 
 def kind_table(
-    folder: Path, photos: int, seed: int, kind: SetupKind, calibrate: str = "none"
+    folder: Path,
+    photos: int,
+    seed: int,
+    kind: SetupKind,
+    *,
+    calibrate: str = "none",
+    board_pictures: int = 1,
 ) -> tuple[dict[str, list[LabelledDie]], dict[str, Calibration]]:
     """Renders a table of one kind of picture (`hardware.camera.setups`: a tilted camera, a
     wide lens, ...); writes the photos and returns their labels, and with `calibrate` (tray
@@ -101,7 +107,7 @@ def kind_table(
         name = f"{kind.value}-{index:03d}.png"
         cv2.imwrite(str(folder / name), picture.image)
         labels[name] = [LabelledDie(b.x0, b.y0, b.x1, b.y1, b.value) for b in picture.truth]
-        calibration = calibrated(picture, calibrate, seed * 7919 + index)
+        calibration = calibrated(picture, calibrate, seed * 7919 + index, board_pictures)
         if calibration is not None:
             calibrations[name] = calibration
     return labels, calibrations
@@ -167,9 +173,12 @@ def measure(
         write_centres(csv_path, folder, {n: labels[n] for n in enrolled})
         started = time.monotonic()
         with progress(len(enrolled), f"{what}: photos enrolled") as step:
-            views = {name: calibration.view for name, calibration in (calibrations or {}).items()}
+            known = calibrations or {}
             report = enrol(
-                csv_path, Path(scratch) / "table", step=step, view_of=lambda p: views.get(p.name)
+                csv_path,
+                Path(scratch) / "table",
+                step=step,
+                calibration_of=lambda p: known.get(p.name),
             )
         seconds = time.monotonic() - started
         table = Path(scratch) / "table" / "dice_values.onnx"
@@ -184,6 +193,8 @@ def measure(
         "photos_read": len(held),
         "shipped": words(before),
         "enrolled": words(after),
+        # What `tabletop dice enrol` itself tells the person, from the enrolled photos alone.
+        "held_out_check": report.held_out.to_json() if report.held_out is not None else None,
     }
 
 
@@ -203,6 +214,13 @@ def main() -> None:
     add_calibrate_option(
         parser, "the top-down, tilted and wide-lens tables enrolled and read calibrated"
     )
+    parser.add_argument(
+        "--board-pictures",
+        type=int,
+        default=1,
+        help="with --calibrate board, the pictures of the board each table is shown, moved "
+        "towards the corners after the first (1)",
+    )
     args = parser.parse_args()
     try:
         kinds = [SetupKind(name.strip()) for name in args.kinds.split(",") if name.strip()]
@@ -216,7 +234,12 @@ def main() -> None:
     for kind in kinds:
         with tempfile.TemporaryDirectory(prefix=f"tabletop-{kind.value}-") as folder:
             labels, calibrations = kind_table(
-                Path(folder), args.photos, args.seed, kind, args.calibrate
+                Path(folder),
+                args.photos,
+                args.seed,
+                kind,
+                calibrate=args.calibrate,
+                board_pictures=args.board_pictures,
             )
             what = kind.value + ("" if args.calibrate == "none" else f", {args.calibrate}")
             results.append(

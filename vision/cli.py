@@ -176,8 +176,17 @@ def run_enrol(args: argparse.Namespace) -> int:
     view = calibration.view if calibration is not None else None
     try:
         photos = {die.image for die in read_labels(args.labels)}
-        with progress(len(photos), "photos enrolled") as step:
-            report = enrol(args.labels, args.out, step=step, view_of=lambda photo: view)
+        # Each photo twice: enrolled, then read by a model fitted without it (the check,
+        # which needs two photos or more).
+        steps = 2 * len(photos) if len(photos) > 1 else 1
+        with progress(steps, "photos enrolled, then checked") as step:
+            report = enrol(
+                args.labels,
+                args.out,
+                step=step,
+                calibration_of=lambda photo: calibration,
+                checking=step,
+            )
     except EnrolError as error:
         raise UserError(str(error)) from error
     right = report.to_json()["looks_read_right"]
@@ -186,9 +195,39 @@ def run_enrol(args: argparse.Namespace) -> int:
         f"enrolled {report.dice} dice of {report.photos} photos{through} into {args.out} "
         f"({report.dice_sized_by_the_reader} sized by the reader's own box); of their "
         f"{report.looks} looks the shipped reader read {right['shipped']} right, the table's "
-        f"{right['enrolled']}. Use it: tabletop dice read --model {args.out} ..., or "
+        f"{right['enrolled']}."
+    )
+    check = report.held_out
+    use = (
+        f"tabletop dice read --model {args.out} ..., or "
         f'[camera] dice_model = "{args.out}" in the table file'
     )
+    if check is None:
+        print(f"One photo: nothing to check it on. Use it: {use}")
+        return 0
+    shipped, enrolled = check.shipped, check.enrolled
+    print(
+        f"On photos it did not learn from ({check.folds} fits, each without a share of the "
+        f"photos): the shipped reader read {shipped.right} dice right and {shipped.wrong} "
+        f"wrong, the table's {enrolled.right} right and {enrolled.wrong} wrong."
+    )
+    if check.verdict == "better":
+        print(f"It reads this table better. Use it: {use}")
+    elif check.verdict == "no better":
+        print(
+            "It does not help this table: on photos it had not seen it read no more dice right "
+            "and gave no fewer wrong values. Keep the shipped reader (leave dice_model unset), "
+            f"or enrol more photos and check again. To try it anyway: {use}"
+        )
+    else:
+        gained = enrolled.right - shipped.right
+        print(
+            f"A trade: it read {abs(gained)} {'more' if gained > 0 else 'fewer'} dice right "
+            f"and gave {abs(enrolled.wrong - shipped.wrong)} "
+            f"{'more' if enrolled.wrong > shipped.wrong else 'fewer'} wrong values. A wrong "
+            "value scores a throw wrongly; a die not read is only asked for again. If that "
+            f"suits this table, use it: {use}"
+        )
     return 0
 
 

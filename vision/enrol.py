@@ -15,6 +15,13 @@ layer below it and fits a new head to the table's dice:
 - the table's model is the shipped ONNX file with the head's weights replaced in place (the
   same bytes, same length), so both runtimes read it as they read the shipped one.
 
+Before a person relies on it, the enrolment checks itself on photos it did not learn from:
+the photos are split into up to five folds, a head is fitted without each fold, and that fold's
+photos are read by the whole reader, once with the table's model of that fit and once with the
+shipped one, and each labelled die scored (`HeldOutCheck`). On a table where
+the shipped reader already does well (a slanted camera through a board's view), a head fitted
+to a few dozen dice can give more wrong values than it reads right, and this says so.
+
 No clock and no randomness: the same labels give the same model. The work is in seconds on
 a laptop and in minutes on a Pi (the reader's pass over each photo), with progress.
 """
@@ -36,6 +43,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from .calibration import Calibration
 from .classify import VALUE_CLASSES, ValueClassifier, softmax, to_blob
 from .errors import VisionError
 from .view import TableView
@@ -49,6 +57,7 @@ ENROLMENT_FILE: Final = "enrolment.json"  # what was enrolled, and how well it f
 SCALES: Final = (0.9, 1.0, 1.1)  # the sizes each die is cut at, around its own
 COCKED_ROW: Final = VALUE_CLASSES - 1  # the head's row for `cocked` (values 1-6 first)
 PULL: Final = 0.01  # the L2 pull towards the shipped head, per weight
+CHECK_FOLDS: Final = 5  # the held-out check's folds, by photo (fewer with fewer photos)
 STEPS: Final = 1000
 LEARNING_RATE: Final = 0.5
 
@@ -79,6 +88,49 @@ class Head:
 
 
 @dataclass(frozen=True, slots=True)
+class DiceRead:
+    """How a reader read some labelled dice: right, wrong, and not read (unsure, cocked or
+    not found: the game would have asked for the die again)."""
+
+    right: int
+    wrong: int
+    not_read: int
+
+    def to_json(self) -> dict[str, int]:
+        return {"right": self.right, "wrong": self.wrong, "not_read": self.not_read}
+
+
+@dataclass(frozen=True, slots=True)
+class HeldOutCheck:
+    """The dice of each fold's photos read with a table model fitted without them, and with
+    the shipped one: whether enrolling helps this table on photos it has not seen."""
+
+    folds: int
+    shipped: DiceRead
+    enrolled: DiceRead
+
+    @property
+    def verdict(self) -> str:
+        """`better` (more read right or fewer wrong, and neither worse), `no better` (neither
+        better), or `trade` (one better, the other worse)."""
+        gained = self.enrolled.right - self.shipped.right
+        spared = self.shipped.wrong - self.enrolled.wrong
+        if gained >= 0 and spared >= 0:
+            return "better" if gained or spared else "no better"
+        if gained <= 0 and spared <= 0:
+            return "no better"
+        return "trade"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "folds": self.folds,
+            "shipped": self.shipped.to_json(),
+            "enrolled": self.enrolled.to_json(),
+            "verdict": self.verdict,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class EnrolReport:
     """What an enrolment did: dice and photos used, and how the heads read them."""
 
@@ -88,6 +140,7 @@ class EnrolReport:
     shipped_right: int  # of the enrolled dice, read right by the shipped head (every look)
     enrolled_right: int  # ... by the table's head
     looks: int
+    held_out: HeldOutCheck | None = None  # None with one photo: nothing to leave out
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -96,6 +149,7 @@ class EnrolReport:
             "dice_sized_by_the_reader": self.dice_sized_by_the_reader,
             "looks": self.looks,
             "looks_read_right": {"shipped": self.shipped_right, "enrolled": self.enrolled_right},
+            "held_out": self.held_out.to_json() if self.held_out is not None else None,
         }
 
 
@@ -241,15 +295,17 @@ def enrol(
     *,
     step: Callable[[str], None] = lambda note: None,
     reader: Any = None,
-    view_of: Callable[[Path], TableView | None] = lambda photo: None,
+    calibration_of: Callable[[Path], Calibration | None] = lambda photo: None,
+    checking: Callable[[str], None] = lambda note: None,
 ) -> EnrolReport:
     """Enrols a table from its labelled photos: writes `out/dice_values.onnx` and
-    `out/enrolment.json`. `step` is called once per photo (progress).
+    `out/enrolment.json`. `step` is called once per photo (progress), then `checking` once
+    per photo read by the held-out check (twice each: with the shipped and the table's model).
 
-    `view_of` gives a photo's camera view (`vision.view`, a table calibrated with a board):
-    its dice are then cut from the flat picture the reader reads, each at its top face, as
-    the reader cuts them there; a label's centre is matched to the die whose box in the
-    photo holds it."""
+    `calibration_of` gives a photo's calibration: the check reads the photo with it, and
+    with a camera view (`vision.view`, a table calibrated with a board) its dice are cut
+    from the flat picture the reader reads, each at its top face, as the reader cuts them
+    there; a label's centre is matched to the die whose box in the photo holds it."""
     from .reader import DiceReader  # the reader imports the classifiers; keep import light
 
     dice = read_labels(labels)
@@ -264,13 +320,16 @@ def enrol(
     cutter = ValueClassifier()
     crops: list[Image] = []
     values: list[int] = []
+    photo_of: list[int] = []  # each look's photo, for the held-out check
     sized = 0
-    for photo, photo_dice in by_photo.items():
+    images: dict[Path, Image] = {}
+    for number, (photo, photo_dice) in enumerate(by_photo.items()):
         loaded = cv2.imread(str(photo), cv2.IMREAD_COLOR)
         if loaded is None:
             raise EnrolError(f"{labels}: cannot read the photo {photo}")
-        image = np.asarray(loaded, np.uint8)
-        view = view_of(photo)
+        image = images[photo] = np.asarray(loaded, np.uint8)
+        calibration = calibration_of(photo)
+        view = calibration.view if calibration is not None else None
         centres = [(d.cx, d.cy) for d in photo_dice]
         if view is not None:
             if (image.shape[1], image.shape[0]) != view.picture_size:
@@ -301,6 +360,7 @@ def enrol(
                 cuts = cutter.looks(image, cx, cy, size * scale)
                 crops.extend(cuts)
                 values.extend([die.value] * len(cuts))
+                photo_of.extend([number] * len(cuts))
         step(f"{len(photo_dice)} dice")
     features = network.features(crops)
     targets = np.asarray(values, np.int64)
@@ -309,7 +369,19 @@ def enrol(
     enrolled_right = int((head.logits(features).argmax(axis=1) == targets - 1).sum())
     out.mkdir(parents=True, exist_ok=True)
     (out / MODEL_FILE).write_bytes(with_head(model, network.head, head))
-    report = EnrolReport(len(by_photo), len(dice), sized, shipped_right, enrolled_right, len(crops))
+    held_out = _check_held_out(
+        by_photo,
+        images,
+        HeldOutLooks(features, targets, np.asarray(photo_of, np.int64)),
+        model=model,
+        shipped=network.head,
+        reader=reader,
+        calibration_of=calibration_of,
+        checking=checking,
+    )
+    report = EnrolReport(
+        len(by_photo), len(dice), sized, shipped_right, enrolled_right, len(crops), held_out
+    )
     (out / ENROLMENT_FILE).write_text(
         json.dumps(
             {
@@ -324,6 +396,76 @@ def enrol(
         encoding="utf-8",
     )
     return report
+
+
+@dataclass(frozen=True, slots=True)
+class HeldOutLooks:
+    """The enrolled looks, their dice's values (1-6), and the number of each look's photo."""
+
+    features: Floats
+    values: npt.NDArray[np.int64]
+    photo_of: npt.NDArray[np.int64]
+
+
+def _check_held_out(
+    by_photo: dict[Path, list[EnrolledDie]],
+    images: dict[Path, Image],
+    looks: HeldOutLooks,
+    *,
+    model: bytes,
+    shipped: Head,
+    reader: Any,
+    calibration_of: Callable[[Path], Calibration | None],
+    checking: Callable[[str], None],
+) -> HeldOutCheck | None:
+    """Each fold of photos (photo k in fold k % folds) read by the whole reader with a table
+    model fitted to the other folds' looks, and with the shipped model; None with one photo."""
+    from .reader import DiceReader
+
+    photos = list(by_photo)
+    folds = min(CHECK_FOLDS, len(photos))
+    if folds < 2:
+        return None
+    tallies: dict[str, list[int]] = {"shipped": [0, 0, 0], "enrolled": [0, 0, 0]}
+    with tempfile.TemporaryDirectory(prefix="tabletop-enrol-check-") as scratch:
+        for fold in range(folds):
+            out = looks.photo_of % folds == fold
+            head = fit_head(looks.features[~out], looks.values[~out], shipped)
+            path = Path(scratch) / f"fold-{fold}.onnx"
+            path.write_bytes(with_head(model, shipped, head))
+            fitted = ValueClassifier(path)
+            fitted.load()
+            for photo in photos[fold::folds]:
+                calibration = calibration_of(photo)
+                for name, values in (("shipped", reader.values), ("enrolled", fitted)):
+                    table = DiceReader(reader.classifier, calibration, reader.settings, values)
+                    scored = _score(by_photo[photo], table.read(images[photo]))
+                    tallies[name] = [a + b for a, b in zip(tallies[name], scored, strict=True)]
+                checking(photo.name)
+    return HeldOutCheck(folds, DiceRead(*tallies["shipped"]), DiceRead(*tallies["enrolled"]))
+
+
+def _score(dice: list[EnrolledDie], reading: Any) -> tuple[int, int, int]:
+    """Right, wrong and not read of these labelled dice in a reading: each labelled centre
+    goes to the nearest reported die whose box holds it (not read when none does)."""
+    right = wrong = not_read = 0
+    for die in dice:
+        holders = [
+            seen
+            for seen in reading.dice
+            if seen.box[0] <= die.cx <= seen.box[2] and seen.box[1] <= die.cy <= seen.box[3]
+        ]
+        if not holders:
+            not_read += 1
+            continue
+        seen = min(holders, key=lambda d: (d.center[0] - die.cx) ** 2 + (d.center[1] - die.cy) ** 2)
+        if seen.value is None:
+            not_read += 1
+        elif seen.value == die.value:
+            right += 1
+        else:
+            wrong += 1
+    return right, wrong, not_read
 
 
 def _on_the_table(

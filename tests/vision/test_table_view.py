@@ -287,7 +287,13 @@ def test_a_table_calibrated_with_a_board_enrols_its_dice_through_the_view(
         rows += [f"{name},{(b.x0 + b.x1) / 2},{(b.y0 + b.y1) / 2},{b.value}" for b in pic.truth]
     (tmp_path / "labels.csv").write_text("\n".join(rows) + "\n")
     views = {name: find_view([board_shot(pic)], BOARD) for name, pic in pictures.items()}
-    through = enrol(tmp_path / "labels.csv", tmp_path / "a", view_of=lambda p: views[p.name])
+    calibrations = {
+        name: calibrate([through_camera(pic, 3)], view=views[name])
+        for name, pic in pictures.items()
+    }
+    through = enrol(
+        tmp_path / "labels.csv", tmp_path / "a", calibration_of=lambda p: calibrations[p.name]
+    )
     plain = enrol(tmp_path / "labels.csv", tmp_path / "b")
     dice = sum(len(pic.truth) for pic in pictures.values())
     assert through.dice == plain.dice == dice
