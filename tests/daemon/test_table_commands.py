@@ -12,18 +12,24 @@ from rules.daemon.service import TableOptions, TableServer
 from rules.daemon.store import LogDatabase
 from rules.games.reading import Action, AlertCleared, Execute
 from tests.games.highroll import DiceReader as HighRollReader
+from tests.rules.table import HANDS, PLAYERS
 from wire.mqtt import Message
+
+
+def table_server(tmp_path: Path, game: str) -> TableServer:
+    """A table's server with a physical table of two seats, on a fresh log, loaded."""
+    database = LogDatabase(tmp_path / "log.db")
+    database.open()
+    options = TableOptions(seats=("Ana", "Bo"), grace=0.3, game=game)
+    server = TableServer("t1", QuietLink(), database, "full", options)  # type: ignore[arg-type]
+    server.load()
+    return server
 
 
 def test_a_repeated_command_id_is_answered_again_but_not_applied_again(
     tmp_path: Path, high_roll: None
 ) -> None:
-    database = LogDatabase(tmp_path / "log.db")
-    database.open()
-    link = QuietLink()
-    options = TableOptions(seats=("Ana", "Bo"), grace=0.3, game="highroll")
-    server = TableServer("t1", link, database, "full", options)  # type: ignore[arg-type]
-    server.load()
+    server = table_server(tmp_path, "highroll")
     assert server.physical is not None
     reader = server.physical.reader
     applied: list[dict[str, Any]] = []
@@ -49,11 +55,7 @@ def test_a_refusal_while_no_game_is_played_is_no_alert_at_the_table(
     """A table move the game refuses is an alert for the table to put right; once the game is
     over nothing can be put right and nothing would clear it (a throw that crossed the end, as
     `tabletop sim` once raised), so it is only the reply."""
-    database = LogDatabase(tmp_path / "log.db")
-    database.open()
-    options = TableOptions(seats=("Ana", "Bo"), grace=0.3, game="highroll")
-    server = TableServer("t1", QuietLink(), database, "full", options)  # type: ignore[arg-type]
-    server.load()
+    server = table_server(tmp_path, "highroll")
     table = server.physical
     assert table is not None
 
@@ -88,11 +90,7 @@ def test_an_alert_a_game_master_s_command_clears_is_cleared_at_the_table(
     """A game master's command that the reader answers by clearing an alert (a refusal it
     puts right; every slot's alert once the game ends) clears it on `table/alert` too. The
     soak found one standing after the game ended: the reader had cleared it, the table not."""
-    database = LogDatabase(tmp_path / "log.db")
-    database.open()
-    options = TableOptions(seats=("Ana", "Bo"), grace=0.3, game="highroll")
-    server = TableServer("t1", QuietLink(), database, "full", options)  # type: ignore[arg-type]
-    server.load()
+    server = table_server(tmp_path, "highroll")
     table = server.physical
     assert table is not None
 
@@ -127,34 +125,22 @@ def test_a_restarted_daemon_reads_the_mat_s_snapshot_whole_and_boosts_nothing(
     reader that has seen nothing yet. Read slot by slot, every face-up card not yet reported
     looked lifted, and the first was applied as a boost nobody made (the soak: a daemon killed
     during a roll, then "Ana has no roll to boost" refused). Read whole, nothing is."""
-    hands = {
-        "Ana": ["JS", "3H", "QD", "7S", "KC", "AS"],
-        "Bo": ["2C", "JC", "4H", "5D", "6S", "3C"],
-    }
-    players = [
-        {"name": "Ana", "descriptor": "sly", "archetype": "", "lucky": [7]},
-        {"name": "Bo", "descriptor": "dangerous", "archetype": "", "lucky": [3]},
-    ]
-    database = LogDatabase(tmp_path / "log.db")
-    database.open()
-    options = TableOptions(seats=("Ana", "Bo"), grace=0.3, game="sixshooter")
-    server = TableServer("t1", QuietLink(), database, "full", options)  # type: ignore[arg-type]
-    server.load()
+    server = table_server(tmp_path, "sixshooter")
     table = server.physical
     assert table is not None
 
     def zones(up: set[tuple[str, int]]) -> dict[str, Any]:
         return {
             f"s{seat}.{slot}": {"card": card, "face": "up" if (name, slot) in up else "down"}
-            for seat, name in enumerate(hands, start=1)
-            for slot, card in enumerate(hands[name], start=1)
+            for seat, name in enumerate(HANDS, start=1)
+            for slot, card in enumerate(HANDS[name], start=1)
         }
 
     def send(number: int, topic: str, body: dict[str, Any]) -> None:
         server.decide([Message(topic, json.dumps({"v": 1, **body}).encode())], float(number))
 
     snapshot = {"bridge": "b1", "connected": True}
-    send(1, server.topics.command, {"id": "g", "cmd": "new_game", "players": players})
+    send(1, server.topics.command, {"id": "g", "cmd": "new_game", "players": PLAYERS})
     send(2, server.topics.mat_snapshot, {**snapshot, "seq": 1, "zones": zones(set())})
     revealed = {("Ana", 1), ("Bo", 1)}
     # Both reveals in one snapshot (a mat plugged back in): each read and made once.

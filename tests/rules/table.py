@@ -9,6 +9,17 @@ from rules.games.cards import parse_card, standard_deck
 from rules.games.sixshooter import Game
 from rules.games.sixshooter.state import GameState
 
+# Two players' six cards each, slot 1 first, and the roster that seats them (the physical
+# table's tests, here and in tests/daemon).
+HANDS = {
+    "Ana": ["JS", "3H", "QD", "7S", "KC", "AS"],
+    "Bo": ["2C", "JC", "4H", "5D", "6S", "3C"],
+}
+PLAYERS = [
+    {"name": "Ana", "descriptor": "sly", "archetype": "", "lucky": [7]},
+    {"name": "Bo", "descriptor": "dangerous", "archetype": "", "lucky": [3]},
+]
+
 DEFAULT_ROSTER = {
     "Ana": ("sly", [7]),
     "Bo": ("dangerous", [3]),

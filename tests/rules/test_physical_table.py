@@ -10,16 +10,7 @@ import pytest
 from rules.games.errors import CardNotUsable, DrawError, LuckyNumberError, SetupError
 from rules.games.sixshooter import Game, Outcome, event_name, state_to_json
 from rules.games.sixshooter.events import ChallengeResolved
-from tests.rules.table import new_game, roll, run, slots
-
-HANDS = {
-    "Ana": ["JS", "3H", "QD", "7S", "KC", "AS"],
-    "Bo": ["2C", "JC", "4H", "5D", "6S", "3C"],
-}
-PLAYERS = [
-    {"name": "Ana", "descriptor": "sly", "archetype": "", "lucky": [7]},
-    {"name": "Bo", "descriptor": "dangerous", "archetype": "", "lucky": [3]},
-]
+from tests.rules.table import HANDS, PLAYERS, new_game, roll, run, slots
 
 
 def dealt_game(hands: dict[str, list[str]] | None = None, **extra: Any) -> Game:
