@@ -212,12 +212,14 @@ def vigor_accepted(before: Heard, after: Heard) -> bool:
     rules = games.get("steamfunkateers")
     engine = rules.new_engine()
     engine.execute({"cmd": "new_game", "players": ["P"], "options": {"starting_vigor": 2}})
-    # Pools of up to 8: a rank of at most 6, a circumstance's die, an extra die for Vigor.
-    pool = {"player": "P", "rank": min(6, len(first))}
+    # Pools of up to 8: a rank of at most 6, a bonus die, a circumstance's die. Not an extra
+    # die bought with Vigor: "You can only spend a point of Vigor once for each roll", so a
+    # pool with one is kept at once and no reroll is awaited.
+    pool: dict[str, object] = {"player": "P", "rank": min(6, len(first))}
     if len(first) >= 7:
         pool["bonus"] = 1
     if len(first) == 8:
-        pool["extra_die"] = True
+        pool["circumstance"] = 1
     engine.execute({"cmd": "check", "pools": [pool]})
     engine.execute({"cmd": "roll", "values": first})
     reader = rules.table_reader(["P"], 1.0)
