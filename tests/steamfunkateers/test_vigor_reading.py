@@ -136,3 +136,17 @@ def test_simulated_people_leave_the_sixes_lying_when_their_hands_can() -> None:
     keep, thrown = hands.rerolls[0]
     assert keep == [6, 6] and len(thrown) == 2
     assert hands.throws == []
+
+
+def test_a_throw_no_one_awaits_is_said_until_the_game_moves_on() -> None:
+    """The reader says so of any throw the game does not wait for, as OS-SIX's and Six
+    Shooter's do; the next command applied clears it. With no game in play it is no one's
+    move, and says nothing."""
+    game = new_game(vigor=0)
+    reader = STEAMFUNKATEERS.table_reader(["Ana", "Bo"], 1.0)
+    stray = reader.observe_dice(game.state, [3], 0.0)
+    assert stray == [Alert("dice", "dice were thrown but no throw is awaited now")]
+    called = pool("Ana", 2)
+    check(game, called)
+    assert AlertCleared("dice") in reader.applied(game.state, {"cmd": "check"}, 1.0)
+    assert STEAMFUNKATEERS.table_reader(["Ana"], 1.0).observe_dice(Game().state, [3], 0.0) == []

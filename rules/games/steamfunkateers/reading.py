@@ -43,7 +43,9 @@ class DiceReader(DiceTrayReader):
         awaited = waiting(state)
         throw, detail = awaited.dice, awaited.detail or {}
         if throw is None:
-            return []
+            if not state.started or state.over:
+                return []  # no game in play: dice thrown then are nobody's move to put right
+            return self._alert("dice were thrown but no throw is awaited now")
         if len(values) != throw.count:
             return self._alert(_wrong_count(detail, throw.who or "", throw.count, len(values)))
         if detail.get("type") == "reroll":
@@ -54,6 +56,11 @@ class DiceReader(DiceTrayReader):
                 return self._alert(problem)
             return self._clear([Execute({"cmd": "reroll", "values": list(values)})])
         return self._clear([Execute({"cmd": "roll", "values": list(values)})])
+
+    def applied(self, state: Any, command: dict[str, Any], now: float) -> list[Action]:
+        """A command went through: the game moved on, so a throw's alert and a refusal are old
+        news (the next throw is judged afresh)."""
+        return [AlertCleared("refused"), *self._clear([])]
 
     def _alert(self, message: str) -> list[Action]:
         self.alerted = True
