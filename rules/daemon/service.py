@@ -284,19 +284,14 @@ class TableServer:
             table.record(actions)
             # One move read twice while the table settles (two reveals in one snapshot: the
             # second is read again once the first is applied) is made once.
-            commands = [
-                action.command
-                for action in actions
-                if isinstance(action, Execute) and action.command not in done
-            ]
+            commands = [action.command for action in actions if isinstance(action, Execute)]
             if not commands:
                 return
             actions = []
             for command in commands:
-                if command in done:
-                    continue
-                done.append(command)
-                actions += self._execute(table, command, encode(command), outcomes, now)
+                if command not in done:
+                    done.append(command)
+                    actions += self._execute(table, command, encode(command), outcomes, now)
         log.error("table %s: the table's moves did not settle", self.table)
 
     def _execute(
