@@ -253,7 +253,13 @@ class DiceReader:
             lone, lone_probs = self.pip_candidates(image, [c for c, _ in kept], searched)
             if lone:
                 kept = self.keep(candidates + lone, np.concatenate([probs, lone_probs]))
-        dice = [c for c, _ in kept]
+        return self.read_dice(image, [c for c, _ in kept])
+
+    def read_dice(self, image: Image, dice: list[Candidate]) -> FrameReading:
+        """The values of dice already found (a centre and side each, as the locator gives
+        them; the reported box is BOX_PER_SIZE times the side): the value network's looks,
+        then `decide`. `read` finds the dice with the locator and the detector; another
+        finder's dice can be read here alike (`bench/vision_onepass.py`)."""
         seen: dict[tuple[int, float, int], npt.NDArray[np.float32]] = {}
         views: list[npt.NDArray[np.float32]] = [np.zeros((0, VALUE_CLASSES), np.float32)] * len(
             dice
