@@ -57,7 +57,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def network() -> nn.Module:
-    """About 120k weights: a depthwise-separable backbone down to 1/16, a small feature
+    """About 55k weights: a depthwise-separable backbone down to 1/16, a small feature
     pyramid back up to 1/4, and a 1x1 head of CHANNELS maps."""
 
     def conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
@@ -143,25 +143,20 @@ def loss_of(
     out: torch.Tensor, heat: torch.Tensor, cls: torch.Tensor, size: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """CenterNet's focal loss on presence (per die), cross-entropy on the value and L1 on
-    the log extent where taught."""
+    the log extent where taught. Masks multiply rather than select: selecting by a mask
+    makes the CPU wait for the GPU at every step."""
     p = torch.sigmoid(out[:, 0]).clamp(1e-4, 1 - 1e-4)
-    centre = heat >= 1.0
-    positive = -(torch.log(p) * (1 - p) ** 2)[centre].sum()
-    negative = -(torch.log(1 - p) * p**2 * (1 - heat) ** 4)[~centre].sum()
+    centre = (heat >= 1.0).float()
+    positive = -(torch.log(p) * (1 - p) ** 2 * centre).sum()
+    negative = -(torch.log(1 - p) * p**2 * (1 - heat) ** 4 * (1 - centre)).sum()
     focal = (positive + negative) / centre.sum().clamp(min=1)
-    logits = out[:, 1 : 1 + VALUE_CLASSES].permute(0, 2, 3, 1)
-    taught = cls >= 0
-    value = (
-        nn.functional.cross_entropy(logits[taught], cls[taught])
-        if bool(taught.any())
-        else out.sum() * 0
-    )
-    sized = ~torch.isnan(size)
-    extent = (
-        (out[:, CHANNELS - 1][sized] - size[sized]).abs().mean()
-        if bool(sized.any())
-        else out.sum() * 0
-    )
+    logits = out[:, 1 : 1 + VALUE_CLASSES].permute(0, 2, 3, 1).reshape(-1, VALUE_CLASSES)
+    taught = (cls >= 0).float()
+    per_cell = nn.functional.cross_entropy(logits, cls.reshape(-1).clamp(min=0), reduction="none")
+    value = (per_cell * taught.reshape(-1)).sum() / taught.sum().clamp(min=1)
+    sized = (~torch.isnan(size)).float()
+    off = (out[:, CHANNELS - 1] - torch.nan_to_num(size)).abs() * sized
+    extent = off.sum() / sized.sum().clamp(min=1)
     return focal, value, extent
 
 
