@@ -286,9 +286,7 @@ def _top_down(
     return SetupPicture(render(scene, seed), _truths(scene, view), SetupKind.TOP_DOWN, taken)
 
 
-def _tilted(
-    rng: np.random.Generator, seed: int, dice: int | None, cocked: int = 0
-) -> SetupPicture:
+def _tilted(rng: np.random.Generator, seed: int, dice: int | None, cocked: int = 0) -> SetupPicture:
     count = _dice_count(rng, dice)
     camera = _tilted_camera(rng)
     width, height = camera.view.source_size

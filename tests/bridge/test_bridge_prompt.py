@@ -229,6 +229,7 @@ def test_a_steamfunkateers_vigor_reroll_read_from_the_simulated_tray(
             pump_until(gm, lambda: sorted(pool().get("values", [])) == [2, 3, 6], 60, "a throw")
             _wait(lambda: _expects(tray) == Expectation(3, "Ana", 2), "the reroll of 2 dice")
             tray.reroll([6], [5, 1])
+
             def result() -> Any:
                 state = gm.retained.get(gm.state_topic)
                 return state.get("last_result") if isinstance(state, dict) else None
@@ -251,7 +252,9 @@ def test_a_steamfunkateers_vigor_reroll_read_from_the_simulated_tray(
             assert alert() == "1 die of the last throw is still in the tray: throw again"
             assert pool().get("values") in ([], None)  # nothing counted
             tray.throw([4, 4, 2])
-            pump_until(gm, lambda: sorted(pool().get("values", [])) == [2, 4, 4], 60, "the throw again")
+            pump_until(
+                gm, lambda: sorted(pool().get("values", [])) == [2, 4, 4], 60, "the throw again"
+            )
             pump_until(gm, lambda: alert() == "", 30, "the alert cleared")
     finally:
         _stop(bridge, stop, thread)
