@@ -44,7 +44,12 @@ sys.path.insert(0, str(ROOT))
 
 from bench.vision_kinds import add_calibrate_option, calibrated, labelled  # noqa: E402
 from hardware.camera.render import random_die, random_scene, render  # noqa: E402
-from hardware.camera.setups import SetupKind, SetupPicture, render_setup  # noqa: E402
+from hardware.camera.setups import (  # noqa: E402
+    SetupKind,
+    SetupPicture,
+    cocked_centres,
+    render_setup,
+)
 from vision.annotate import annotate  # noqa: E402
 from vision.classify import ValueClassifier  # noqa: E402
 from vision.evaluate import Score  # noqa: E402
@@ -92,21 +97,24 @@ def cocked_through(kind: SetupKind, seed: int) -> SetupPicture:
 
 
 def cocked_given(pic: SetupPicture, reading: FrameReading) -> bool:
-    """Whether a die given a value lies over the picture's cocked die (its box holds the
-    cocked die's centre, or that centre lies within a die's side of the box's)."""
-    assert pic.camera is not None
-    leaning = [die for die in pic.camera.scene.dice if die.cocked]
-    centres = pic.camera.view.to_picture(np.array([[d.x, d.y] for d in leaning]))
+    """Whether a die given a value lies over the picture's cocked die."""
+    return given_over(cocked_centres(pic), reading) > 0
+
+
+def given_over(centres: list[tuple[float, float]], reading: FrameReading) -> int:
+    """How many of these cocked dice a die given a value lies over (its box holds the cocked
+    die's centre, or that centre lies within a die's side of the box's)."""
+    given = set()
     for die in reading.dice:
         if die.value is None:
             continue
         x0, y0, x1, y1 = die.box
         reach = max(x1 - x0, y1 - y0)
-        for cx, cy in centres:
+        for number, (cx, cy) in enumerate(centres):
             inside = x0 <= cx <= x1 and y0 <= cy <= y1
             if inside or math.hypot(cx - die.center[0], cy - die.center[1]) < reach:
-                return True
-    return False
+                given.add(number)
+    return len(given)
 
 
 def through(args: argparse.Namespace, reader: DiceReader) -> int:

@@ -35,9 +35,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.vision_cocked import given_over  # noqa: E402
 from bench.vision_kinds import add_calibrate_option, calibrated  # noqa: E402
 from hardware.camera.render import BGR, random_scene, render  # noqa: E402
-from hardware.camera.setups import SetupKind, render_setup  # noqa: E402
+from hardware.camera.setups import SetupKind, cocked_centres, render_setup  # noqa: E402
 from vision.calibration import Calibration  # noqa: E402
 from vision.classify import ValueClassifier  # noqa: E402
 from vision.enrol import enrol  # noqa: E402
@@ -46,6 +47,8 @@ from vision.progress import progress  # noqa: E402
 from vision.reader import DiceReader  # noqa: E402
 
 PHOTOS = ROOT / "tests" / "data" / "dice-tray"
+WITH_COCKED = (SetupKind.TOP_DOWN, SetupKind.TILTED, SetupKind.WIDE_LENS)
+Cocked = dict[str, list[tuple[float, float]]]  # a picture's cocked dice, by their centres
 # Body and pip colours (BGR) no training set of ours holds.
 NOVEL_DIE_STYLES: tuple[tuple[BGR, BGR], ...] = (
     ((180, 130, 230), (40, 30, 90)),  # pink, dark red pips
@@ -95,32 +98,45 @@ def kind_table(
     *,
     calibrate: str = "none",
     board_pictures: int = 1,
-) -> tuple[dict[str, list[LabelledDie]], dict[str, Calibration]]:
+    cocked_every: int = 0,
+) -> tuple[dict[str, list[LabelledDie]], dict[str, Calibration], Cocked]:
     """Renders a table of one kind of picture (`hardware.camera.setups`: a tilted camera, a
     wide lens, ...); writes the photos and returns their labels, and with `calibrate` (tray
     or board: `bench/vision_kinds.py --calibrate`) each photo's calibration (a picture of a
-    kind is its own camera)."""
+    kind is its own camera). With `cocked_every` N, every Nth picture holds one die leaning on
+    something as well, returned by its centre (top-down, tilted and wide-lens tables only)."""
     labels: dict[str, list[LabelledDie]] = {}
     calibrations: dict[str, Calibration] = {}
+    cocked: Cocked = {}
     for index in range(photos):
-        picture = render_setup(kind, np.random.default_rng([seed, 7, index]), seed * 7919 + index)
+        leaning = int(cocked_every > 0 and index % cocked_every == 0)
+        picture = render_setup(
+            kind, np.random.default_rng([seed, 7, index]), seed * 7919 + index, cocked=leaning
+        )
         name = f"{kind.value}-{index:03d}.png"
         cv2.imwrite(str(folder / name), picture.image)
         labels[name] = [LabelledDie(b.x0, b.y0, b.x1, b.y1, b.value) for b in picture.truth]
+        if leaning:
+            cocked[name] = cocked_centres(picture)
         calibration = calibrated(picture, calibrate, seed * 7919 + index, board_pictures)
         if calibration is not None:
             calibrations[name] = calibration
-    return labels, calibrations
+    return labels, calibrations, cocked
 
 
-def write_centres(path: Path, folder: Path, labels: dict[str, list[LabelledDie]]) -> None:
+def write_centres(
+    path: Path, folder: Path, labels: dict[str, list[LabelledDie]], cocked: Cocked
+) -> None:
+    """The enrolment CSV a person would write: each die's centre and value, a leaning die's
+    value `cocked`."""
     with open(path, "w", encoding="utf-8", newline="") as handle:
         out = csv.writer(handle)
         out.writerow(["image", "cx", "cy", "value"])
         for name, dice in sorted(labels.items()):
-            for die in dice:
-                cx, cy = die.center
-                out.writerow([str(folder / name), f"{cx:.1f}", f"{cy:.1f}", die.value])
+            rows = [(*die.center, str(die.value)) for die in dice]
+            rows += [(cx, cy, "cocked") for cx, cy in cocked.get(name, [])]
+            for cx, cy, value in rows:
+                out.writerow([str(folder / name), f"{cx:.1f}", f"{cy:.1f}", value])
 
 
 def score(
@@ -128,10 +144,14 @@ def score(
     labels: dict[str, list[LabelledDie]],
     names: list[str],
     reader: DiceReader,
+    *,
     calibrations: dict[str, Calibration] | None = None,
-) -> Score:
-    """The photos `names` read with `reader`'s networks, each with its calibration if any."""
+    cocked: Cocked | None = None,
+) -> tuple[Score, int]:
+    """The photos `names` read with `reader`'s networks, each with its calibration if any,
+    and how many of their cocked dice were given a value."""
     total = Score()
+    given = 0
     with progress(len(names), "photos read") as step:
         for name in names:
             calibration = (calibrations or {}).get(name)
@@ -139,11 +159,13 @@ def score(
                 reader = DiceReader(reader.classifier, calibration, values=reader.values)
             reading = reader.read(load_photo(folder, name))
             total.add(name, labels[name], reading)
+            given += given_over((cocked or {}).get(name, []), reading)
             step(f"{len(reading.dice)} dice")
-    return total
+    return total, given
 
 
-def words(result: Score) -> dict[str, object]:
+def words(scored: tuple[Score, int], cocked: int) -> dict[str, object]:
+    result, given = scored
     found = result.found
     return {
         "found": found,
@@ -152,6 +174,7 @@ def words(result: Score) -> dict[str, object]:
         "not_read": result.not_read,
         "wrong": result.wrong_values,
         "wrong_share": round(result.wrong_values / found, 4) if found else None,
+        **({"cocked": cocked, "cocked_given_a_value": given} if cocked else {}),
     }
 
 
@@ -163,14 +186,19 @@ def measure(
     seed: int,
     *,
     calibrations: dict[str, Calibration] | None = None,
+    cocked: Cocked | None = None,
+    label_cocked: bool = True,
 ) -> dict[str, object]:
+    cocked = cocked or {}
     names = sorted(labels)
     random.Random(seed).shuffle(names)
     count = max(1, round(share * len(names)))
     enrolled, held = sorted(names[:count]), sorted(names[count:])
     with tempfile.TemporaryDirectory(prefix="tabletop-enrol-bench-") as scratch:
         csv_path = Path(scratch) / "labels.csv"
-        write_centres(csv_path, folder, {n: labels[n] for n in enrolled})
+        write_centres(
+            csv_path, folder, {n: labels[n] for n in enrolled}, cocked if label_cocked else {}
+        )
         started = time.monotonic()
         with progress(len(enrolled), f"{what}: photos enrolled") as step:
             known = calibrations or {}
@@ -182,17 +210,21 @@ def measure(
             )
         seconds = time.monotonic() - started
         table = Path(scratch) / "table" / "dice_values.onnx"
-        before = score(folder, labels, held, DiceReader(), calibrations)
+        before = score(folder, labels, held, DiceReader(), calibrations=calibrations, cocked=cocked)
         enrolled_reader = DiceReader(values=ValueClassifier(table))
-        after = score(folder, labels, held, enrolled_reader, calibrations)
+        after = score(
+            folder, labels, held, enrolled_reader, calibrations=calibrations, cocked=cocked
+        )
+        held_cocked = sum(len(cocked.get(name, [])) for name in held)
     return {
         "table": what,
         "photos_enrolled": len(enrolled),
         "dice_enrolled": report.dice,
+        "cocked_enrolled": report.cocked,
         "enrol_seconds": round(seconds, 1),
         "photos_read": len(held),
-        "shipped": words(before),
-        "enrolled": words(after),
+        "shipped": words(before, held_cocked),
+        "enrolled": words(after, held_cocked),
         # What `tabletop dice enrol` itself tells the person, from the enrolled photos alone.
         "held_out_check": report.held_out.to_json() if report.held_out is not None else None,
     }
@@ -221,6 +253,21 @@ def main() -> None:
         help="with --calibrate board, the pictures of the board each table is shown, moved "
         "towards the corners after the first (1)",
     )
+    parser.add_argument(
+        "--cocked-every",
+        type=int,
+        default=0,
+        metavar="N",
+        help="every Nth picture of a top-down, tilted or wide-lens table also holds a die "
+        "leaning on something, labelled cocked when enrolled; the dice read count those given "
+        "a value (default 0: none)",
+    )
+    parser.add_argument(
+        "--cocked-unlabelled",
+        action="store_true",
+        help="with --cocked-every, leave the leaning dice out of the enrolment's labels, as a "
+        "person who labels values only would",
+    )
     args = parser.parse_args()
     try:
         kinds = [SetupKind(name.strip()) for name in args.kinds.split(",") if name.strip()]
@@ -233,18 +280,26 @@ def main() -> None:
         results.append(measure("novel dice", Path(folder), labels, args.share, args.seed))
     for kind in kinds:
         with tempfile.TemporaryDirectory(prefix=f"tabletop-{kind.value}-") as folder:
-            labels, calibrations = kind_table(
+            labels, calibrations, cocked = kind_table(
                 Path(folder),
                 args.photos,
                 args.seed,
                 kind,
                 calibrate=args.calibrate,
                 board_pictures=args.board_pictures,
+                cocked_every=args.cocked_every if kind in WITH_COCKED else 0,
             )
             what = kind.value + ("" if args.calibrate == "none" else f", {args.calibrate}")
             results.append(
                 measure(
-                    what, Path(folder), labels, args.share, args.seed, calibrations=calibrations
+                    what,
+                    Path(folder),
+                    labels,
+                    args.share,
+                    args.seed,
+                    calibrations=calibrations,
+                    cocked=cocked,
+                    label_cocked=not args.cocked_unlabelled,
                 )
             )
     if not args.novel_only:

@@ -202,6 +202,13 @@ def run_enrol(args: argparse.Namespace) -> int:
         f"tabletop dice read --model {args.out} ..., or "
         f'[camera] dice_model = "{args.out}" in the table file'
     )
+    if report.cocked == 0:
+        print(
+            "No die in these photos is labelled cocked: the table's model has not seen a die "
+            "leaning on something through this camera, and may give one a value the shipped "
+            "reader would not. Lean a few dice on the rim or on each other in some photos, "
+            "label them cocked (value column), and enrol again."
+        )
     if check is None:
         print(f"One photo: nothing to check it on. Use it: {use}")
         return 0
@@ -210,23 +217,30 @@ def run_enrol(args: argparse.Namespace) -> int:
         f"On photos it did not learn from ({check.folds} fits, each without a share of the "
         f"photos): the shipped reader read {shipped.right} dice right and {shipped.wrong} "
         f"wrong, the table's {enrolled.right} right and {enrolled.wrong} wrong."
+        + (
+            f" Of their {shipped.cocked} dice labelled cocked, the shipped reader gave "
+            f"{shipped.cocked_given} a value, the table's {enrolled.cocked_given}."
+            if shipped.cocked
+            else ""
+        )
     )
     if check.verdict == "better":
         print(f"It reads this table better. Use it: {use}")
     elif check.verdict == "no better":
         print(
             "It does not help this table: on photos it had not seen it read no more dice right "
-            "and gave no fewer wrong values. Keep the shipped reader (leave dice_model unset), "
-            f"or enrol more photos and check again. To try it anyway: {use}"
+            "and gave no fewer wrong values (a cocked die given a value counts as one). Keep "
+            "the shipped reader (leave dice_model unset), or enrol more photos and check "
+            f"again. To try it anyway: {use}"
         )
     else:
         gained = enrolled.right - shipped.right
+        more_wrong = enrolled.wrong_or_cocked - shipped.wrong_or_cocked
         print(
             f"A trade: it read {abs(gained)} {'more' if gained > 0 else 'fewer'} dice right "
-            f"and gave {abs(enrolled.wrong - shipped.wrong)} "
-            f"{'more' if enrolled.wrong > shipped.wrong else 'fewer'} wrong values. A wrong "
-            "value scores a throw wrongly; a die not read is only asked for again. If that "
-            f"suits this table, use it: {use}"
+            f"and gave {abs(more_wrong)} {'more' if more_wrong > 0 else 'fewer'} wrong values "
+            "(a cocked die given a value counts as one). A wrong value scores a throw wrongly; "
+            f"a die not read is only asked for again. If that suits this table, use it: {use}"
         )
     return 0
 

@@ -668,6 +668,18 @@ def render_setup(
     return _RENDERERS[kind](rng, seed, dice)
 
 
+def cocked_centres(picture: SetupPicture) -> list[tuple[float, float]]:
+    """Where the picture's cocked dice lie, in its pixels (each top face's centre); they are
+    not in its truth, since no value of theirs counts."""
+    if picture.camera is None:
+        return []
+    leaning = [die for die in picture.camera.scene.dice if die.cocked]
+    if not leaning:
+        return []
+    centres = picture.camera.view.to_picture(np.array([[d.x, d.y] for d in leaning]))
+    return [(float(x), float(y)) for x, y in centres]
+
+
 def through_camera(
     picture: SetupPicture,
     seed: int,

@@ -11,6 +11,7 @@ from hardware.camera.setups import (
     DieBox,
     SetupKind,
     _wide_lens_view,
+    cocked_centres,
     render_setup,
     setup_examples,
 )
@@ -95,6 +96,21 @@ def test_wide_lens_dice_lie_where_the_truth_says() -> None:
             if any(_overlaps(b, 640 - x1, 480 - y1, 640 - x0, 480 - y0) for b in pic.truth):
                 continue
             assert inside > 2.0 * mirrored.std() + 3.0, (seed, box)
+
+
+@pytest.mark.parametrize("kind", [SetupKind.TOP_DOWN, SetupKind.TILTED, SetupKind.WIDE_LENS])
+def test_a_cocked_die_is_found_where_its_centre_is_said_to_lie(kind: SetupKind) -> None:
+    # Not in the truth, but drawn there: the colour at its centre is not the tray's.
+    for seed in range(4):
+        pic = render_setup(kind, np.random.default_rng(seed), seed, dice=2, cocked=1)
+        [(cx, cy)] = cocked_centres(pic)
+        assert len(pic.truth) == 1 and 0 <= cx < 640 and 0 <= cy < 480
+        x, y = round(cx), round(cy)
+        colour = pic.image[max(0, y - 3) : y + 4, max(0, x - 3) : x + 4].reshape(-1, 3).mean(axis=0)
+        tray = np.median(pic.image.reshape(-1, 3), axis=0)
+        assert np.linalg.norm(colour - tray) > 20, (kind, seed, colour, tray)
+    flat = render_setup(SetupKind.CHEAP_JPEG, np.random.default_rng(0), 0, dice=2)
+    assert cocked_centres(flat) == []
 
 
 def _overlaps(box: DieBox, x0: float, y0: float, x1: float, y1: float) -> bool:

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from bridge.dice import table_values
-from hardware.camera.setups import SetupKind, render_setup
-from vision.classify import ValueClassifier
+from hardware.camera.setups import SetupKind, cocked_centres, render_setup
+from vision.classify import COCKED, ValueClassifier, softmax
 from vision.enrol import (
     COCKED_ROW,
     ENROLMENT_FILE,
@@ -65,14 +65,15 @@ def test_the_labels_say_what_is_wrong_and_where(tmp_path: Path) -> None:
     with pytest.raises(EnrolError, match="line 3: cx and cy must be pixel numbers"):
         read_labels(path)
     path.write_text("image,cx,cy,value\na.jpg,1,2,7\n")
-    with pytest.raises(EnrolError, match="line 2, value: expected a die value 1 to 6, got '7'"):
+    with pytest.raises(EnrolError, match="line 2, value: expected a die value 1 to 6 or cocked"):
         read_labels(path)
-    path.write_text("image,cx,cy,value\nsub/a.jpg,10.5,20,3\n")
-    [die] = read_labels(path)
+    path.write_text("image,cx,cy,value\nsub/a.jpg,10.5,20,3\nb.jpg,1,2, Cocked\n")
+    die, leaning = read_labels(path)
     assert die.image == tmp_path / "sub" / "a.jpg" and (die.cx, die.cy, die.value) == (10.5, 20, 3)
+    assert leaning.value == COCKED
 
 
-def test_the_head_learns_the_tables_dice_and_never_moves_cocked() -> None:
+def test_the_head_learns_the_tables_dice_and_moves_cocked_only_with_cocked_dice() -> None:
     network = FeatureNetwork(shipped_model())
     network.load()
     shipped = network.head
@@ -87,6 +88,19 @@ def test_the_head_learns_the_tables_dice_and_never_moves_cocked() -> None:
     assert (fitted.logits(features).argmax(axis=1) == values - 1).mean() > 0.95
     assert np.array_equal(fitted.weights[COCKED_ROW], shipped.weights[COCKED_ROW])
     assert fitted.bias[COCKED_ROW] == shipped.bias[COCKED_ROW]
+    # Ten dice labelled cocked, in a place of their own that the shipped head reads as a
+    # value: the cocked row learns them, the few weighed as much as one value's many.
+    away = -shipped.weights[COCKED_ROW]
+    place = 0.1 * np.linalg.norm(centres[0]) * away / np.linalg.norm(away)
+    leaning = (place + rng.normal(0, 0.05, (10, centres.shape[1]))).astype(np.float32)
+    fitted = fit_head(
+        np.concatenate([features, leaning]), np.concatenate([values, np.full(10, COCKED)]), shipped
+    )
+    assert not np.array_equal(fitted.weights[COCKED_ROW], shipped.weights[COCKED_ROW])
+    before = softmax(shipped.logits(leaning))[:, COCKED_ROW].mean()
+    after = softmax(fitted.logits(leaning))[:, COCKED_ROW].mean()
+    assert before < 0.01 and after > 0.1
+    assert (fitted.logits(features).argmax(axis=1) == values - 1).mean() > 0.9
 
 
 @pytest.mark.parametrize(
@@ -98,10 +112,14 @@ def test_the_head_learns_the_tables_dice_and_never_moves_cocked() -> None:
         ((141, 6, 30), (138, 7, 32), "no better"),
         ((200, 0, 9), (201, 2, 6), "trade"),  # a slanted table through its board's view
         ((141, 6, 30), (138, 3, 36), "trade"),
+        # A cocked die given a value weighs as a wrong value.
+        ((66, 0, 32, 10, 2), (90, 0, 8, 10, 6), "trade"),
+        ((66, 0, 32, 10, 6), (90, 0, 8, 10, 2), "better"),
+        ((66, 1, 32, 10, 2), (66, 0, 33, 10, 4), "no better"),
     ],
 )
 def test_the_held_out_check_weighs_dice_read_against_wrong_values(
-    shipped: tuple[int, int, int], enrolled: tuple[int, int, int], verdict: str
+    shipped: tuple[int, ...], enrolled: tuple[int, ...], verdict: str
 ) -> None:
     check = HeldOutCheck(5, DiceRead(*shipped), DiceRead(*enrolled))
     assert check.verdict == verdict
@@ -130,6 +148,37 @@ def test_the_held_out_check_sees_a_wide_lens_table_gain_from_its_own_dice(tmp_pa
         assert read.right + read.wrong + read.not_read == dice
     assert check.enrolled.right > check.shipped.right + dice // 10
     assert check.enrolled.wrong <= 1
+
+
+def test_dice_labelled_cocked_are_learnt_and_counted_by_the_check(tmp_path: Path) -> None:
+    """A wide-lens table whose photos hold a few dice leaning on something, labelled cocked:
+    the cocked row learns them, and the check counts those the reader gave a value."""
+    rows = ["image,cx,cy,value"]
+    flat = leaning = 0
+    for index in range(12):
+        pic = render_setup(
+            SetupKind.WIDE_LENS, np.random.default_rng([6, index]), 600 + index, cocked=1
+        )
+        cv2.imwrite(str(tmp_path / f"w{index}.png"), pic.image)
+        rows += [
+            f"w{index}.png,{(b.x0 + b.x1) / 2},{(b.y0 + b.y1) / 2},{b.value}" for b in pic.truth
+        ]
+        rows += [f"w{index}.png,{cx},{cy},cocked" for cx, cy in cocked_centres(pic)]
+        flat += len(pic.truth)
+        leaning += len(cocked_centres(pic))
+    assert leaning == 12
+    (tmp_path / "labels.csv").write_text("\n".join(rows) + "\n")
+    report = enrol(tmp_path / "labels.csv", tmp_path / "table")
+    record = json.loads((tmp_path / "table" / ENROLMENT_FILE).read_text())
+    assert report.cocked == record["cocked_dice"] == leaning and report.dice == flat + leaning
+    check = report.held_out
+    assert check is not None
+    for read in (check.shipped, check.enrolled):
+        assert read.right + read.wrong + read.not_read == flat
+        assert read.cocked == leaning and 0 <= read.cocked_given <= leaning
+    assert record["held_out"]["enrolled"]["cocked_given_a_value"] == check.enrolled.cocked_given
+    # The table's head calls more of its own leaning dice cocked than the shipped one does.
+    assert report.enrolled_right > report.shipped_right
 
 
 def test_a_new_head_is_written_into_the_model_that_both_runtimes_read() -> None:
@@ -207,6 +256,7 @@ def test_dice_enrol_and_read_on_the_command_line(tmp_path: Path) -> None:
     assert "photos enrolled, then checked: 4/4" in enrolled.stderr
     assert enrolled.stdout.startswith("enrolled ")
     assert "On photos it did not learn from (2 fits" in enrolled.stdout
+    assert "No die in these photos is labelled cocked" in enrolled.stdout
     photo = next((tmp_path / "photos").iterdir())
     read = tabletop("dice", "read", "--json", "--model", str(tmp_path / "t"), str(photo))
     assert read.returncode == 0, read.stderr
