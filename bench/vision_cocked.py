@@ -18,8 +18,8 @@ directions (the camera below, beside or above it in the picture, and between), a
 given a value in any direction are counted. These dice are seen from above, not through a
 slanted camera: a proxy.
 
-`--through KIND` (tilted, wide-lens, top-down) takes each cocked die through that kind's
-camera instead, beside two flat dice (`hardware.camera.setups.render_setup(..., cocked=1)`: a
+`--through KIND` (tilted, wide-lens, top-down, cheap-jpeg) takes each cocked die through that
+kind's camera instead, beside two flat dice (`hardware.camera.setups.render_setup(..., cocked=1)`: a
 tilted camera shows the cocked die's side faces that face it too), and reads each picture as
 that table's reader would (`--calibrate board`: a board shown first, as `tabletop dice
 calibrate --board` does). A cocked die is given a value when a die the reader gives a value
@@ -175,7 +175,15 @@ def main() -> int:
     )
     parser.add_argument(
         "--through",
-        choices=[k.value for k in (SetupKind.TILTED, SetupKind.WIDE_LENS, SetupKind.TOP_DOWN)],
+        choices=[
+            k.value
+            for k in (
+                SetupKind.TILTED,
+                SetupKind.WIDE_LENS,
+                SetupKind.TOP_DOWN,
+                SetupKind.CHEAP_JPEG,
+            )
+        ],
         help="each cocked die through this kind's camera, beside two flat dice (default: "
         "alone, seen from straight above)",
     )

@@ -47,7 +47,7 @@ from vision.progress import progress  # noqa: E402
 from vision.reader import DiceReader  # noqa: E402
 
 PHOTOS = ROOT / "tests" / "data" / "dice-tray"
-WITH_COCKED = (SetupKind.TOP_DOWN, SetupKind.TILTED, SetupKind.WIDE_LENS)
+WITH_COCKED = (SetupKind.TOP_DOWN, SetupKind.TILTED, SetupKind.WIDE_LENS, SetupKind.CHEAP_JPEG)
 Cocked = dict[str, list[tuple[float, float]]]  # a picture's cocked dice, by their centres
 # Body and pip colours (BGR) no training set of ours holds.
 NOVEL_DIE_STYLES: tuple[tuple[BGR, BGR], ...] = (
@@ -104,7 +104,8 @@ def kind_table(
     wide lens, ...); writes the photos and returns their labels, and with `calibrate` (tray
     or board: `bench/vision_kinds.py --calibrate`) each photo's calibration (a picture of a
     kind is its own camera). With `cocked_every` N, every Nth picture holds one die leaning on
-    something as well, returned by its centre (top-down, tilted and wide-lens tables only)."""
+    something as well, returned by its centre (top-down, tilted, wide-lens and cheap-jpeg
+    tables only)."""
     labels: dict[str, list[LabelledDie]] = {}
     calibrations: dict[str, Calibration] = {}
     cocked: Cocked = {}
@@ -258,9 +259,9 @@ def main() -> None:
         type=int,
         default=0,
         metavar="N",
-        help="every Nth picture of a top-down, tilted or wide-lens table also holds a die "
-        "leaning on something, labelled cocked when enrolled; the dice read count those given "
-        "a value (default 0: none)",
+        help="every Nth picture of a top-down, tilted, wide-lens or cheap-jpeg table also holds "
+        "a die leaning on something, labelled cocked when enrolled; the dice read count those "
+        "given a value (default 0: none)",
     )
     parser.add_argument(
         "--cocked-unlabelled",

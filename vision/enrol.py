@@ -15,9 +15,9 @@ layer below it and fits a new head to the table's dice:
   row moves only when the photos hold such dice: without them it stays the shipped one, but
   the value rows still rise over it, so a table's model reads more of the dice its camera
   shows at an angle and gives more of its cocked dice a value too (docs/vision.md: on a
-  rendered wide-lens table 24 of 60 cocked dice against the shipped reader's 9). A few dice
-  leaning on the rim or on each other, labelled cocked, teach the table what they look like
-  on its own camera, and the check below counts them;
+  rendered wide-lens table 14 of 43 cocked dice against the shipped reader's 3). Dice leaning
+  on the rim or on each other, labelled cocked, teach the table some of what they look like
+  on its own camera (9 of 43 there), and the check below counts them;
 - the table's model is the shipped ONNX file with the head's weights replaced in place (the
   same bytes, same length), so both runtimes read it as they read the shipped one.
 

@@ -85,7 +85,8 @@ class SetupPicture:
     truth: tuple[DieBox, ...]
     kind: SetupKind
     # The camera that took it, for the kinds whose pictures are the camera's alone (top-down,
-    # tilted, wide-lens): `through_camera` takes other pictures of the same table with it.
+    # tilted, wide-lens, cheap-jpeg): `through_camera` takes other pictures of the same table
+    # with it.
     camera: SetupCamera | None = None
 
 
@@ -377,9 +378,10 @@ def _dim_noisy(rng: np.random.Generator, seed: int, dice: int | None) -> SetupPi
     return SetupPicture(_to_image(image), _truths(dim, _identity_view()), SetupKind.DIM_NOISY)
 
 
-def _cheap_jpeg(rng: np.random.Generator, seed: int, dice: int | None) -> SetupPicture:
-    scene = random_scene(rng, _dice_count(rng, dice))
-    image = render(scene, seed)
+def _cheap_jpeg(
+    rng: np.random.Generator, seed: int, dice: int | None, cocked: int = 0
+) -> SetupPicture:
+    scene = random_scene(rng, _dice_count(rng, dice), cocked=cocked)
     # The camera shook during the exposure: the whole picture smeared along one line.
     length = int(rng.integers(3, 10))
     turn = float(rng.uniform(0, math.pi))
@@ -389,15 +391,23 @@ def _cheap_jpeg(rng: np.random.Generator, seed: int, dice: int | None) -> SetupP
     end = (round(length + dx), round(length + dy))
     cv2.line(kernel, start, end, 1.0, 1, cv2.LINE_AA)
     kernel /= float(kernel.sum())
-    image = np.asarray(cv2.filter2D(image, -1, kernel), np.uint8)
-    if rng.random() < 0.5:  # a 320x240 sensor, scaled up by the driver
-        small = cv2.resize(image, (WIDTH // 2, HEIGHT // 2), interpolation=cv2.INTER_AREA)
-        image = np.asarray(cv2.resize(small, (WIDTH, HEIGHT)), np.uint8)
+    small_sensor = rng.random() < 0.5  # a 320x240 sensor, scaled up by the driver
     quality = int(rng.integers(25, 51))
-    ok, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
-    assert ok, "OpenCV could not encode a JPEG"
-    image = np.asarray(cv2.imdecode(encoded, cv2.IMREAD_COLOR), np.uint8)
-    return SetupPicture(image, _truths(scene, _identity_view()), SetupKind.CHEAP_JPEG)
+
+    def taken(picture: Image) -> Image:
+        image = np.asarray(cv2.filter2D(picture, -1, kernel), np.uint8)
+        if small_sensor:
+            small = cv2.resize(image, (WIDTH // 2, HEIGHT // 2), interpolation=cv2.INTER_AREA)
+            image = np.asarray(cv2.resize(small, (WIDTH, HEIGHT)), np.uint8)
+        ok, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        assert ok, "OpenCV could not encode a JPEG"
+        return np.asarray(cv2.imdecode(encoded, cv2.IMREAD_COLOR), np.uint8)
+
+    view = _identity_view()
+    camera = SetupCamera(scene, view, taken)
+    return SetupPicture(
+        taken(render(scene, seed)), _truths(scene, view), SetupKind.CHEAP_JPEG, camera
+    )
 
 
 def _felt(rng: np.random.Generator, seed: int, dice: int | None) -> SetupPicture:
@@ -643,6 +653,7 @@ _WITH_COCKED: dict[
     SetupKind.TOP_DOWN: _top_down,
     SetupKind.TILTED: _tilted,
     SetupKind.WIDE_LENS: _wide_lens,
+    SetupKind.CHEAP_JPEG: _cheap_jpeg,
 }
 
 
@@ -655,7 +666,8 @@ def render_setup(
     cocked: int = 0,
 ) -> SetupPicture:
     """Renders one picture of a kind with `dice` dice (2-8 when None), the first `cocked` of
-    them cocked (leaning on something; not in the truth; top-down, tilted and wide-lens only);
+    them cocked (leaning on something; not in the truth; top-down, tilted, wide-lens and
+    cheap-jpeg only);
     the same kind, `rng` state and `seed` (the sensor noise's) always give the same picture."""
     if dice is not None and dice < 0:
         raise ValueError(f"a picture holds no fewer than 0 dice, not {dice}")
