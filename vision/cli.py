@@ -77,15 +77,16 @@ def register(subparsers: Any) -> None:
         help="adapt the dice reader to this table's own dice, light and camera",
         description="Reads photos of this table's tray, each die given by its centre and "
         "value in a CSV (image,cx,cy,value; pixels; image paths relative to the CSV's "
-        "folder), and writes the table's dice model to DIR: `dice read --model DIR`, `dice "
-        "watch --model DIR` and the bridge ([camera] dice_model in the table file) use it.",
+        "folder; value 1-6, or cocked for a die leaning on something), and writes the "
+        "table's dice model to DIR: `dice read --model DIR`, `dice watch --model DIR` and the "
+        "bridge ([camera] dice_model in the table file) use it.",
     )
     enrol.add_argument(
         "--labels",
         type=Path,
         required=True,
         metavar="FILE.csv",
-        help="the dice of the table's photos: image,cx,cy,value (required)",
+        help="the dice of the table's photos: image,cx,cy,value, value 1-6 or cocked (required)",
     )
     enrol.add_argument(
         "--out",
