@@ -667,8 +667,8 @@ def render_setup(
 ) -> SetupPicture:
     """Renders one picture of a kind with `dice` dice (2-8 when None), the first `cocked` of
     them cocked (leaning on something; not in the truth; top-down, tilted, wide-lens and
-    cheap-jpeg only);
-    the same kind, `rng` state and `seed` (the sensor noise's) always give the same picture."""
+    cheap-jpeg only); the same kind, `rng` state and `seed` (the sensor noise's) always give
+    the same picture."""
     if dice is not None and dice < 0:
         raise ValueError(f"a picture holds no fewer than 0 dice, not {dice}")
     if cocked:
