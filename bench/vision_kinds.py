@@ -19,12 +19,12 @@ dice look cocked: `vision.watch.slanted_view`). `--save DIR` writes one picture 
 with its truth boxes; `--sheet` writes them as one labelled contact sheet. Progress on stderr.
 
 `--calibrate tray|board` reads the kinds whose pictures are their camera's alone (top-down,
-tilted, wide-lens) as a table calibrated with that camera reads them: `tray` from pictures of
-the empty tray (`vision.calibration.calibrate`), `board` also from a picture of a 9x6 board
-lying in it, 0.8 of the picture's width across (`vision.view.find_view`), as `tabletop dice
-calibrate --board 9x6` learns them. Every picture is its own table (its camera is drawn anew),
-so each is calibrated on its own; `--board-pictures 3` adds two more pictures of the board,
-half as large, towards the corners. The other kinds are read uncalibrated.
+tilted, wide-lens, cheap-jpeg) as a table calibrated with that camera reads them: `tray` from
+pictures of the empty tray (`vision.calibration.calibrate`), `board` also from a picture of a
+9x6 board lying in it, 0.8 of the picture's width across (`vision.view.find_view`), as
+`tabletop dice calibrate --board 9x6` learns them. Every picture is its own table (its camera
+is drawn anew), so each is calibrated on its own; `--board-pictures 3` adds two more pictures
+of the board, half as large, towards the corners. The other kinds are read uncalibrated.
 """
 
 from __future__ import annotations
