@@ -13,7 +13,8 @@ Routes:
     GET  /gm/dice.jpg      the last throw's picture, for the game master's page
     GET  /gm/dice/photo.jpg  the last throw as the camera took it (no box drawn)
     POST /gm/dice/correction  a throw's reading corrected on its photo -> kept, and sent as
-                           the game's roll entry (console/corrections.py)
+                           the game's roll entry; with a cocked die, kept only
+                           (console/corrections.py)
     GET  /gm/actions       the game's actions as form descriptions (logged in only)
     POST /gm/actions/VERB  a filled-in form (JSON object) -> the daemon's reply
     POST /gm/seats         new codes for the seats' screens (logged in only)
@@ -44,7 +45,7 @@ from starlette.staticfiles import StaticFiles
 
 from rules import games
 
-from .corrections import CorrectionError, Corrections, read_correction, roll_entry
+from .corrections import COCKED, CorrectionError, Corrections, read_correction, roll_entry
 from .feed import TableFeed
 from .forms import FormError, forms_for
 from .guard import BodyTooLarge, Guard, ServedNames
@@ -318,7 +319,8 @@ def build_app(
 
     async def gm_correct(request: Request, feed: TableFeed) -> Response:
         """A throw's reading corrected on its photo: kept for the table's next enrolment,
-        then sent as the game's own roll entry, as its form on this page would send it."""
+        then sent as the game's own roll entry, as its form on this page would send it; a
+        throw with a cocked die is kept only (a leaning die has no value to enter)."""
         if corrections is None:
             return error(503, "this console keeps no corrections (started without a folder)")
         if request.headers.get("content-type", "").split(";")[0] != "application/json":
@@ -328,9 +330,14 @@ def build_app(
         try:
             dice = read_correction(body, photo)
             assert photo is not None  # read_correction refuses a correction without one
+            leaning = sum(d.value == COCKED for d in dice)
+            if leaning:
+                kept = await asyncio.to_thread(corrections.keep, photo, dice)
+                saved = {"image": kept, "dice": len(dice), "labels": str(corrections.labels)}
+                return JSONResponse({"ok": True, "sent": False, "cocked": leaning, "saved": saved})
             name, forms = game_forms(feed)
             form, fields = roll_entry(
-                forms, feed.parts.get("prompt"), [d.value for d in dice], name
+                forms, feed.parts.get("prompt"), [int(d.value) for d in dice], name
             )
             try:
                 command = await asyncio.to_thread(form.command, fields)
@@ -346,7 +353,13 @@ def build_app(
             body_out = {"ok": False, "error": f"kept, but not sent: {failed}", "saved": saved}
             return JSONResponse(body_out, status_code=504)
         return JSONResponse(
-            {"ok": bool(reply.get("ok")), "command": command, "reply": reply, "saved": saved}
+            {
+                "ok": bool(reply.get("ok")),
+                "sent": True,
+                "command": command,
+                "reply": reply,
+                "saved": saved,
+            }
         )
 
     return Starlette(

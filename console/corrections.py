@@ -2,13 +2,19 @@
 
 The bridge publishes each settled throw's frame as the camera took it on `dice/photo` (docs/
 mqtt.md), with the dice it read and their boxes in that photo's pixels. On the game master's
-page a person taps a die to give its value (or "no die here" for a box on nothing), or taps a
-place where the camera missed a die; the corrected throw goes to the game as the game's own
-roll entry (the verb a game master uses to enter dice by hand), and the console keeps:
+page a person taps a die to give its value (or "no die here" for a box on nothing, or "cocked"
+for a die leaning on something), or taps a place where the camera missed a die; the corrected
+throw goes to the game as the game's own roll entry (the verb a game master uses to enter dice
+by hand), and the console keeps:
 
 - the photo, `<folder>/<table>-<hash>.jpg` (the JPEG as the bridge sent it: no box drawn);
 - one row per die in `<folder>/labels.csv` (`image,cx,cy,value`, pixel coordinates, the image
   relative to the folder): the file `tabletop dice enrol --labels` reads as it is.
+
+A throw with a cocked die goes to no game: a leaning die has no value to enter (the seeds say
+nothing of cocked dice, so what follows is the game master's: a throw again, or an entry by
+hand). Its photo is kept all the same, the leaning die labelled `cocked`, which teaches the
+table's enrolment what its cocked dice look like (docs/vision.md, "Cocked dice").
 
 A photo corrected again replaces its own rows, so a resend or a second thought never counts a
 die twice. Nothing is written until the whole correction is checked, and the CSV is replaced
@@ -28,7 +34,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from rules.games.game import VerbGroup
 
@@ -36,6 +42,7 @@ from . import ConsoleError
 from .forms import Form
 
 LABELS: Final = "labels.csv"
+COCKED: Final = "cocked"  # a leaning die's value, in a correction and in labels.csv
 HEADER: Final = ("image", "cx", "cy", "value")
 MAX_DICE: Final = 40  # as many as the bridge announces (bridge.dice.MAX_DICE)
 PHOTO_LIMIT: Final = 2 * 1024 * 1024  # the JPEG's bytes (the bridge's stay under 1.5 MB)
@@ -129,11 +136,12 @@ def read_photo(payload: bytes) -> ThrowPhoto | None:
 
 @dataclass(frozen=True, slots=True)
 class CorrectedDie:
-    """A die as the person gave it: its centre in the photo's pixels, and its value."""
+    """A die as the person gave it: its centre in the photo's pixels, and its value (1-6, or
+    COCKED for a die leaning on something)."""
 
     cx: float
     cy: float
-    value: int
+    value: int | Literal["cocked"]
 
 
 def read_correction(body: bytes, photo: ThrowPhoto | None) -> list[CorrectedDie]:
@@ -180,9 +188,15 @@ def read_correction(body: bytes, photo: ThrowPhoto | None) -> list[CorrectedDie]
                 f"({photo.width} x {photo.height} pixels)",
                 "dice",
             )
-        if isinstance(value, bool) or value not in (1, 2, 3, 4, 5, 6):
-            raise CorrectionError(400, f"{where}: a die shows 1 to 6, got {value!r}", "dice")
-        corrected.append(CorrectedDie(round(float(cx), 1), round(float(cy), 1), int(value)))
+        if value != COCKED and (isinstance(value, bool) or value not in (1, 2, 3, 4, 5, 6)):
+            raise CorrectionError(
+                400, f"{where}: a die shows 1 to 6 (or is {COCKED!r}), got {value!r}", "dice"
+            )
+        corrected.append(
+            CorrectedDie(
+                round(float(cx), 1), round(float(cy), 1), COCKED if value == COCKED else int(value)
+            )
+        )
     return corrected
 
 

@@ -1,7 +1,8 @@
 // The game master corrects a throw's reading on its photo (console/corrections.py): each die
-// the camera boxed is a button at its place; a tap opens a choice of 1-6 (or "No die here");
-// a tap elsewhere on the photo adds a die the camera missed. "Send corrected throw" posts the
-// dice, by their centres in the photo's pixels, to /gm/dice/correction.
+// the camera boxed is a button at its place; a tap opens a choice of 1-6 (or "Cocked", or "No
+// die here"); a tap elsewhere on the photo adds a die the camera missed. "Send corrected throw"
+// posts the dice, by their centres in the photo's pixels, to /gm/dice/correction; a throw with
+// a cocked die is kept for the table's enrolment and sent to no game.
 "use strict";
 (() => {
   const el = TableView.el;
@@ -42,9 +43,10 @@
       const side = die.box ? Math.max(die.box[2] - die.box[0], die.box[3] - die.box[1]) : photo.width / 20;
       const changed = die.added || die.removed || die.value !== die.read;
       const button = el("button", {
-        type: "button", class: "correction-die" + (changed ? " corrected" : "") + (die.removed ? " removed" : ""),
+        type: "button", class: "correction-die" + (changed ? " corrected" : "") + (die.removed ? " removed" : "") +
+              (die.value === "cocked" ? " cocked" : ""),
         "data-index": index, text: label(die),
-        "aria-label": `die ${index + 1}: ${die.removed ? "no die here" : die.value === null ? "not read" : `shows ${die.value}`}` +
+        "aria-label": `die ${index + 1}: ${die.removed ? "no die here" : die.value === null ? "not read" : die.value === "cocked" ? "cocked" : `shows ${die.value}`}` +
           (changed ? " (corrected)" : "") + ": tap to change",
         style: `left:${pct(die.cx, photo.width)};top:${pct(die.cy, photo.height)};` +
                `width:max(44px,${pct(side, photo.width)});height:max(44px,${pct(side, photo.width)})` });
@@ -66,6 +68,9 @@
       button.addEventListener("click", () => { die.value = value; die.removed = false; close(); });
       return button;
     });
+    const cocked = el("button", { type: "button", class: "choice-cocked", text: "Cocked",
+                                  "aria-pressed": !die.removed && die.value === "cocked" ? "true" : "false" });
+    cocked.addEventListener("click", () => { die.value = "cocked"; die.removed = false; close(); });
     const nothing = el("button", { type: "button", class: "choice-none",
                                    text: die.added ? "Remove this die" : "No die here" });
     nothing.addEventListener("click", () => {
@@ -77,7 +82,7 @@
       if (die.added && die.value === null) dice.splice(dice.indexOf(die), 1);
       close();
     });
-    choice.querySelector(".choice-buttons").replaceChildren(...buttons, nothing, cancel);
+    choice.querySelector(".choice-buttons").replaceChildren(...buttons, cocked, nothing, cancel);
     choice.hidden = false;
     draw();
     buttons[0].focus();
@@ -118,7 +123,10 @@
       if (response.status === 401) { TableView.sessionEnded(); return; }
       const body = await response.json();
       const saved = body.saved ? ` Kept for the table's enrolment (${body.saved.dice} dice).` : "";
-      if (response.ok && body.ok) {
+      if (response.ok && body.ok && body.sent === false) {
+        say("result accepted", "Nothing sent to the game: a cocked die has no value. Have the " +
+            "throw made again, or enter it by hand." + saved);
+      } else if (response.ok && body.ok) {
         say("result accepted", (body.reply.waiting ? `Done: waiting for ${body.reply.waiting}.` : "Done.") + saved);
       } else {
         say("result refusal", "Refused: " + (body.reply ? body.reply.error : body.error) + saved);

@@ -28,6 +28,7 @@ from tests.console.conftest import (
     wait_for,
 )
 from vision.annotate import throw_picture
+from vision.classify import COCKED
 from vision.enrol import read_labels
 from vision.reading import DieReading, DieStatus, FrameReading
 
@@ -200,6 +201,32 @@ def test_a_correction_the_game_refuses_is_said_and_still_kept(
     assert len(list(folder.glob("*.jpg"))) == 1
 
 
+def test_a_cocked_die_is_kept_for_the_table_and_nothing_is_sent_to_the_game(
+    table: Table, page: Page, bridge: Bridge, folder: Path
+) -> None:
+    awaiting_three_dice(table)
+    open_correction(table, page)
+    dice = page.locator(".correction-die")
+    dice.nth(1).click()  # the 5 leans on the rim
+    page.locator("#correction-choice").scroll_into_view_if_needed()
+    shoot(page, "console-dice-correction-cocked")
+    page.locator("#correction-choice").get_by_role("button", name="Cocked", exact=True).click()
+    expect(dice.nth(1)).to_have_text("cocked")
+    expect(dice.nth(1)).to_have_attribute("aria-label", "die 2: cocked (corrected): tap to change")
+    expect(page.locator("#correction-dice .die")).to_have_text(["1", "cocked"])
+    page.get_by_role("button", name="Send corrected throw").click()
+    expect(page.locator("#correction-result")).to_have_text(
+        "Nothing sent to the game: a cocked die has no value. Have the throw made again, or "
+        "enter it by hand. Kept for the table's enrolment (2 dice)."
+    )
+    assert [row["value"] for row in rows(folder)] == ["1", "cocked"]
+    enrolled = read_labels(folder / "labels.csv")
+    assert [d.value for d in enrolled] == [1, COCKED]
+    # the game still waits for Jack's throw: nothing was entered for it
+    assert not snapshot(page)["state"]["players"][0].get("last_roll")
+    expect(page.locator("#events")).not_to_contain_text("Jack throws")
+
+
 def test_a_false_box_is_marked_no_die_here(
     table: Table, page: Page, bridge: Bridge, folder: Path
 ) -> None:
@@ -236,6 +263,7 @@ def test_bad_corrections_are_refused_in_words_and_lose_nothing(
     refusals = [
         ({"photo": photo["id"], "dice": [good, {**good, "value": 7}]}, 400, "a die shows 1 to 6"),
         ({"photo": photo["id"], "dice": [{**good, "value": True}]}, 400, "a die shows 1 to 6"),
+        ({"photo": photo["id"], "dice": [{**good, "value": "Cocked"}]}, 400, "or is 'cocked'"),
         ({"photo": photo["id"], "dice": [{**good, "cx": 640}]}, 400, "outside the photo"),
         ({"photo": photo["id"], "dice": [{**good, "cy": -1}]}, 400, "outside the photo"),
         ({"photo": photo["id"], "dice": [{"cx": 1, "cy": 1}]}, 400, "cx, cy and value"),
@@ -292,6 +320,11 @@ def test_the_labels_written_are_what_enrolment_reads(tmp_path: Path) -> None:
         (name, 330.5, 230.0, 4),
         (name, 500.0, 380.0, 6),
     ]
+    kept.keep(photo, [CorrectedDie(130, 130, 1), CorrectedDie(330.5, 230, "cocked")])
+    assert [d.value for d in read_labels(kept.labels)] == [1, COCKED]
+    kept.keep(
+        photo, [CorrectedDie(130, 130, 1), CorrectedDie(330.5, 230, 4), CorrectedDie(500, 380, 6)]
+    )
     assert all(d.image.is_file() for d in dice)
     # rows a person wrote by hand stay; a file that is no labels file is not overwritten
     with open(kept.labels, "a", encoding="utf-8") as labels:
