@@ -147,12 +147,22 @@ def table_values(dice_model: str | None) -> Any:
     from pathlib import Path
 
     from vision.classify import ValueClassifier
-    from vision.enrol import EnrolError, table_model
+    from vision.enrol import EnrolError, cocked_enrolled, table_model
 
     if dice_model is None:
         return ValueClassifier()
     try:
-        return ValueClassifier(table_model(Path(dice_model)))
+        values = ValueClassifier(table_model(Path(dice_model)))
+        if cocked_enrolled(Path(dice_model)) == 0:
+            # Measured (docs/vision.md, "Cocked dice"): at a wide lens or a shaken webcam,
+            # such a model gives more leaning dice a value than the shipped one.
+            log.warning(
+                "[camera] dice_model: %s was enrolled with no die labelled cocked, so it may "
+                "give a die leaning on something a value; enrol again with some (a die marked "
+                "Cocked on the console's photo is one)",
+                dice_model,
+            )
+        return values
     except EnrolError as error:
         log.warning("[camera] dice_model: %s; reading with the shipped dice model", error)
         return ValueClassifier()

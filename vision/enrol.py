@@ -564,3 +564,12 @@ def table_model(folder: Path) -> Path:
             "enrol the table again (tabletop dice enrol) to use it"
         )
     return model
+
+
+def cocked_enrolled(folder: Path) -> int:
+    """How many dice labelled cocked a table's enrolment learnt from (0 for a record from
+    before cocked dice could be labelled); EnrolError as `table_model` gives it."""
+    table_model(folder)
+    record = json.loads((folder / ENROLMENT_FILE).read_text(encoding="utf-8"))
+    cocked = record.get("cocked_dice", 0)
+    return cocked if isinstance(cocked, int) else 0

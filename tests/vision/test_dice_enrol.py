@@ -25,6 +25,7 @@ from vision.enrol import (
     FeatureNetwork,
     Head,
     HeldOutCheck,
+    cocked_enrolled,
     enrol,
     fit_head,
     read_labels,
@@ -177,6 +178,7 @@ def test_dice_labelled_cocked_are_learnt_and_counted_by_the_check(tmp_path: Path
         assert read.right + read.wrong + read.not_read == flat
         assert read.cocked == leaning and 0 <= read.cocked_given <= leaning
     assert record["held_out"]["enrolled"]["cocked_given_a_value"] == check.enrolled.cocked_given
+    assert cocked_enrolled(tmp_path / "table") == leaning
     # The table's head calls more of its own leaning dice cocked than the shipped one does.
     assert report.enrolled_right > report.shipped_right
 
@@ -218,7 +220,10 @@ def test_enrolling_real_photos_writes_a_table_model_the_reader_and_bridge_use(
     assert check["shipped"]["right"] >= report.dice - 1  # the shipped reader knows these
     model = table_model(tmp_path / "table")
     assert model == tmp_path / "table" / MODEL_FILE
-    assert isinstance(table_values(str(tmp_path / "table")), ValueClassifier)
+    with caplog.at_level(logging.WARNING, logger="bridge.dice"):
+        assert isinstance(table_values(str(tmp_path / "table")), ValueClassifier)
+    assert "was enrolled with no die labelled cocked" in caplog.text
+    caplog.clear()
     # A table whose enrolment folder is gone still reads dice, and the log says why.
     with caplog.at_level(logging.WARNING, logger="bridge.dice"):
         fallback = table_values(str(tmp_path / "nowhere"))
