@@ -290,8 +290,9 @@ def fit_head(
     leaning = values == COCKED
     if leaning.any():
         # A table leans a few dice for every hundred it throws flat: weighed look for look,
-        # they would barely move the head (7 leaning dice among 200 left a wide-lens table
-        # giving 17 of 43 cocked dice a value; weighed as one value, 9: docs/vision.md).
+        # the few freed the cocked row more than they taught it (7 leaning dice among 200: a
+        # wide-lens table then gave 17 of 43 cocked dice a value, 14 with none labelled;
+        # weighed as one value, 9: docs/notes/vision-history.md).
         weight[leaning] = max(1.0, (~leaning).sum() / (VALUE_CLASSES - 1) / leaning.sum())
         weight /= weight.mean()
     else:
