@@ -439,6 +439,15 @@ def _read_id(raw: dict[str, Any]) -> str | int | None:
     text = str(value)
     if not text or len(text) > MAX_ID_LENGTH:
         raise _Refusal("invalid", f"id: expected 1 to {MAX_ID_LENGTH} characters", "id")
+    # The id is stored as text of its own (to answer a repeat): PostgreSQL's text cannot hold
+    # NUL, and no control character belongs in an id a person may have to read in a log.
+    control = next((i for i, c in enumerate(text) if ord(c) < 0x20 or ord(c) == 0x7F), None)
+    if control is not None:
+        raise _Refusal(
+            "invalid",
+            f"id: a control character (U+{ord(text[control]):04X}) at character {control}",
+            "id",
+        )
     return value
 
 

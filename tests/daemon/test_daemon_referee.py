@@ -221,6 +221,41 @@ def test_fuzzed_payloads_never_break_the_referee(db: str | Path, batch: list[byt
     rebuilt.log.close()
 
 
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b'{"v":1,"id":"\\u0000","cmd":"roll","player":"Jack","dice":[3]}',
+        b'{"v":1,"id":"a\\tb","cmd":"roll","player":"Jack","dice":[3]}',
+        # refused for its repeated key first, then its id is salvaged for the reply
+        b'{"v":1,"v":1,"id":"\\u0000"}',
+    ],
+    ids=["nul", "tab", "salvaged"],
+)
+def test_an_id_with_a_control_character_is_refused_and_the_log_is_written(
+    db: str | Path, payload: bytes
+) -> None:
+    """Hypothesis found it on PostgreSQL: an id of "\\u0000" was kept as the command's id,
+    and PostgreSQL's text cannot hold NUL, so the log could not be written ("storage: ...
+    send it again", a refusal no resend could cure). It is refused as what it is, by field."""
+    ref = referee(db)
+    assert send(ref, ROSTER)["ok"]
+    before = ref.state_json()
+    outcome = ref.handle(payload)
+    ref.commit()  # raised StoreError before
+    assert not outcome.ok
+    assert outcome.reply["kind"] == "invalid"
+    if b'"v":1,"v":1' not in payload:
+        assert outcome.reply["field"] == "id"
+        assert outcome.reply["error"].startswith("id: a control character (U+00")
+    assert outcome.reply["id"] is None  # no id of that kind is echoed or remembered
+    ref.log.close()
+    rebuilt = referee(db)
+    after = rebuilt.state_json()
+    assert after.pop("rejected")[-1]["error"] == outcome.reply["error"]
+    before.pop("rejected", None)
+    assert after == before
+
+
 def test_a_key_the_verb_does_not_take_is_refused_by_name_and_changes_nothing(
     db: str | Path,
 ) -> None:
