@@ -429,6 +429,7 @@ RUNNABLE = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", RUNNABLE)
 def test_the_readme_example_runs(text: str, home: dict[str, str]) -> None:
     example = EXAMPLES[text]

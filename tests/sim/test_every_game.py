@@ -26,6 +26,7 @@ def high_roll() -> Iterator[None]:
 CAMERA = "highroll"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", ["sixshooter", "ossix", "steamfunkateers", "highroll"])
 def test_every_game_plays_to_the_end_and_every_alert_is_resolved(game: str) -> None:
     table = SimulatedTable(

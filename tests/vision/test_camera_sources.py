@@ -30,6 +30,7 @@ from hardware.camera.render import (
 )
 
 
+@pytest.mark.slow
 def test_the_simulated_camera_is_repeatable_and_carries_truth() -> None:
     def film(seed: int) -> list[np.ndarray]:
         with SimulatedCamera([ThrowPlan(dice=2, values=(1, 6))], seed=seed) as camera:

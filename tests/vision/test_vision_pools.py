@@ -246,6 +246,7 @@ def test_the_watcher_learns_the_die_size_and_searches_every_size_when_it_mislead
     assert watcher._die_size is not None and 30 <= watcher._die_size <= 44  # learnt again
 
 
+@pytest.mark.slow
 def test_a_die_pressed_against_others_is_found_by_a_closer_look(reader: DiceReader) -> None:
     """The pools benchmark's 5-dice film of seed 5004: in its fourth throw a dark purple die
     lies pressed between a red one and an orange one on a dark tray, and the locator sees no

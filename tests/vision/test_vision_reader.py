@@ -409,6 +409,7 @@ def test_a_bigger_neighbour_is_not_taken_for_the_same_die() -> None:
     assert len(DiceReader().keep([small, bigger], probs)) == 1
 
 
+@pytest.mark.slow
 def test_a_pip_beside_a_die_is_not_a_die_of_its_own(reader: DiceReader) -> None:
     """`bench/vision_throws.py --trays 30`, seed 19, the fifth throw: a single 5 was announced
     as 1 and 5, a corner of it with one pip found as a small die the detector was unsure of."""

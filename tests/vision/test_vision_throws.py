@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from hardware.camera import SimulatedCamera, ThrowPlan
 from hardware.camera.setups import SetupKind, render_setup
@@ -34,6 +35,7 @@ def test_one_die_rolls_settles_and_is_read_once(reader: DiceReader) -> None:
     assert camera.rendered[rolled.frame].phase == "rest"
 
 
+@pytest.mark.slow
 def test_each_throw_of_a_session_is_announced_with_its_values(reader: DiceReader) -> None:
     plans = [
         ThrowPlan(dice=1, values=(6,)),
