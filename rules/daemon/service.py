@@ -129,6 +129,7 @@ class TableServer:
     def load(self) -> None:
         """Rebuilds the game from the log (the lease is held)."""
         self.referee.load()
+        self._read_as_played()
         self._last_views.clear()
         self._prompt = None
         self._last_table.clear()
@@ -172,6 +173,14 @@ class TableServer:
             self.referee.load()
         except StoreError as error:
             log.error("table %s: %s", self.table, error)
+        self._read_as_played()
+
+    def _read_as_played(self) -> None:
+        """The mat is read by the game the log says is being played, not by the table file's
+        game: a daemon restarted in the middle of a Showdown read it as Six Shooter until the
+        game master's next command (issue 48)."""
+        if self.physical is not None:
+            self.physical.use(self.referee.rules)
 
     def refuse_unsaved(self, error: StoreError) -> None:
         """The log could not be written: every reply of the round says so; the game is rebuilt."""
