@@ -19,15 +19,35 @@ DEPLOY = Path(__file__).parents[1] / "deploy"
 UNITS = sorted(DEPLOY.glob("*.service"))
 
 
+def environment_file() -> dict[str, str]:
+    """The settings deploy/tabletop.env gives (what install.sh puts in /etc/tabletop)."""
+    settings: dict[str, str] = {}
+    for line in (DEPLOY / "tabletop.env").read_text().splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            key, _, value = line.partition("=")
+            settings[key.strip()] = value.strip()
+    return settings
+
+
 def exec_start(unit: Path) -> list[str]:
+    """The unit's command line, its ${VARIABLES} filled in from the environment file."""
     parser = configparser.ConfigParser(strict=False, interpolation=None)
     parser.optionxform = str  # type: ignore[assignment,method-assign]
     parser.read(unit)
-    return shlex.split(parser["Service"]["ExecStart"])
+    line = parser["Service"]["ExecStart"]
+    settings = environment_file()
+    for name in re.findall(r"\$\{(\w+)\}", line):
+        assert name in settings, f"{unit.name}: ${{{name}}} is not set in deploy/tabletop.env"
+        line = line.replace(f"${{{name}}}", settings[name])
+    return shlex.split(line)
 
 
-def test_there_are_units_for_the_rules_daemon_and_the_bridge() -> None:
-    assert [unit.name for unit in UNITS] == ["tabletop-bridge.service", "tabletop-rules.service"]
+def test_there_are_units_for_the_rules_daemon_the_bridge_and_the_console() -> None:
+    assert [unit.name for unit in UNITS] == [
+        "tabletop-bridge.service",
+        "tabletop-console.service",
+        "tabletop-rules.service",
+    ]
 
 
 @pytest.mark.parametrize("unit", UNITS, ids=lambda unit: unit.name)
@@ -35,7 +55,7 @@ def test_each_unit_runs_a_command_line_tabletop_accepts(unit: Path) -> None:
     argv = exec_start(unit)
     assert argv[0] == "/opt/tabletop/.venv/bin/tabletop"
     args = build_parser().parse_args(argv[1:])
-    assert args.command in ("rules", "bridge")
+    assert args.command == unit.stem.removeprefix("tabletop-")
     assert args.config == "/etc/tabletop/table.toml"
 
 
