@@ -34,8 +34,10 @@ def rig(tmp_path: Path) -> Iterator[tuple[SimulatedMat, MatDriver]]:
         mat.stop()
 
 
-def wait_for(driver: MatDriver, match: object, timeout: float = 3.0) -> MatEvent:
-    """Returns the first event `match` accepts; fails with what came instead."""
+def wait_for(driver: MatDriver, match: object, timeout: float = 30.0) -> MatEvent:
+    """Returns the first event `match` accepts; fails with what came instead.
+
+    The deadline is a safety net for a loaded host, not a speed figure."""
     seen = []
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -52,25 +54,45 @@ def result_for(driver: MatDriver, msg_type: MessageType, skip_ok: bool = False) 
     """Returns the mat's RESULT for `msg_type` (the host's own CONFIGURE on connect also gets
     one, which `skip_ok` passes over)."""
     while True:
-        result = driver.results.get(timeout=2)
+        result = driver.results.get(timeout=30)
         if result.for_type == msg_type and not (skip_ok and result.code is ResultCode.OK):
             return result
 
 
-def collect(driver: MatDriver, seconds: float) -> list[MatEvent]:
-    """Returns every event of the next `seconds`."""
+def drain(driver: MatDriver) -> list[MatEvent]:
+    """Every event the mat sent before it answers a PING sent now.
+
+    The reader thread queues frames in the order they came, so once the PONG is in, whatever
+    the mat said before it is queued too: a barrier, where waiting for a quiet spell would be a
+    guess at how fast the host is."""
+    nonce = driver.ping()
+    while driver.pongs.get(timeout=30).nonce != nonce:
+        pass
     events = []
-    deadline = time.monotonic() + seconds
-    while (left := deadline - time.monotonic()) > 0:
-        event = driver.get_event(left)
-        if event is not None:
-            events.append(event)
+    while (event := driver.get_event(0)) is not None:
+        events.append(event)
     return events
 
 
-def card_events(driver: MatDriver, quiet: float = 0.4) -> list[dict[str, object]]:
-    """Returns the card events until the mat has been quiet for `quiet` seconds."""
-    return [e.to_json() for e in driver.events(quiet) if isinstance(e, CardEvent)]
+def until(driver: MatDriver, done: object, timeout: float = 30.0) -> list[MatEvent]:
+    """The events up to the first moment `done(events so far)` holds, then the rest the mat had
+    sent by then (`drain`); fails with what came if it never holds."""
+    events: list[MatEvent] = []
+    deadline = time.monotonic() + timeout
+    while not done(events):  # type: ignore[operator]
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise AssertionError(f"not done in {timeout} s; saw {[e.to_json() for e in events]}")
+        event = driver.get_event(min(left, 0.5))
+        if event is not None:
+            events.append(event)
+    return events + drain(driver)
+
+
+def card_events(driver: MatDriver, count: int = 1) -> list[dict[str, object]]:
+    """The next `count` card events, and any other the mat had sent by the time they came."""
+    events = until(driver, lambda seen: sum(isinstance(e, CardEvent) for e in seen) >= count)
+    return [e.to_json() for e in events if isinstance(e, CardEvent)]
 
 
 def test_cards_laid_flipped_and_removed_come_out_as_events(
@@ -79,7 +101,7 @@ def test_cards_laid_flipped_and_removed_come_out_as_events(
     mat, driver = rig
     mat.place("s2.3", "QS", "up")
     mat.place("pad", "10H", "down")
-    got = card_events(driver)
+    got = card_events(driver, 2)
     assert sorted(got, key=str) == sorted(
         [
             {"event": "placed", "zone": "s2.3", "card": "QS", "face": "up"},
@@ -130,9 +152,9 @@ def test_line_noise_costs_resyncs_but_never_a_false_event(
     wait_for(driver, lambda e: isinstance(e, CardEvent))
     mat.set_noise(0.01)
     mat.place("s1.3", "2C", "down")
-    events = collect(driver, 2.5)
+    time.sleep(2.5)  # the line is noisy this long: the stimulus, not a wait for an outcome
     mat.set_noise(0.0)
-    events += collect(driver, 1.2)
+    events = until(driver, lambda seen: any(isinstance(e, CardEvent) for e in seen))
     cards = [e.to_json() for e in events if isinstance(e, CardEvent)]
     assert cards == [{"event": "placed", "zone": "s1.3", "card": "2C", "face": "down"}]
     assert any(isinstance(e, ResyncEvent) for e in events)
@@ -145,7 +167,8 @@ def test_a_hung_reader_is_reported_and_recovers(rig: tuple[SimulatedMat, MatDriv
     mat.place("s2.2", "5S")
     wait_for(driver, lambda e: isinstance(e, CardEvent))
     mat.hang_reader("s2.2")
-    kinds = [e.to_json() for e in driver.events(0.6) if not isinstance(e, ResyncEvent)]
+    events = until(driver, lambda seen: any(e.to_json()["event"] == "zone_ok" for e in seen))
+    kinds = [e.to_json() for e in events if not isinstance(e, ResyncEvent)]
     assert {"event": "zone_fault", "zone": "s2.2"} in kinds
     assert {"event": "zone_ok", "zone": "s2.2"} in kinds
     assert not [k for k in kinds if k["event"] in ("removed", "placed")]
@@ -176,19 +199,25 @@ def test_sim_and_monitor_commands_talk_through_a_pty(tmp_path: Path) -> None:
         path = sim.stdout.readline().strip()
         assert path == str(tmp_path / "ttyMAT0")
         with subprocess.Popen(
-            [*tabletop, "mat", "monitor", path, "--json", "--count", "3", "--seconds", "10"],
+            [*tabletop, "mat", "monitor", path, "--json", "--count", "3", "--seconds", "120"],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         ) as monitor:
-            time.sleep(1.0)
+            assert monitor.stdout is not None
+            # Each step waits for the monitor to show the last one: a flip made before the
+            # mat reported the card would be one "placed face down" instead of two events.
+            lines = [monitor.stdout.readline()]  # link_up: the monitor holds the port
             replies = []
-            for line in ("place s2.4 QS", "place s9.1 QS", "flip s2.4"):
+            steps = (("place s2.4 QS", True), ("place s9.1 QS", False), ("flip s2.4", True))
+            for line, shows in steps:
                 sim.stdin.write(line + "\n")
                 sim.stdin.flush()
                 replies.append(sim.stdout.readline())
-                time.sleep(0.3)
-            out, err = monitor.communicate(timeout=10)
+                if shows:
+                    lines.append(monitor.stdout.readline())
+            out, err = monitor.communicate(timeout=120)
+            out = "".join(lines) + out
         assert replies[0].startswith("ok place s2.4 QS at=")
         assert replies[1].startswith("error: no zone 's9.1' on this mat")
         assert replies[2].startswith("ok flip s2.4 at=")
