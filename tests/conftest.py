@@ -1,0 +1,189 @@
+"""The suite's hygiene: a test that leaves something behind fails, by name (issue 52).
+
+A test that passes alone but fails after another shares state with it: a child process still
+running, a thread still going, a signal disposition changed (an ignored SIGINT is inherited by
+every program the next test starts), an environment variable, the working folder. After each
+test's teardown this plugin checks each of them against what was there before the test's set-up,
+fails the test that leaked with what it left, and cleans up so the next test is not blamed.
+
+What a fixture wider than one test (a session's broker, a module's server) starts while it is
+set up is that fixture's, not the test's: it is noted when the fixture is set up and never
+counted against a test.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Generator
+from dataclasses import dataclass, field
+
+import pytest
+
+# A safety net, not a speed figure: what a test stopped may take a moment to end on a loaded
+# host, so the check waits for it to end before it calls it a leak.
+GRACE_S = 20.0
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE, signal.SIGCHLD)
+
+
+def live_children() -> dict[int, str]:
+    """This process's child processes that still run (zombies are not), pid -> command line."""
+    me = os.getpid()
+    found: dict[int, str] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", encoding="utf-8", errors="replace") as stat:
+                text = stat.read()
+            # The command name may hold spaces and parentheses: the fields follow the last ')'.
+            state, ppid = text[text.rfind(")") + 2 :].split()[:2]
+            if int(ppid) != me or state in ("Z", "X"):
+                continue
+            with open(f"/proc/{entry.name}/cmdline", "rb") as cmdline:
+                words = cmdline.read().replace(b"\0", b" ").decode(errors="replace").strip()
+        except (OSError, ValueError):
+            continue  # it ended while we looked
+        found[int(entry.name)] = words[:200]
+    return found
+
+
+@dataclass
+class Snapshot:
+    """What the process holds at one moment that a test could leave behind."""
+
+    threads: set[threading.Thread]
+    children: dict[int, str]
+    handlers: dict[signal.Signals, object]
+    blocked: set[int]
+    environ: dict[str, str]
+    cwd: str
+
+    @classmethod
+    def take(cls) -> Snapshot:
+        return cls(
+            threads=set(threading.enumerate()),
+            children=live_children(),
+            handlers={s: signal.getsignal(s) for s in SIGNALS},
+            blocked={int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, [])},
+            environ=dict(os.environ),
+            cwd=os.getcwd(),
+        )
+
+
+@dataclass
+class Owned:
+    """Threads and processes that fixtures wider than one test started: not a test's leak."""
+
+    threads: set[threading.Thread] = field(default_factory=set)
+    children: set[int] = field(default_factory=set)
+
+
+OWNED = Owned()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # OpenCV's loader adds its folder to LD_LIBRARY_PATH when first imported: done once here,
+    # so that the first test to import it is not blamed for the library's own set-up.
+    import cv2  # noqa: F401
+BEFORE = pytest.StashKey[Snapshot]()
+
+
+def new_threads(before: Snapshot) -> list[threading.Thread]:
+    return [
+        t
+        for t in threading.enumerate()
+        if t not in before.threads and t not in OWNED.threads and t.is_alive()
+    ]
+
+
+def new_children(before: Snapshot) -> dict[int, str]:
+    return {
+        pid: words
+        for pid, words in live_children().items()
+        if pid not in before.children and pid not in OWNED.children
+    }
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef: pytest.FixtureDef[object]) -> Generator[None, object, object]:
+    if fixturedef.scope == "function":
+        return (yield)
+    threads, children = set(threading.enumerate()), set(live_children())
+    try:
+        return (yield)
+    finally:
+        OWNED.threads |= set(threading.enumerate()) - threads
+        OWNED.children |= set(live_children()) - children
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
+    item.stash[BEFORE] = Snapshot.take()
+    return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, None, None]:
+    yield
+    before = item.stash.get(BEFORE, None)
+    if before is None:
+        return
+    problems = leaks(before)
+    if problems:
+        raise AssertionError(
+            f"{item.nodeid} left behind: " + "; ".join(problems) + " (tests/conftest.py)"
+        )
+
+
+def leaks(before: Snapshot) -> list[str]:
+    """What the test left, each put right so that the next test starts clean."""
+    deadline = time.monotonic() + GRACE_S
+    while (new_threads(before) or new_children(before)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    problems = []
+    threads = new_threads(before)
+    if threads:
+        named = ", ".join(
+            sorted(f"{t.name} ({'daemon' if t.daemon else 'non-daemon'})" for t in threads)
+        )
+        problems.append(f"{len(threads)} thread(s) still running: {named}")
+        OWNED.threads |= set(threads)  # cannot be stopped from here; blamed once
+    children = new_children(before)
+    if children:
+        problems.append(
+            f"{len(children)} child process(es) still running: "
+            + ", ".join(f"{pid} `{words}`" for pid, words in sorted(children.items()))
+        )
+        for pid in children:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+    for signum, handler in before.handlers.items():
+        now = signal.getsignal(signum)
+        if now != handler:
+            problems.append(f"{signum.name}'s handler changed from {handler!r} to {now!r}")
+            signal.signal(signum, handler)  # type: ignore[arg-type]
+    blocked = {int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, [])}
+    if blocked != before.blocked:
+        problems.append(
+            f"blocked signals changed to {sorted(signal.Signals(s).name for s in blocked)}"
+        )
+        signal.pthread_sigmask(signal.SIG_SETMASK, before.blocked)
+    changed = sorted(
+        k
+        for k in set(before.environ) | set(os.environ)
+        if before.environ.get(k) != os.environ.get(k)
+    )
+    if changed:
+        problems.append(f"environment variables changed: {', '.join(changed)}")
+        os.environ.clear()
+        os.environ.update(before.environ)
+    if os.getcwd() != before.cwd:
+        problems.append(f"working folder changed to {os.getcwd()}")
+        os.chdir(before.cwd)
+    return problems
