@@ -190,10 +190,11 @@ class LogDatabase:
     def _open_postgresql(self) -> None:
         try:
             import psycopg
-        except ImportError as error:  # pragma: no cover - a dependency of the package
+        except ImportError as error:  # the `venue` extra: a single table has no need of it
             raise StoreError(
-                f"the game log {self} is in PostgreSQL, which needs psycopg: "
-                "pip install 'psycopg[binary]'"
+                f"the game log {self} is in PostgreSQL, whose driver (psycopg) is the "
+                "project's `venue` extra: install it with pip install '.[venue]' in the "
+                "checkout (or pip install 'psycopg[binary]'), or give --db a SQLite file"
             ) from error
         try:
             conn = psycopg.connect(self.where, autocommit=True, connect_timeout=10)
