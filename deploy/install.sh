@@ -147,7 +147,7 @@ arch="$(dpkg --print-architecture)"
 if [ "$arch" != arm64 ]; then
     die "this is a $arch system; the table needs Raspberry Pi OS (64-bit) Bookworm (arm64):" \
         "numpy, OpenCV, ONNX Runtime and psycopg have no wheel for 32-bit Raspberry Pi OS." \
-        "Flash 'Raspberry Pi OS (64-bit)' or 'Raspberry Pi OS Lite (64-bit)' with Raspberry Pi Imager"
+        "Flash a 64-bit Bookworm (Debian 12) image of Raspberry Pi OS (Lite is enough)"
 fi
 if [ "$codename" != bookworm ]; then
     die "this is ${codename:-an unknown release} ($os_release); the table is installed on" \

@@ -36,6 +36,8 @@ command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/n
     install_deb rabbitmq-server "for the second-broker tests"
 # The web console's tests drive Debian's Chromium through Playwright (tests/console/).
 [ -x /usr/bin/chromium ] || install_deb chromium "for the console's browser tests"
+# The Pi's install script is linted by its tests (tests/deploy/test_install.py).
+command -v shellcheck >/dev/null 2>&1 || install_deb shellcheck "for the install script's lint"
 export PATH="$root/.venv/bin:$PATH"
 
 # The firmware's logic tests also run under MicroPython (WebAssembly, from npm) in Node.js.

@@ -207,55 +207,45 @@ EXAMPLES: dict[str, Example] = {
     "tabletop rules": Example(name=True),
     "tabletop gm": Example(name=True),
     "tabletop bridge": Example(name=True),
-    # Setting up a Raspberry Pi.
-    "sudo useradd --system --groups dialout,gpio,video tabletop": Example(
-        not_here="adds the system user named tabletop (root, on the Pi), not the command"
+    # Setting up a Raspberry Pi (deploy/install.sh does the rest: tests/deploy runs it).
+    "/opt/tabletop/.venv/bin/tabletop": Example(name=True),
+    "tabletop broker acl": Example(name=True),
+    "tabletop rules --db postgresql://...": Example(
+        usage=True, not_here="tests/daemon runs the game log on a private PostgreSQL server"
     ),
-    "for user in rules bridge; do sudo .venv/bin/tabletop broker passwd $user --save "
-    "/etc/tabletop/$user.secret; done | sudo tee /etc/mosquitto/tabletop.passwd >/dev/null": (
-        Example(
-            run=("broker", "passwd", "rules", "--save", "{tmp}/rules.secret"),
-            expect=r"^rules:\$7\$",
-            why="the loop's tabletop part for one user, into a temporary folder rather than "
-            "/etc/tabletop (root)",
-        )
+    "tabletop mat flash": Example(
+        name=True, not_here="needs a Pico running MicroPython on USB (docs/mat.md)"
     ),
-    "for user in gm display; do sudo .venv/bin/tabletop broker passwd $user; done | sudo tee "
-    "-a /etc/mosquitto/tabletop.passwd >/dev/null": Example(
-        run=("broker", "passwd", "gm"),
-        expect=r"^gm:\$7\$",
-        why="the loop's tabletop part for one user, without root",
-    ),
-    "sudo .venv/bin/tabletop broker acl --config /etc/tabletop/table.toml | sudo tee "
-    "/etc/mosquitto/tabletop.acl >/dev/null": Example(
-        run=("broker", "acl", "--config", "examples/mosquitto/table.toml"),
-        expect="acl_file",
-        why="the file that step 4 copies to /etc/tabletop/table.toml, without root",
-    ),
-    "TABLETOP_BROKER='mqtts://gm:PASSWORD@pi.local:8883?ca=/path/to/ca.crt' tabletop gm "
-    "follow": Example(
-        not_here="needs the Pi's Mosquitto over TLS at pi.local:8883; tests/security runs gm "
-        "over TLS against a real Mosquitto",
-    ),
-    "/opt/tabletop/.venv/bin/tabletop cards enrol --port /dev/tabletop-mat": Example(
+    "sudo /opt/tabletop/.venv/bin/tabletop cards enrol --port /dev/tabletop-mat --out "
+    "/etc/tabletop/cards.json": Example(
         run=("cards", "enrol", "--port", SIM_MAT, "--out", "{tmp}/cards.json"),
         up="on the draw pad",
-        why="a simulated mat instead of the real one on /dev/tabletop-mat",
+        why="a simulated mat instead of the real one on /dev/tabletop-mat, into a temporary "
+        "folder rather than /etc/tabletop (root)",
     ),
     "tabletop dice board --out board.png": Example(
         run=("dice", "board", "--out", "{tmp}/board.png"),
         expect="written to",
         why="into a temporary folder",
     ),
-    "tabletop dice calibrate --source picamera --board 9x6": Example(
+    "sudo /opt/tabletop/.venv/bin/tabletop dice calibrate --source picamera --board 9x6 --out "
+    "/etc/tabletop/tray.json": Example(
         not_here="needs the Pi's camera and a printed board lying in its tray; "
         "tests/vision/test_table_view.py runs calibrate --board on a folder of rendered frames "
         "of a slanted camera",
     ),
-    "tabletop dice calibrate --source picamera": Example(
+    "sudo /opt/tabletop/.venv/bin/tabletop dice calibrate --source picamera --out "
+    "/etc/tabletop/tray.json": Example(
         run=("dice", "calibrate", "--source", "sim:", "--out", "{tmp}/calibration.json"),
         expect="calibrated from",
-        why="the simulated camera instead of the Pi's camera (picamera2)",
+        why="the simulated camera instead of the Pi's camera (picamera2), into a temporary "
+        "folder rather than /etc/tabletop (root)",
+    ),
+    "TABLETOP_BROKER='mqtts://gm:PASSWORD@kitchen.local:8883?ca=ca.crt' tabletop gm follow": (
+        Example(
+            not_here="needs the Pi's Mosquitto over TLS at kitchen.local:8883; tests/security "
+            "runs gm over TLS against a real Mosquitto",
+        )
     ),
 }
 
