@@ -6,7 +6,8 @@ What it publishes under `tabletop/v1/<table>/` (docs/mqtt.md):
 - `dice/event`: every throw the vision pipeline announces;
 - `dice/picture` (retained): the last settled throw as the camera saw it, annotated (a JPEG);
 - `dice/photo` (retained): the same throw's frame as the camera took it, with its dice (JSON);
-- `bridge/availability` (retained): `online`, and `offline` as the last will.
+- `bridge/availability` (retained): `online`, `degraded: mat, camera` with a line per missing
+  part when the mat or the camera is missing (`bridge.health`), and `offline` as the last will.
 What it reads: `leds/frame` (retained), shown on the seat LEDs, its `slots` on the mat's slot
 LEDs; `table/alert` (retained), whose alerts blink red on the slots they name. MQTT resends both
 after every reconnect because they are retained and the link resubscribes.
@@ -15,6 +16,12 @@ watcher expects (`bridge.dice`).
 
 While the broker is away, events wait in a bounded queue (the oldest are dropped and counted:
 the retained snapshot, republished on reconnect, still tells the truth).
+
+A part that fails (a mat port that is not there or went, a camera that will not open or stops
+giving frames, a broker that cannot be reached or refuses the login) is one log line naming the
+part, its setting and what to do, said again at growing intervals while it lasts; the mat and
+the camera are named on `bridge/availability`, which the rules daemon turns into an alert on
+`table/alert`. Every part is tried again, backing off, until it is back.
 """
 
 from __future__ import annotations
@@ -26,7 +33,8 @@ import os
 import queue
 import secrets
 import threading
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -41,6 +49,7 @@ from wire.payload import read_json
 from wire.topics import TableTopics
 
 from .dice import PHOTO, PICTURE, photo_message
+from .health import CameraStatus, Health, Problem, broker_problem
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +66,14 @@ SLOT_COLOURS: Final[dict[str, tuple[int, int, int, bool]]] = {
 ALERT_COLOUR: Final = (255, 0, 0, True)
 ONLINE: Final = b"online"
 OFFLINE: Final = b"offline"
+# How often the bridge looks at its parts, and how long each may be away before it is said:
+# a mat cable re-seated, or a broker restarting, is back within these.
+CHECK_S: Final = 0.1
+MAT_GRACE_S: Final = 2.0
+BROKER_GRACE_S: Final = 2.0
+BROKER_PROBE_S: Final = 10.0  # while the broker is away, why is asked again this often
+# A live camera that gives no frame this long is said to have stopped (it hangs in a read).
+CAMERA_STALL_S: Final = 10.0
 
 
 def encode(payload: dict[str, Any]) -> bytes:
@@ -89,6 +106,8 @@ class Bridge:
         dice: Callable[[threading.Event], Iterator[dict[str, Any]]] | None = None,
         *,
         expect: Callable[[Expectation | None], None] | None = None,
+        camera: CameraStatus | None = None,
+        settings: Mapping[str, str] | None = None,
     ) -> None:
         self.topics = TableTopics(table)
         self.mat = mat
@@ -122,6 +141,23 @@ class Bridge:
         # Called with "card" or "die" when a report from the mat or the camera has been sent
         # on: where the host's share of the latency starts.
         self.reported: Callable[[str], None] = lambda kind: None
+        # What the dice camera's thread finds; the settings that name each part in messages.
+        self.camera = camera
+        self.settings = {
+            "mat": f'mat.port = "{mat.url}"',
+            "camera": "camera.source",
+            "broker": f"broker {url}",
+            **(settings or {}),
+        }
+        self.health = Health()
+        self._checked = 0.0
+        self._availability = ONLINE
+        self._mat_down_since: float | None = None
+        self._broker_down_since: float | None = None
+        self._broker_refusal: str | None = None  # the link's refusal when the broker went
+        self._probe: threading.Thread | None = None
+        self._probe_next = 0.0
+        self._probed: Problem | None = None
 
     def start(self, timeout: float | None = 10.0) -> None:
         """Shows the LED test pattern, opens the mat and the camera, connects to the broker."""
@@ -132,8 +168,12 @@ class Bridge:
                 target=self._watch_dice, name="bridge-dice", daemon=True
             )
             self._dice_thread.start()
+        now = time.monotonic()
+        self._mat_down_since = now
+        self._broker_down_since = now
+        self._broker_refusal = self.link.refusal
         self.link.start(timeout=timeout)
-        self.link.publish_retained(self.topics.bridge_availability, ONLINE)
+        self.link.publish_retained(self.topics.bridge_availability, self._availability)
         self._publish_snapshot()
 
     def run(self, stop: threading.Event) -> None:
@@ -146,7 +186,8 @@ class Bridge:
                 log.exception("bridge: a step failed; going on")
 
     def step(self, timeout: float) -> None:
-        """One round: mat events, dice events, then what the broker sent."""
+        """One round: mat events, dice events, then what the broker sent; the parts' health."""
+        self._check(time.monotonic())
         event = self.mat.get_event(timeout=timeout)
         while event is not None:
             self._mat_event(event)
@@ -181,6 +222,8 @@ class Bridge:
                 self._flush()
             elif isinstance(item, Disconnected):
                 log.warning("bridge: lost the broker (%s); events wait in the queue", item.reason)
+                self._broker_down_since = time.monotonic()
+                self._broker_refusal = self.link.refusal
 
     def close(self) -> None:
         """Publishes `offline`, stops the devices and turns the LEDs off."""
@@ -190,6 +233,76 @@ class Bridge:
         self.leds.stop()
         if self._dice_thread is not None:
             self._dice_thread.join(timeout=2)
+        if self._probe is not None:
+            self._probe.join(timeout=3)
+
+    # -- the parts' health ----------------------------------------------------------------
+
+    def _check(self, now: float) -> None:
+        """Looks at the mat, the camera and the broker; says what changed, and publishes the
+        availability when the missing parts changed."""
+        if now - self._checked < CHECK_S:
+            return
+        self._checked = now
+        self._check_mat(now)
+        if self.camera is not None:
+            self.camera.stalled(CAMERA_STALL_S, self.settings["camera"])
+            for change in self.camera.changes():
+                self.health.set("camera", change)
+                self._publish_availability()  # each change, so a short return is said too
+        self._check_broker(now)
+        self.health.remind()
+        self._publish_availability()
+
+    def _publish_availability(self) -> None:
+        payload = self.health.availability()
+        if payload != self._availability:
+            self._availability = payload
+            self.link.publish_retained(self.topics.bridge_availability, payload)
+
+    def _check_mat(self, now: float) -> None:
+        if self.mat.connected:
+            self._mat_down_since = None
+            self.health.set("mat", None)
+            return
+        if self._mat_down_since is None:
+            self._mat_down_since = now
+        if now - self._mat_down_since < MAT_GRACE_S:
+            return
+        why = self.mat.problem or (
+            f"{self.mat.path} is open but no mat answers on it (no HELLO): is the tabletop "
+            "firmware on the Pico, and is this its port? (tabletop mat monitor PORT shows what "
+            "it sends)"
+        )
+        self.health.set("mat", Problem("mat", self.settings["mat"], f"{why}; trying again"))
+
+    def _check_broker(self, now: float) -> None:
+        if self.link.is_connected:
+            self._broker_down_since = None
+            self._probed = None
+            self.health.set("broker", None)
+            return
+        if self._broker_down_since is None:
+            self._broker_down_since = now
+            self._broker_refusal = self.link.refusal
+        if now - self._broker_down_since < BROKER_GRACE_S:
+            return
+        if self._probed is not None:
+            self.health.set("broker", self._probed)
+        probing = self._probe is not None and self._probe.is_alive()
+        if not probing and now >= self._probe_next:
+            self._probe_next = now + BROKER_PROBE_S
+            # A refusal the link had before the broker went is another evening's.
+            refusal = self.link.refusal
+            fresh = refusal if refusal != self._broker_refusal else None
+            broker = self.link.broker
+            setting = self.settings["broker"]
+
+            def probe() -> None:
+                self._probed = broker_problem(broker.host, broker.port, fresh, setting)
+
+            self._probe = threading.Thread(target=probe, name="bridge-broker-probe", daemon=True)
+            self._probe.start()
 
     # -- the mat --------------------------------------------------------------------------
 
@@ -231,8 +344,17 @@ class Bridge:
         try:
             for throw in self.dice(self._stop):
                 self._dice_events.put(throw)
-        except Exception:  # a camera failure must not take the mat and the LEDs down
-            log.exception("bridge: the dice camera stopped")
+        except Exception as error:  # a bug here must not take the mat and the LEDs down
+            log.exception("bridge: the dice reader stopped")
+            if self.camera is not None:
+                self.camera.failed(
+                    Problem(
+                        "camera",
+                        self.settings["camera"],
+                        f"the dice reader stopped ({type(error).__name__}: {error}): a bug, "
+                        "its traceback is in the log; restart the bridge",
+                    )
+                )
 
     def _expect(self, payload: bytes) -> None:
         """Tells the camera what throw the table's prompt awaits; a prompt it cannot read

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 import signal
 import sys
 import threading
@@ -10,6 +12,12 @@ from typing import Any
 
 from errors import UserError
 from wire.broker_option import BrokerOption
+
+log = logging.getLogger("bridge.bridge")
+# The environment swaps the devices the table file names (a dry run of the Pi's file on a
+# laptop; the tests of the shipped examples): the file is never edited for it.
+MAT_ENV = "TABLETOP_MAT"
+CAMERA_ENV = "TABLETOP_CAMERA"
 
 
 def register(subparsers: Any) -> None:
@@ -19,6 +27,10 @@ def register(subparsers: Any) -> None:
         help="run the Pi's bridge: sensor mat, dice camera and seat LEDs over MQTT",
         description="Reads the sensor mat and the dice camera and publishes what happens; shows "
         "the rules daemon's LED frames on the seat LEDs (docs/mqtt.md).",
+        epilog="The environment swaps the devices the file names, without editing it: "
+        f"${MAT_ENV} (a mat port, or sim:), ${CAMERA_ENV} (a camera source, or sim), "
+        "$TABLETOP_LEDS (sim or gpio). A part that fails is one log line saying what to do "
+        "(docs/troubleshooting.md); the bridge keeps trying it.",
     )
     parser.add_argument("--config", required=True, metavar="TABLE.toml", help="the table's file")
     parser.add_argument(
@@ -35,17 +47,32 @@ def run(args: argparse.Namespace) -> int:
     """Runs the bridge until SIGINT or SIGTERM."""
     from bridge.bridge import Bridge
     from bridge.config import ConfigError, load_config
+    from bridge.health import CameraStatus
+    from hardware.camera import SOURCE_FORMS, BadSourceURL, parse_source
     from hardware.leds import LedError, open_leds
     from hardware.mat import MatError, open_mat
-    from wire.broker import client_url
+    from hardware.mat.transport import is_simulated
     from wire.mqtt import MqttError, NotConnected
 
     try:
         config = load_config(args.config)
         # The bridge logs in as its own user ([broker.bridge]), never as the rules daemon.
-        url = config.broker.url_for("bridge", client_url(args.broker or config.broker.url))
+        url, broker_setting = _broker(args, config)
     except (ConfigError, MqttError) as error:
         raise UserError(str(error)) from error
+    # The devices the file names, unless the environment swaps them (a dry run on a laptop of
+    # the Pi's file: TABLETOP_MAT=sim: TABLETOP_CAMERA=sim TABLETOP_LEDS=sim).
+    port, port_setting = _chosen(MAT_ENV, config.mat.port, "mat.port")
+    source, source_setting = _chosen(CAMERA_ENV, config.camera.source, "camera.source")
+    try:
+        spec = parse_source(source)
+    except BadSourceURL as error:
+        raise UserError(f"{source_setting}: {error}") from error
+    if spec.kind == "path" and not os.path.exists(spec.target):
+        raise UserError(
+            f"{source_setting}: no file or folder {spec.target} (a relative path is relative "
+            f"to {args.config}); the forms are {SOURCE_FORMS}"
+        )
     cards = None
     if config.mat.cards is not None:
         from hardware.mat import CardMap
@@ -58,27 +85,92 @@ def run(args: argparse.Namespace) -> int:
 
     # The camera's watcher expects the throw the table's prompt awaits.
     awaited = AwaitedThrow()
+    camera = CameraStatus()
     dice = camera_throws(
-        config.camera.source, config.camera.calibration, awaited, config.camera.dice_model
+        source,
+        config.camera.calibration,
+        awaited,
+        config.camera.dice_model,
+        status=camera,
+        setting=source_setting,
     )
+    leds = open_leds(config.leds)
+    # Never silent: a simulated device stands in for nothing on a real table.
+    simulated = [
+        name
+        for name, is_sim in (
+            (f"the mat ({port_setting})", is_simulated(port)),
+            (f"the camera ({source_setting})", spec.kind == "sim"),
+            ("the seat LEDs (leds.backend)", type(leds).__name__ == "SimulatedLeds"),
+        )
+        if is_sim
+    ]
+    if simulated:
+        log.warning(
+            "bridge: simulated: %s; on the table's Pi name the real devices in %s",
+            ", ".join(simulated),
+            args.config,
+        )
     bridge = Bridge(
         url,
         config.table,
-        open_mat(config.mat.port, cards),
-        open_leds(config.leds),
+        open_mat(port, cards),
+        leds,
         dice=dice,
         expect=awaited.set,
+        camera=camera,
+        settings={"mat": port_setting, "camera": source_setting, "broker": broker_setting},
+    )
+    try:
+        try:
+            bridge.start(timeout=None)
+        except Exception:
+            bridge.close()  # the LEDs' test pattern, a simulated mat: nothing is left running
+            raise
+    except LedError as error:
+        raise UserError(f"leds: {error}") from error
+    except MatError as error:
+        raise UserError(f"{port_setting}: {error}") from error
+    except NotConnected as error:
+        raise UserError(f"{broker_setting}: {error}") from error
+    print(
+        f"bridge: table {config.table!r}, mat {port}, camera {source}, broker {url}",
+        file=sys.stderr,
     )
     stop = threading.Event()
-    for signum in (signal.SIGINT, signal.SIGTERM):
+    before = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    for signum in before:
         signal.signal(signum, lambda *_: stop.set())
-    try:
-        bridge.start(timeout=None)
-    except (LedError, MatError, NotConnected) as error:
-        raise UserError(str(error)) from error
-    print(f"bridge: table {config.table!r}, mat {config.mat.port}, broker {url}", file=sys.stderr)
     try:
         bridge.run(stop)
     finally:
         bridge.close()
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
     return 0
+
+
+def _chosen(variable: str, value: str, key: str) -> tuple[str, str]:
+    """The device the environment names instead of the file's, else the file's; and how
+    messages name the setting (`mat.port = "..."`, or `$TABLETOP_MAT=...`)."""
+    swapped = os.environ.get(variable, "").strip()
+    if swapped:
+        return swapped, f'${variable}={swapped}, instead of {key} = "{value}"'
+    return value, f'{key} = "{value}"'
+
+
+def _broker(args: argparse.Namespace, config: Any) -> tuple[Any, str]:
+    """The broker URL the bridge logs in to, and how messages name where it came from."""
+    from wire.broker import client_url
+    from wire.mqtt import BROKER_ENV
+
+    if args.broker:
+        setting = "--broker"
+    elif config.broker.url:
+        setting = f"[broker] url = {config.broker.url!r}"
+    elif os.environ.get(BROKER_ENV):
+        setting = f"${BROKER_ENV}"
+    else:
+        setting = "the embedded broker's address (the file names no [broker] url)"
+    url = config.broker.url_for("bridge", client_url(args.broker or config.broker.url))
+    return url, f"{setting}: {url}"

@@ -3,6 +3,10 @@
 Every error names the key and the problem (`mat.port: expected text, got 3`), so a maker can
 fix the file without reading code. `examples/table.toml` is the commented reference.
 
+A relative path in the file (`mat.cards`, `camera.calibration`, `camera.dice_model`,
+`camera.corrections`, a `camera.source` that is a file or a folder, a `password_file`) is
+relative to the file itself, not to the folder a program was started in (`/` under systemd).
+
 The `[broker]` section also says who may use the broker (`[[broker.users]]`, each with a role
 of wire/roles.py) and how each process that reads this one file logs in: `[broker.rules]` for
 `tabletop rules`, `[broker.bridge]` for `tabletop bridge`, `[broker.console]` for the room view
@@ -13,7 +17,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -101,7 +105,9 @@ class Login:
             raw = Path(self.password_file).read_bytes()
         except OSError as error:
             raise ConfigError(
-                f"{where}: cannot read {self.password_file}: {error.strerror}"
+                f"{where}: cannot read {self.password_file}: {error.strerror} (make it with "
+                f"`tabletop broker passwd {self.username} --save {self.password_file}`, "
+                "readable by this service's user)"
             ) from error
         try:
             text = raw.decode("utf-8")
@@ -205,9 +211,58 @@ def load_config(path: str | Path) -> TableConfig:
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from error
     try:
-        return parse_config(raw)
+        return relative_to(parse_config(raw), path.parent)
     except ConfigError as error:
         raise ConfigError(f"{path}: {error}") from None
+
+
+def relative_to(config: TableConfig, folder: Path) -> TableConfig:
+    """`config` with every relative path in it taken relative to `folder` (the file's)."""
+
+    def here(path: str | None) -> str | None:
+        if path is None or Path(path).expanduser().is_absolute():
+            return None if path is None else str(Path(path).expanduser())
+        return str(folder / path)
+
+    def login(found: Login | None) -> Login | None:
+        if found is None or found.password_file is None:
+            return found
+        return replace(found, password_file=here(found.password_file))
+
+    source = config.camera.source
+    spec = _camera_source(source)
+    if spec.kind in {"file", "folder", "path"}:
+        source = spec.with_target(here(spec.target) or spec.target)
+    return replace(
+        config,
+        mat=replace(config.mat, cards=here(config.mat.cards)),
+        camera=replace(
+            config.camera,
+            source=source,
+            calibration=here(config.camera.calibration),
+            dice_model=here(config.camera.dice_model),
+            corrections=here(config.camera.corrections),
+        ),
+        broker=replace(
+            config.broker,
+            rules=login(config.broker.rules),
+            bridge=login(config.broker.bridge),
+            console=login(config.broker.console),
+        ),
+    )
+
+
+def _camera_source(text: str) -> Any:
+    """The camera source read (`hardware.camera.SourceSpec`), or ConfigError with its forms.
+
+    Imported here, not at the top: the camera package brings OpenCV, which only a table file
+    naming a camera needs."""
+    from hardware.camera import BadSourceURL, parse_source
+
+    try:
+        return parse_source(text)
+    except BadSourceURL as error:
+        raise ConfigError(f"camera.source: {error}") from None
 
 
 class _Section:
@@ -291,8 +346,9 @@ def parse_config(raw: dict[str, Any]) -> TableConfig:
     if backend not in ("sim", "gpio"):
         raise ConfigError(f'leds.backend: {backend!r} is not a backend; use "gpio" or "sim"')
     pins = tuple(seat.leds for seat in seats)
-    if backend == "gpio":
-        _check_pins(seats)
+    # Whatever the backend: a file checked with "sim" on a laptop goes to the Pi with "gpio"
+    # (or TABLETOP_LEDS=gpio), and two seats on one pin would light each other's LEDs.
+    _check_pins(seats, count=backend == "gpio")
     # One URL, or a broker cluster's nodes as a list (or one comma-separated text).
     urls = broker.texts("url", ()) if broker.raw.get("url") is not None else ()
     for text in urls:
@@ -318,7 +374,7 @@ def parse_config(raw: dict[str, Any]) -> TableConfig:
             draw_pad=mat.flag("draw_pad", True),
         ),
         camera=CameraConfig(
-            source=camera.text("source", "sim") or "sim",
+            source=_camera_source(camera.text("source", "sim") or "sim").url.strip(),
             calibration=camera.text("calibration", None),
             fps=camera.number("fps", 30.0, 1.0, 120.0),
             dice_model=camera.text("dice_model", None),
@@ -482,10 +538,11 @@ def _seats(raw: Any) -> tuple[Seat, ...]:
     return tuple(seats)
 
 
-def _check_pins(seats: tuple[Seat, ...]) -> None:
-    used: dict[int, str] = {}
+def _check_pins(seats: tuple[Seat, ...], count: bool) -> None:
+    """Each pin a GPIO pin, given once in the whole file; with `count`, three per seat."""
+    used: dict[int, tuple[int, str]] = {}
     for index, seat in enumerate(seats, start=1):
-        if len(seat.leds) != LEDS_PER_SEAT:
+        if count and len(seat.leds) != LEDS_PER_SEAT:
             raise ConfigError(
                 f"seats[{index}].leds: give {LEDS_PER_SEAT} BCM pins (the seat's LEDs 1, 2, 3), "
                 f"got {len(seat.leds)}"
@@ -494,5 +551,15 @@ def _check_pins(seats: tuple[Seat, ...]) -> None:
             if not 2 <= pin <= 27:
                 raise ConfigError(f"seats[{index}].leds: BCM pin {pin} is not a GPIO pin (2-27)")
             if pin in used:
-                raise ConfigError(f"seats[{index}].leds: pin {pin} is already used by {used[pin]}")
-            used[pin] = f"seats[{index}]"
+                other, name = used[pin]
+                if other == index:
+                    raise ConfigError(
+                        f"seats[{index}].leds: pin {pin} is given twice to {seat.name}; give "
+                        "each of the seat's LEDs its own pin"
+                    )
+                raise ConfigError(
+                    f"seats[{index}].leds: pin {pin} is already used by seats[{other}] "
+                    f"({name}): {name} and {seat.name} cannot share BCM pin {pin}; give each "
+                    "LED its own pin"
+                )
+            used[pin] = (index, seat.name)

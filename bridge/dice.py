@@ -16,11 +16,17 @@ from typing import TYPE_CHECKING, Any
 
 from vision.reading import Expectation
 
+from .health import CameraStatus, Problem
+
 if TYPE_CHECKING:
     from vision.watch import ThrowWatcher
 
 log = logging.getLogger(__name__)
 MAX_DICE = 40
+# A live camera that will not open, or stopped, is opened again after this, then twice as
+# long each time, up to REOPEN_MOST_S (a camera found again is read at once).
+REOPEN_S = 1.0
+REOPEN_MOST_S = 30.0
 
 ANNOUNCED = ("rolled", "cocked", "unreadable", "unclear", "hand", "cleared", "rolling")
 # A settled throw comes with its annotated picture, under this key (the bridge publishes it on
@@ -173,17 +179,26 @@ def camera_throws(
     calibration_path: str | None,
     awaited: AwaitedThrow | None = None,
     dice_model: str | None = None,
+    *,
+    status: CameraStatus | None = None,
+    setting: str | None = None,
 ) -> Callable[[threading.Event], Iterator[dict[str, Any]]]:
     """A dice source for the bridge: opens `source_url` (usb:0, picamera, a file, sim:...) when
     the bridge starts, and yields every throw the watcher announces, as JSON objects. With
     `awaited`, the watcher expects the throw the table's prompt waits for; with `dice_model`
     (a `tabletop dice enrol` folder) it reads the table's own dice, falling back to the
-    shipped reader, with a warning saying why, when that folder cannot be used."""
+    shipped reader, with a warning saying why, when that folder cannot be used.
+
+    A live camera (a webcam, the Pi camera, a folder) that will not open or stops giving
+    frames is told to `status` (named by `setting`, `camera.source = "..."`) and opened again,
+    backing off from REOPEN_S to REOPEN_MOST_S, until it gives frames again; a film (a video
+    file, the simulated camera) ends when it has played, and the log says so."""
+    named = setting or f'camera.source = "{source_url}"'
 
     def throws(stop: threading.Event) -> Iterator[dict[str, Any]]:
         import cv2
 
-        from hardware.camera import open_source
+        from hardware.camera import CameraError, FrameSource, open_source
         from vision.annotate import throw_picture
         from vision.calibration import Calibration
         from vision.errors import CalibrationError
@@ -208,42 +223,106 @@ def camera_throws(
             detector = RestDetector(background=calibration.background if calibration else None)
             return ThrowWatcher(DiceReader(calibration=calibration, values=values), detector)
 
+        def failed(what: str) -> None:
+            if status is not None:
+                status.failed(Problem("camera", named, what))
+            else:
+                log.warning("bridge: camera (%s): %s", named, what)
+
         watcher = watching(calibration)
-        with open_source(source_url) as source:
-            for frame in source:
-                if stop.is_set():
-                    return
-                if calibration is not None:
-                    height, width = frame.image.shape[:2]
-                    if (width, height) != (calibration.width, calibration.height):
-                        # A calibration of other frames fits none of these (its tray, its
-                        # board's view): a camera that reads uncalibrated beats one that stops.
-                        log.warning(
-                            "bridge: the camera gives %dx%d frames, the calibration %s is for "
-                            "%dx%d: reading the dice uncalibrated (calibrate again: tabletop "
-                            "dice calibrate)",
-                            width,
-                            height,
-                            calibration_path,
-                            calibration.width,
-                            calibration.height,
-                        )
-                        calibration = None
-                        watcher = watching(None)
-                if awaited is not None:
-                    awaited.arm(watcher)
-                for event in watcher.feed(frame.image, frame.timestamp):
-                    if event.kind.value in ANNOUNCED:
-                        throw = event.to_json()
-                        if event.kind.value in PICTURED:
-                            throw[PICTURE] = throw_picture(
-                                frame.image, event.reading, throw_caption(throw)
+        source: FrameSource | None = None
+        wait = REOPEN_S
+        while not stop.is_set():
+            try:
+                if source is None:
+                    source = open_source(source_url)
+                    if status is not None:
+                        status.live = source.live
+                source.open()
+            except CameraError as error:
+                failed(f"{error}; {_fix(source_url)}; trying again")
+                stop.wait(wait)
+                wait = min(REOPEN_MOST_S, wait * 2)
+                continue
+            except Exception as error:  # OpenCV's or picamera2's own, for a device to fix
+                failed(f"cannot open it ({type(error).__name__}: {error}); trying again")
+                stop.wait(wait)
+                wait = min(REOPEN_MOST_S, wait * 2)
+                continue
+            try:
+                while not stop.is_set():
+                    try:
+                        frame = source.read()
+                    except CameraError as error:
+                        failed(f"{error}; opening it again")
+                        break
+                    if frame is None:
+                        if source.live:
+                            failed(
+                                "stopped giving frames (a bumped or pulled cable?): check it; "
+                                "opening it again"
                             )
-                            throw[PHOTO] = photo_of(frame.image)
-                        yield throw
-        log.warning("bridge: the camera %s has no more frames", source_url)
+                        break
+                    wait = REOPEN_S
+                    if status is not None:
+                        status.frame()
+                    if calibration is not None:
+                        height, width = frame.image.shape[:2]
+                        if (width, height) != (calibration.width, calibration.height):
+                            # A calibration of other frames fits none of these (its tray, its
+                            # board's view): a camera that reads uncalibrated beats one that
+                            # stops.
+                            log.warning(
+                                "bridge: the camera gives %dx%d frames, the calibration %s is "
+                                "for %dx%d: reading the dice uncalibrated (calibrate again: "
+                                "tabletop dice calibrate)",
+                                width,
+                                height,
+                                calibration_path,
+                                calibration.width,
+                                calibration.height,
+                            )
+                            calibration = None
+                            watcher = watching(None)
+                    if awaited is not None:
+                        awaited.arm(watcher)
+                    for event in watcher.feed(frame.image, frame.timestamp):
+                        if event.kind.value in ANNOUNCED:
+                            throw = event.to_json()
+                            if event.kind.value in PICTURED:
+                                throw[PICTURE] = throw_picture(
+                                    frame.image, event.reading, throw_caption(throw)
+                                )
+                                throw[PHOTO] = photo_of(frame.image)
+                            yield throw
+            finally:
+                source.close()
+            if stop.is_set():
+                return
+            if not source.live:
+                # A film has played: said, not waited for (played again, its throws would
+                # be thrown again at the table).
+                log.warning(
+                    "bridge: camera (%s): %s has played all its frames; no more dice are read "
+                    '(a real camera: [camera] source = "usb:0" or "picamera")',
+                    named,
+                    "the simulated camera" if source_url.startswith("sim") else "the video",
+                )
+                return
+            stop.wait(wait)
+            wait = min(REOPEN_MOST_S, wait * 2)
 
     return throws
+
+
+def _fix(source_url: str) -> str:
+    """What to do about a camera that will not open, by its kind."""
+    kind = source_url.partition(":")[0].partition("?")[0].lower()
+    if kind == "picamera":
+        return "check the camera's ribbon cable, or set [camera] source"
+    if kind in {"usb", "0", "1", "2"} or source_url.startswith("/dev/"):
+        return "plug the webcam in (ls /dev/video*), or set [camera] source"
+    return "check the path, or set [camera] source"
 
 
 def throw_caption(throw: dict[str, Any]) -> str:

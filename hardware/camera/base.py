@@ -44,6 +44,13 @@ class FrameSource(abc.ABC):
 
     url: str = ""
 
+    @property
+    def live(self) -> bool:
+        """True for a device (or a folder a capture tool fills) that may stop and come back:
+        its end means it stopped (a bumped cable), and it is opened again. A film (a video
+        file, the simulated camera) ends when it has played."""
+        return False
+
     @abc.abstractmethod
     def open(self) -> None:
         """Acquires the device or file; raises CameraNotFound when it cannot."""

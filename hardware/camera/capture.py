@@ -33,6 +33,11 @@ class VideoCaptureSource(FrameSource):
     def is_file(self) -> bool:
         return isinstance(self.target, str) and not self.target.startswith("/dev/")
 
+    @property
+    def live(self) -> bool:
+        """A webcam is live; a video file is a film that ends."""
+        return not self.is_file
+
     def open(self) -> None:
         capture = cv2.VideoCapture(self.target)
         if not capture.isOpened():

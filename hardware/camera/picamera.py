@@ -12,11 +12,15 @@ from typing import Any
 import cv2
 import numpy as np
 
-from .base import CameraNotFound, Frame, FrameSource
+from .base import CameraError, CameraNotFound, Frame, FrameSource
 
 
 class PiCameraSource(FrameSource):
     """Frames from the Pi camera module at a chosen size, as BGR arrays."""
+
+    @property
+    def live(self) -> bool:
+        return True
 
     def __init__(self, camera: int = 0, width: int = 640, height: int = 480, url: str = "") -> None:
         self.camera = camera
@@ -41,15 +45,21 @@ class PiCameraSource(FrameSource):
             )
             picam.configure(config)
             picam.start()
-        except (RuntimeError, IndexError) as error:
-            raise CameraNotFound(f"cannot start Pi camera {self.camera}: {error}") from error
+        except (RuntimeError, IndexError, OSError) as error:
+            raise CameraNotFound(
+                f"cannot start Pi camera {self.camera}: {error} (is its ribbon cable seated, "
+                "and does `rpicam-hello --list-cameras` list it?)"
+            ) from error
         self._picam = picam
         self._index = 0
 
     def read(self) -> Frame | None:
         if self._picam is None:
             raise CameraNotFound(f"source {self.url} is not open")
-        array = self._picam.capture_array()
+        try:
+            array = self._picam.capture_array()
+        except (RuntimeError, OSError) as error:  # the camera went away under us
+            raise CameraError(f"Pi camera {self.camera} stopped giving frames: {error}") from error
         # picamera2's "RGB888" is laid out B, G, R in memory: already OpenCV's order.
         image = np.asarray(array[:, :, :3], np.uint8)
         if image.shape[1] != self.width:

@@ -3,7 +3,8 @@
 The reader thread reads whatever bytes arrived, hands them to the session, writes what the
 session wants sent and queues the events it returns. When the port fails (the mat was
 unplugged) it closes it and tries to open the same path again until the device is back, as a
-USB mat re-enumerates.
+USB mat re-enumerates: at once, then backing off to every REOPEN_MAX_S. `problem` says, in
+words a person can act on, why the port is not open (the bridge logs and publishes it).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from .framing import FrameDecoder
 from .protocol import LedSetting, MessageType, Pong, Result, ScanSetting, configure, ping, set_leds
 from .protocol import snapshot_request as snapshot_request_message
 from .session import MatSession, SessionStats
-from .transport import Port, open_port, resolve_url
+from .transport import Port, PortURLError, open_port, resolve_url
 from .zones import MatLayout
 
 if TYPE_CHECKING:
@@ -35,8 +36,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-REOPEN_S = 0.2
+REOPEN_S = 0.2  # the first retry: a re-enumerating USB mat is back within a second or so
+REOPEN_MAX_S = 2.0  # the retries back off to this
 ENVIRONMENT = "TABLETOP_MAT"
+SIMULATED = "sim:"
 
 
 def open_mat(
@@ -46,8 +49,18 @@ def open_mat(
 
     `split_seats` (a bit per seat, None: as the mat was built) tells the mat which seats'
     touch pads are split. The driver is not started; use it in a `with` block or call start().
+    A simulated mat taken for want of a URL is said in the log: a maker who forgot the port
+    must not take the simulated mat for the real one.
     """
-    return MatDriver(url or os.environ.get(ENVIRONMENT) or "sim:", cards, split_seats)
+    chosen = url or os.environ.get(ENVIRONMENT)
+    if not chosen:
+        log.warning(
+            "no mat port given and $%s is not set: using a simulated mat (%s); name the real "
+            "one (/dev/tabletop-mat) to read cards",
+            ENVIRONMENT,
+            SIMULATED,
+        )
+    return MatDriver(chosen or SIMULATED, cards, split_seats)
 
 
 class MatDriver:
@@ -70,6 +83,8 @@ class MatDriver:
         self._write_lock = threading.Lock()
         self._nonces = itertools.count(1)
         self._busy_reported = False
+        self._problem: str | None = "not started"
+        self._reopen_s = REOPEN_S
 
     # ---- lifecycle -------------------------------------------------------------------
 
@@ -77,14 +92,15 @@ class MatDriver:
         """Resolves the URL (starting a simulated mat for "sim:") and starts the reader thread.
 
         Raises PortBusyError when another program holds the port: waiting for it would look
-        like a dead mat. A port that is not there yet is waited for by the reader thread.
+        like a dead mat; PortURLError for a URL that names no port (a typo). A port that is not
+        there yet is waited for by the reader thread (`problem` says why it is not open).
         """
         self._path, self._sim = resolve_url(self.url)
         self.session.port = self._path
         self._stop.clear()
         try:
             self._open(refuse_busy=True)
-        except PortBusyError:
+        except (PortBusyError, PortURLError):
             if self._sim is not None:
                 self._sim.stop()
                 self._sim = None
@@ -125,6 +141,12 @@ class MatDriver:
     @property
     def connected(self) -> bool:
         return self.session.up
+
+    @property
+    def problem(self) -> str | None:
+        """Why the port is not open now (it does not exist, permission, unplugged), or None
+        when it is open (whether the mat on it answers is `connected`)."""
+        return self._problem
 
     @property
     def layout(self) -> MatLayout | None:
@@ -191,7 +213,8 @@ class MatDriver:
         while not self._stop.is_set():
             if self._port is None:
                 if not self._open():
-                    self._stop.wait(REOPEN_S)
+                    self._stop.wait(self._reopen_s)
+                    self._reopen_s = min(REOPEN_MAX_S, self._reopen_s * 2)
                 continue
             try:
                 port = self._port
@@ -200,6 +223,7 @@ class MatDriver:
                 self._close_port()
                 gone = not os.path.exists(self._path)
                 reason = "device disconnected (unplugged?)" if gone else f"port failed: {error}"
+                self._problem = f"{self._path}: {reason}"
                 self._deliver(self.session.lost(reason))
                 continue
             try:
@@ -224,16 +248,24 @@ class MatDriver:
         try:
             port = open_port(self._path)
         except PortBusyError as error:
+            self._problem = str(error)
             if refuse_busy:
                 raise
             if not self._busy_reported:  # once, not every REOPEN_S
                 self._busy_reported = True
                 log.warning("%s; waiting for it", error)
             return False
+        except PortURLError:
+            if refuse_busy:  # at start: a typo is refused, not waited for
+                raise
+            return False
         except LinkError as error:
+            self._problem = str(error)
             log.debug("%s", error)
             return False
         self._busy_reported = False
+        self._problem = None
+        self._reopen_s = REOPEN_S
         with contextlib.suppress(serial.SerialException, OSError):
             port.reset_input_buffer()
         with self._write_lock:

@@ -36,6 +36,14 @@ BRIDGE_ALERT: Final = "bridge"
 # The table's devices went quiet: the bridge left (its last will) or the mat is unplugged.
 BRIDGE_GONE_ALERT: Final = "bridge.offline"
 MAT_GONE_ALERT: Final = "mat.offline"
+# The bridge runs, but says on `bridge/availability` that its camera gives no frames.
+CAMERA_GONE_ALERT: Final = "camera.offline"
+# The alerts about the table's devices, which a new game does not clear.
+DEVICE_ALERTS: Final = frozenset(
+    {BRIDGE_ALERT, BRIDGE_GONE_ALERT, MAT_GONE_ALERT, CAMERA_GONE_ALERT}
+)
+# The longest words of the bridge's that an alert quotes.
+BRIDGE_WORDS_MOST: Final = 300
 # How long the mat must stay disconnected before the table says so.
 MAT_GONE_ALERT_SECONDS: Final = 3.0
 # How long after the last message of an unexpected sender its alert stays up.
@@ -192,6 +200,7 @@ class PhysicalTable:
         self.dropped = 0
         self._stranger_seen: float | None = None
         self._mat_gone_since: float | None = None  # the bridge said the mat is not connected
+        self._mat_words: str | None = None  # why, in the bridge's words (bridge/availability)
         self._warnings = ThrottledLog(log)
 
     def use(self, rules: GameRules) -> None:
@@ -202,7 +211,7 @@ class PhysicalTable:
         self.rules = rules
         self.reader = rules.table_reader(self.seats, self.grace)
         self.reader.seen.update(seen)
-        self.alerts = {key: alert for key, alert in self.alerts.items() if key == BRIDGE_ALERT}
+        self.alerts = {key: alert for key, alert in self.alerts.items() if key in DEVICE_ALERTS}
 
     @property
     def subscriptions(self) -> list[tuple[str, int]]:
@@ -234,9 +243,7 @@ class PhysicalTable:
                         "until it is back (is the Pi on, and tabletop bridge running?)",
                     )
                 ]
-            if payload == b"online":
-                return [AlertCleared(BRIDGE_GONE_ALERT)]
-            return []
+            return self._availability(payload, now)
         try:
             raw = read_json(payload)
             if not isinstance(raw, dict) or raw.get("v") != 1:
@@ -261,6 +268,55 @@ class PhysicalTable:
             )
             return []
 
+    def _availability(self, payload: bytes, now: float) -> list[Action]:
+        """`online`, or `degraded: mat, camera` with the bridge's words for each missing part
+        on a line of its own (docs/mqtt.md): the camera's is an alert at once, the mat's
+        words go into its alert (raised after MAT_GONE_ALERT_SECONDS, as before)."""
+        first, *rest = payload.decode("utf-8", "replace").splitlines() or [""]
+        state, _, named = first.partition(":")
+        if state.strip() not in ("online", "degraded"):
+            return []
+        missing = (
+            {part.strip() for part in named.split(",")} if state.strip() == "degraded" else set()
+        )
+        words: dict[str, str] = {}
+        for line in rest:
+            part, _, said = line.partition(":")
+            if part.strip() in missing and said.strip():
+                words[part.strip()] = said.strip()[:BRIDGE_WORDS_MOST]
+        actions: list[Action] = [AlertCleared(BRIDGE_GONE_ALERT)]
+        if "camera" in missing:
+            why = words.get("camera", "it gives no frames")
+            actions.append(
+                Alert(
+                    CAMERA_GONE_ALERT,
+                    f"the dice camera is not read: {why} (dice thrown meanwhile are not seen: "
+                    "enter them with tabletop gm)",
+                )
+            )
+        else:
+            actions.append(AlertCleared(CAMERA_GONE_ALERT))
+        self._mat_words = words.get("mat") if "mat" in missing else None
+        if "mat" in missing:
+            if self._mat_gone_since is None:
+                self._mat_gone_since = now
+            return actions + self.tick_mat(now)
+        return actions
+
+    def tick_mat(self, now: float) -> list[Action]:
+        """The mat's alert, once it has been away MAT_GONE_ALERT_SECONDS."""
+        gone = self._mat_gone_since
+        if gone is None or now - gone < MAT_GONE_ALERT_SECONDS:
+            return []
+        why = f": {self._mat_words}" if self._mat_words else " (check its USB cable)"
+        return [
+            Alert(
+                MAT_GONE_ALERT,
+                f"the sensor mat is not connected to the bridge{why}; cards laid now are not "
+                "read until it is back",
+            )
+        ]
+
     def _stranger(self, topic: str, why: str, now: float) -> list[Action]:
         self.dropped += 1
         self._stranger_seen = now
@@ -274,16 +330,7 @@ class PhysicalTable:
         if seen is not None and now - seen >= STRANGER_ALERT_SECONDS:
             self._stranger_seen = None
             actions.append(AlertCleared(BRIDGE_ALERT))
-        gone = self._mat_gone_since
-        if gone is not None and now - gone >= MAT_GONE_ALERT_SECONDS:
-            actions.append(
-                Alert(
-                    MAT_GONE_ALERT,
-                    "the sensor mat is not connected to the bridge: cards laid now are not "
-                    "read until it is back (check its USB cable)",
-                )
-            )
-        return actions
+        return actions + self.tick_mat(now)
 
     def _snapshot(self, raw: dict[str, Any], state: Any, now: float) -> list[Action]:
         zones = raw["zones"]
@@ -296,6 +343,7 @@ class PhysicalTable:
                 self._mat_gone_since = now
         elif raw.get("connected") is True:
             self._mat_gone_since = None
+            self._mat_words = None
             actions.append(AlertCleared(MAT_GONE_ALERT))
         views: dict[tuple[int, int], SlotView] = {}
         for zone, held in zones.items():
