@@ -64,6 +64,9 @@ def run(args: argparse.Namespace) -> int:
     # the Pi's file: TABLETOP_MAT=sim: TABLETOP_CAMERA=sim TABLETOP_LEDS=sim).
     port, port_setting = _chosen(MAT_ENV, config.mat.port, "mat.port")
     source, source_setting = _chosen(CAMERA_ENV, config.camera.source, "camera.source")
+    for setting in (port_setting, source_setting):
+        if setting.startswith("$"):
+            log.warning("bridge: %s of %s", setting, args.config)
     try:
         spec = parse_source(source)
     except BadSourceURL as error:

@@ -274,11 +274,9 @@ class PhysicalTable:
         words go into its alert (raised after MAT_GONE_ALERT_SECONDS, as before)."""
         first, *rest = payload.decode("utf-8", "replace").splitlines() or [""]
         state, _, named = first.partition(":")
-        if state.strip() not in ("online", "degraded"):
-            return []
-        missing = (
-            {part.strip() for part in named.split(",")} if state.strip() == "degraded" else set()
-        )
+        missing = {part.strip() for part in named.split(",")} & {"mat", "camera"}
+        if first.strip() != "online" and (state.strip() != "degraded" or not missing):
+            return []  # nothing this daemon knows how to read: left as it was
         words: dict[str, str] = {}
         for line in rest:
             part, _, said = line.partition(":")
