@@ -14,6 +14,7 @@ import importlib
 import importlib.metadata
 import inspect
 import logging
+import os
 import sys
 import tomllib
 from collections.abc import Sequence
@@ -34,6 +35,7 @@ SUBCOMMAND_MODULES: dict[str, str] = {
     "bridge": "bridge.cli",
     "sim": "tabletop.sim.cli",
     "console": "console.cli",
+    "check": "tabletop.check.cli",
 }
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(SUBCOMMAND_MODULES.values()))
 
@@ -97,4 +99,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader went away (`tabletop games | head`): not an error of ours to print. Point
+        # stdout at /dev/null so the interpreter's last flush does not raise it again, and end
+        # as a program stopped by SIGPIPE does (128 + 13).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     return status

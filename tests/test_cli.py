@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -51,3 +52,29 @@ def test_the_changelog_has_a_dated_section_for_the_version_below_unreleased() ->
     as_numbers = [tuple(int(part) for part in name.split(".")) for name, _ in released]
     assert as_numbers == sorted(as_numbers, reverse=True), "versions newest first"
     assert [date for _, date in released] == sorted((date for _, date in released), reverse=True)
+
+
+@pytest.mark.parametrize(
+    "words",
+    [["games"], ["replay", "examples/games/first-adventure.jsonl"], ["games", "--json"]],
+)
+def test_a_reader_that_stops_early_ends_the_output_without_a_traceback(words: list[str]) -> None:
+    """`tabletop games | head -1`: the reader has gone when the output comes (issue 46). The
+    pipe's reading end is closed before the command starts, so that every write fails, as the
+    writes after `head`'s first line do."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "tabletop", *words],
+            cwd=ROOT,
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr, done.stderr
+    assert done.returncode == 141, done.stderr
