@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -241,3 +242,86 @@ def test_a_refused_login_is_said_with_where_to_fix_it(
             assert "wrong" not in line  # no password in the log
     finally:
         broker.stop()
+
+
+def test_a_mat_unplugged_while_running_is_said_and_found_again(
+    mosquitto: Mosquitto, watch: TableWatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    simulator = SimulatedMat.from_url("sim:?seats=2&slots=1")
+    path = simulator.start()
+    try:
+        with (
+            caplog.at_level(logging.WARNING, logger="bridge.bridge"),
+            running(mosquitto.url, watch.topics.table, open_mat(path)) as bridge,
+        ):
+            wait_for(lambda: bridge.mat.connected, "the mat up")
+            simulator.unplug()  # the cable is pulled
+            wait_for(
+                lambda: any(p.startswith(b"degraded: mat") for p in watch.availability),
+                "degraded: mat",
+                watch.pump,
+            )
+            assert said(caplog, "mat (", path)
+            simulator.replug()
+            wait_for(lambda: bool(said(caplog, "mat is back")), "the mat back")
+            wait_for(lambda: watch.availability[-1] == b"online", "online again", watch.pump)
+    finally:
+        simulator.stop()
+
+
+def test_a_port_where_no_mat_answers_is_told_apart_from_a_missing_one(
+    mosquitto: Mosquitto, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A pty with nothing behind it stands for a Pico without the firmware, or another
+    device's port: it opens, but no HELLO comes."""
+    controller, device = os.openpty()
+    try:
+        path = os.ttyname(device)
+        with (
+            caplog.at_level(logging.WARNING, logger="bridge.bridge"),
+            running(mosquitto.url, "silent", open_mat(path)),
+        ):
+            wait_for(lambda: bool(said(caplog, "no mat answers")), "the line")
+            line = said(caplog, "no mat answers")[0]
+            assert path in line and "firmware" in line and "does not exist" not in line
+    finally:
+        os.close(controller)
+        os.close(device)
+
+
+def test_a_webcam_that_is_not_there_is_said_and_tried_again(quick_reopen: None) -> None:
+    status = CameraStatus()
+    stop = threading.Event()
+    dice = camera_throws("usb:/dev/video-not-here", None, status=status, setting="camera.source")
+    thread = threading.Thread(target=lambda: list(dice(stop)), name="test-camera")
+    thread.start()
+    try:
+        changes: list[Any] = []
+
+        def told() -> bool:
+            changes.extend(status.changes())
+            return bool(changes)
+
+        wait_for(told, "the camera's line")
+        assert changes[0].part == "camera" and "cannot open camera" in changes[0].what
+        assert "plug the webcam in" in changes[0].what and status.live
+    finally:
+        stop.set()
+        thread.join(10)
+    assert not thread.is_alive()
+
+
+def test_a_live_camera_that_hangs_is_said_to_have_stopped() -> None:
+    now = [100.0]
+    status = CameraStatus(clock=lambda: now[0])
+    status.live = True
+    status.frame()
+    now[0] += 5
+    status.stalled(10.0, "camera.source")
+    assert status.changes() == []  # 5 s without a frame: a busy reader, not a dead camera
+    now[0] += 6
+    status.stalled(10.0, "camera.source")
+    (change,) = status.changes()
+    assert change is not None and "no frame for 11 s" in change.what
+    status.frame()
+    assert status.changes() == [None]  # it gave a frame: back
