@@ -11,8 +11,11 @@ the machine itself.
 from __future__ import annotations
 
 import hashlib
+import http.client
 import os
+import queue
 import re
+import shlex
 import shutil
 import ssl
 import subprocess
@@ -404,3 +407,61 @@ def test_mosquitto_serves_the_installed_files_to_each_user(
     assert login(tls, "display", secret("display"), ca) == "Success"
     assert login(tls, "gm", secret("gm"), ca) == "Success"
     assert login(tls, "gm", secret("display"), ca) == "Not authorized"
+
+
+def test_the_console_unit_serves_https_from_the_installed_files(
+    installed: tuple[Pi, str], broker: tuple[int, int], tmp_path: Path
+) -> None:
+    """The console unit's command line, run on the installed files (their /etc under the
+    throwaway root): it logs in as display and serves the room view over the certificate."""
+    pi, _ = installed
+    plain, _ = broker
+    table = tmp_path / "table.toml"
+    table.write_text(
+        pi.path("/etc/tabletop/table.toml").read_text().replace('"/etc/', f'"{pi.root}/etc/')
+    )
+    env = dict(
+        line.split("=", 1)
+        for line in pi.path("/etc/tabletop/tabletop.env").read_text().splitlines()
+        if line and not line.startswith("#")
+    )
+    unit = (ROOT / "deploy" / "tabletop-console.service").read_text()
+    (line,) = [line for line in unit.splitlines() if line.startswith("ExecStart=")]
+    line = line.removeprefix("ExecStart=").replace("${TABLETOP_CONSOLE_BIND}", "127.0.0.1:0")
+    line = line.replace("${TABLETOP_CONSOLE_NAME}", env["TABLETOP_CONSOLE_NAME"])
+    words = shlex.split(line.replace(" /etc/", f" {pi.root}/etc/"))
+    assert words[0] == "/opt/tabletop/.venv/bin/tabletop"
+    words[words.index("--config") + 1] = str(table)
+    argv = [str(TABLETOP), *words[1:], "--broker", f"mqtt://127.0.0.1:{plain}"]
+    console = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines: queue.Queue[str] = queue.Queue()
+
+    def read() -> None:
+        assert console.stdout is not None
+        for output in console.stdout:
+            lines.put(output)
+        lines.put("")  # the end
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        seen: list[str] = []
+        while not (found := re.search(r"room view https://127\.0\.0\.1:(\d+)/", "".join(seen))):
+            seen.append(lines.get(timeout=60))  # a safety net: it is up in seconds
+            assert seen[-1], f"the console ended: {''.join(seen)}"
+        context = ssl.create_default_context(cafile=str(pi.path("/etc/tabletop/ca.crt")))
+        connection = http.client.HTTPSConnection(
+            "localhost", int(found.group(1)), context=context, timeout=20
+        )
+        try:
+            connection.request("GET", "/")
+            response = connection.getresponse()
+            assert response.status == 200, response.read()[:500]
+        finally:
+            connection.close()
+    finally:
+        console.terminate()
+        console.wait(timeout=30)
+        reader.join(timeout=30)
+        assert console.stdout is not None
+        console.stdout.close()
