@@ -119,6 +119,9 @@ def register(subparsers: Any) -> None:
         "The deck is the 52 playing cards (54 with --jokers) or a game deck file (--deck).",
     )
     enrol.add_argument("--port", required=True, help="the mat: device path, URL or sim:")
+    enrol.add_argument(
+        "--wait", action="store_true", help="wait for a mat that is not plugged in yet"
+    )
     enrol.add_argument("--out", default="cards.json", help="map file (default cards.json)")
     enrol.add_argument("--jokers", action="store_true", help="the deck has two jokers")
     enrol.add_argument(
@@ -460,7 +463,7 @@ def run_enrol(args: argparse.Namespace) -> int:
     if not enrolment.todo:
         print(f"Every card of the deck is already in {out}.")
         return 0
-    _check_port(args.port, wait=False)
+    _check_port(args.port, args.wait)
     driver = MatDriver(args.port, cards)
     try:
         driver.start()

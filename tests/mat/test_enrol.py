@@ -399,3 +399,21 @@ def test_a_deck_file_is_read_by_the_game_whose_format_it_is(tmp_path: Path) -> N
     bad.write_text((EXAMPLES / "cowboy.toml").read_text().replace("speed = 1", 'speed = "fast"'))
     with pytest.raises(CardMapError, match=r"bad.toml: cards\[\d+\]\.speed"):
         _read_deck(bad)
+
+
+def test_enrol_on_a_mat_not_plugged_in_says_so_and_waits_when_asked(tmp_path: Path) -> None:
+    """The refusal names the option that waits (issue 46: `cards enrol` suggested a --wait it
+    did not have), and that option waits for the mat instead of refusing."""
+    port = str(tmp_path / "ttyACM9")
+    words = [*TABLETOP, "cards", "enrol", "--port", port, "--out", str(tmp_path / "cards.json")]
+    refused = subprocess.run(words, capture_output=True, text=True, timeout=60, check=False)
+    assert refused.returncode == 2
+    assert "use --wait" in refused.stderr and "Traceback" not in refused.stderr
+    with subprocess.Popen(
+        [*words, "--wait"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as waiting:
+        assert waiting.stdout is not None
+        assert f"Waiting for the mat on {port}" in waiting.stdout.readline()
+        assert waiting.poll() is None  # still waiting: the mat is not there
+        waiting.terminate()
+        waiting.communicate(timeout=30)
