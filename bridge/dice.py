@@ -240,7 +240,7 @@ def camera_throws(
                         status.live = source.live
                 source.open()
             except CameraError as error:
-                failed(f"{error}; {_fix(source_url)}; trying again")
+                failed(f"{error}{_fix(source_url)}; trying again")
                 stop.wait(wait)
                 wait = min(REOPEN_MOST_S, wait * 2)
                 continue
@@ -316,13 +316,14 @@ def camera_throws(
 
 
 def _fix(source_url: str) -> str:
-    """What to do about a camera that will not open, by its kind."""
+    """What to do about a camera that will not open, by its kind (the Pi camera's own
+    messages say it)."""
     kind = source_url.partition(":")[0].partition("?")[0].lower()
     if kind == "picamera":
-        return "check the camera's ribbon cable, or set [camera] source"
-    if kind in {"usb", "0", "1", "2"} or source_url.startswith("/dev/"):
-        return "plug the webcam in (ls /dev/video*), or set [camera] source"
-    return "check the path, or set [camera] source"
+        return ""
+    if kind == "usb" or kind.isdigit() or source_url.startswith("/dev/"):
+        return "; plug the webcam in (ls /dev/video*), or set [camera] source"
+    return "; check the path, or set [camera] source"
 
 
 def throw_caption(throw: dict[str, Any]) -> str:

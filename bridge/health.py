@@ -152,9 +152,7 @@ def broker_problem(host: str, port: int, refusal: str | None, setting: str) -> P
     """Why the broker cannot be reached, found by trying its port (blocks up to a second or
     two: call it off the bridge's thread)."""
     where = f"{host}:{port}"
-    if refusal is not None:
-        if "TLS" in refusal:
-            return Problem("broker", setting, refusal)
+    if refusal is not None and "TLS" not in refusal:
         return Problem(
             "broker",
             setting,
@@ -189,6 +187,8 @@ def broker_problem(host: str, port: int, refusal: str | None, setting: str) -> P
     except OSError as error:
         why = errno.errorcode.get(error.errno or 0, "") or str(error)
         return Problem("broker", setting, f"cannot reach {where} ({why}); trying again")
+    if refusal is not None:  # a TLS port told by the link; said once the port is reached
+        return Problem("broker", setting, refusal)
     return Problem(
         "broker",
         setting,
