@@ -301,8 +301,12 @@ def _is_loopback_host(host: str) -> bool:
     return is_loopback(host)
 
 
-def describe_listener(host: str, port: int, timeout: float = 1.0) -> str:
-    """What listens at host:port, in words: another MQTT broker, or some other program."""
+def mqtt_hello(host: str, port: int, timeout: float = 1.0) -> bytes | None:
+    """Says hello to what listens at host:port as an MQTT 3.1.1 client (CONNECT, then DISCONNECT)
+    and returns the first bytes of its answer, or None when nothing answers.
+
+    A whole handshake rather than a bare TCP connect, which a broker logs as an error (amqtt:
+    "No data to decode MQTT packet fixed header") on every `tabletop gm` that looks for it."""
     client_id = f"tabletop-probe-{secrets.token_hex(4)}".encode()
     body = b"\x00\x04MQTT\x04\x02\x00\x0a" + len(client_id).to_bytes(2, "big") + client_id
     try:
@@ -312,8 +316,14 @@ def describe_listener(host: str, port: int, timeout: float = 1.0) -> str:
             with contextlib.suppress(OSError):
                 sock.sendall(b"\xe0\x00")  # DISCONNECT
     except OSError:
-        return "a program that does not answer as an MQTT broker"
-    if answer[:2] == b"\x20\x02":
+        return None
+    return answer
+
+
+def describe_listener(host: str, port: int, timeout: float = 1.0) -> str:
+    """What listens at host:port, in words: another MQTT broker, or some other program."""
+    answer = mqtt_hello(host, port, timeout)
+    if answer is not None and answer[:2] == b"\x20\x02":
         return "another MQTT broker (not one this project started; a system Mosquitto?)"
     return "a program that does not answer as an MQTT broker"
 
@@ -381,10 +391,7 @@ def recorded_broker() -> RecordedBroker | None:
     recorded = _read_record(state_path())
     if recorded is None or not _process_runs(recorded.pid):
         return None
-    try:
-        with socket.create_connection((recorded.url.host, recorded.url.port), timeout=0.5):
-            pass
-    except OSError:
+    if not mqtt_hello(recorded.url.host, recorded.url.port, timeout=0.5):
         return None
     return recorded
 
