@@ -407,7 +407,8 @@ class SimulatedTable:
         if self.console:
             self.start_console(parts)
             print(
-                f"the table's web console: {self.console_url} (game master: {self.console_url}gm)",
+                f"the table's web console: {self.console_url} (game master: {self.console_url}gm)"
+                + ("; Ctrl-C ends the table" if self.linger else ""),
                 file=sys.stderr,
                 flush=True,
             )
