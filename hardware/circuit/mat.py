@@ -8,6 +8,7 @@ cable is a wire). What goes where is `design.py`'s; the zone order is the firmwa
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,6 +74,19 @@ class MatCircuit:
         return [self.zones[:first], self.zones[first:]]
 
 
+_LIBRARY: list[Any] = []
+
+
+def symbol_library() -> Any:
+    """The circuit's symbol library, read once per process."""
+    if not _LIBRARY:
+        # SKiDL reads the file without closing it; the warning is about its code, not ours.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ResourceWarning)
+            _LIBRARY.append(skidl.SchLib(str(LIBRARY), tool=skidl.KICAD6))
+    return _LIBRARY[0]
+
+
 class _Builder:
     """Places parts and nets in one SKiDL circuit; `MatCircuit` is what it leaves."""
 
@@ -83,7 +97,7 @@ class _Builder:
         self.nets: dict[str, Any] = {}
         self.templates: dict[str, Any] = {}
         self.counts: dict[str, int] = {}
-        self.library = skidl.SchLib(str(LIBRARY), tool=skidl.KICAD6)
+        self.library = symbol_library()
 
     # -- helpers
 
