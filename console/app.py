@@ -17,7 +17,8 @@ Routes:
                            (console/corrections.py)
     GET  /gm/actions       the game's actions as form descriptions (logged in only)
     POST /gm/actions/VERB  a filled-in form (JSON object) -> the daemon's reply
-    POST /gm/seats         new codes for the seats' screens (logged in only)
+    POST /gm/seats         new codes for the seats' screens (logged in only; ?phones=N: each
+                           code joins N phones, default 1)
     GET  /seat/N           seat N's own screen, or the form asking for its code
     POST /seat/N/join      a seat's code (form: code) -> the screen
     GET  /seat/N/events    seat N's live stream (joined phones only)
@@ -38,7 +39,7 @@ from urllib.parse import parse_qs
 from sse_starlette import EventSourceResponse
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -49,8 +50,9 @@ from .corrections import COCKED, CorrectionError, Corrections, read_correction, 
 from .feed import TableFeed
 from .forms import FormError, forms_for
 from .guard import BodyTooLarge, Guard, ServedNames
-from .seats import JoinRefused, SeatScreens, seat_snapshot
+from .seats import MAX_PHONES_PER_CODE, JoinRefused, SeatScreens, seat_snapshot
 from .sessions import LoginRefused, Sessions
+from .throttle import TryLater
 
 STATIC = Path(__file__).parent / "static"
 SESSION_ENDED = (
@@ -86,14 +88,22 @@ def build_app(
 
     def seat_number(request: Request) -> int | None:
         text = str(request.path_params["seat"])
-        if not text.isdigit() or not 1 <= int(text) <= MAX_SEAT:
+        # ASCII digits only ("²" is a digit to str.isdigit, and int() refuses it), and few
+        # of them (int() refuses 5,000 digits)
+        if not (text.isascii() and text.isdigit() and len(text) <= 3):
             return None
-        return int(text)
+        number = int(text)
+        return number if 1 <= number <= MAX_SEAT else None
+
+    def no_seat(request: Request) -> Response:
+        shown = str(request.path_params["seat"])
+        shown = shown if len(shown) <= 12 else shown[:12] + "..."
+        return error(404, f"no seat {shown!r}: seats are 1 to {MAX_SEAT}")
 
     async def seat_page(request: Request) -> Response:
         seat = seat_number(request)
         if seat is None:
-            return error(404, f"no seat {request.path_params['seat']!r}: seats are 1, 2, 3 ...")
+            return no_seat(request)
         if screens.feed(seat, request.cookies.get(SEAT_COOKIE)) is None:
             ended = "ended" in request.query_params
             message = (
@@ -107,14 +117,18 @@ def build_app(
     async def seat_join(request: Request) -> Response:
         seat = seat_number(request)
         if seat is None:
-            return error(404, f"no seat {request.path_params['seat']!r}: seats are 1, 2, 3 ...")
+            return no_seat(request)
         body = await request.body()
         try:
             form = parse_qs(body.decode("utf-8"), keep_blank_values=True, max_num_fields=4)
         except (UnicodeDecodeError, ValueError):
             return _join_page(seat, "Send the form as the page does.", status=400)
         try:
-            token = screens.join(seat, form.get("code", [""])[0])
+            token = screens.join(seat, form.get("code", [""])[0], _client(request))
+        except TryLater as later:
+            page = _join_page(seat, str(later), status=429)
+            page.headers["Retry-After"] = str(later.retry_after)
+            return page
         except JoinRefused as refused:
             return _join_page(seat, str(refused), status=403)
         response = RedirectResponse(f"/seat/{seat}", status_code=303)
@@ -180,7 +194,12 @@ def build_app(
         if not username:
             return _login_page("Give a user name and a password.", status=400)
         try:
-            token = await asyncio.to_thread(sessions.open, username, password)
+            # on the login pool, one at a time per address (console/sessions.py)
+            token = await sessions.login(_client(request), username, password)
+        except TryLater as later:
+            page = _login_page(str(later), status=429, username=username)
+            page.headers["Retry-After"] = str(later.retry_after)
+            return page
         except LoginRefused as refused:
             return _login_page(str(refused), status=403, username=username)
         response = RedirectResponse("/gm", status_code=303)
@@ -227,7 +246,12 @@ def build_app(
                 "the rules daemon publishes no seat views for this table (it runs without "
                 "seats: tabletop rules --config names them), or no game has started",
             )
-        codes = screens.issue(token, numbers)
+        asked = request.query_params.get("phones", "1")
+        if not (asked.isascii() and asked.isdigit() and 1 <= int(asked) <= MAX_PHONES_PER_CODE):
+            return error(
+                400, f"phones: how many phones each code joins, 1 to {MAX_PHONES_PER_CODE}"
+            )
+        codes = screens.issue(token, numbers, int(asked))
         seats = [
             {
                 "seat": seat,
@@ -387,7 +411,12 @@ def build_app(
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
         middleware=[Middleware(Guard, served=served)],
-        exception_handlers={404: _not_found, 405: _not_allowed, BodyTooLarge: _too_large},
+        exception_handlers={
+            404: _not_found,
+            405: _not_allowed,
+            BodyTooLarge: _too_large,
+            ClientDisconnect: _gone,
+        },
     )
 
 
@@ -416,6 +445,7 @@ async def _seat_stream(
     whenever either changes; the stream ends when the game master's login does."""
     public, private = room.follow(), feed.follow()
     last = ""
+    waits: list[asyncio.Future[str | None]] = []
     try:
         yield {"retry": 1000, "data": "{}", "event": "hello"}
         while True:
@@ -430,6 +460,10 @@ async def _seat_stream(
                 last = data
                 yield {"event": "snapshot", "data": data}
     finally:
+        # A closed page cancels this stream inside asyncio.wait: its two waits, left
+        # pending, were each logged as an ERROR ("Task was destroyed but it is pending").
+        for waiting in waits:
+            waiting.cancel()
         room.unfollow(public)
         feed.unfollow(private)
 
@@ -462,6 +496,16 @@ def _join_page(seat: int, message: str = "", status: int = 200) -> Response:
 
 async def _not_found(request: Request, exc: Exception) -> Response:
     return error(404, f"nothing at {request.url.path}; the pages are / and /gm")
+
+
+def _client(request: Request) -> str:
+    """The address a request came from (what the login and seat-code limits count by)."""
+    return request.client.host if request.client is not None else ""
+
+
+async def _gone(request: Request, exc: Exception) -> Response:
+    """A client that left while its body was read: no one to answer, nothing to log."""
+    return Response(status_code=400, headers={"Connection": "close"})
 
 
 async def _too_large(request: Request, exc: Exception) -> Response:

@@ -1,5 +1,5 @@
 """What the console checks before a request reaches a page: its body's size, and its Host and
-Origin.
+Origin; and the headers every answer carries.
 
 A console at a café or a convention sits on a network shared with strangers (issue 33):
 
@@ -10,7 +10,13 @@ A console at a café or a convention sits on a network shared with strangers (is
 - the `Host` header must name the console (the names it is configured to serve; in no-users
   mode only loopback names), which stops a DNS-rebinding page from reaching it under another
   name; a request that changes something (POST) must come from the console's own pages:
-  its `Origin`, when the browser sends one, is the console's own origin.
+  its `Origin`, when the browser sends one, is the console's own origin;
+- a route that reads no body gets none: a declared or chunked body there is answered 413 and
+  the connection closed, and an answer given before the body was read to its end (a refusal)
+  closes the connection too, so the rest of the body is never read (issue 51);
+- every answer carries the usual security headers (`SECURITY_HEADERS`: the pages load only
+  the console's own files, may not be framed, are not sniffed as another type, and send no
+  Referer), and over TLS `Strict-Transport-Security`.
 """
 
 from __future__ import annotations
@@ -25,7 +31,23 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 # The largest body each route reads; every other route reads none.
 LOGIN_BODY_LIMIT = 4_096  # a user name and a password, urlencoded
 FORM_BODY_LIMIT = 16_384  # one filled-in action form (the roster included), JSON
-OTHER_BODY_LIMIT = 1_024
+JOIN_BODY_LIMIT = 1_024  # a seat's code, urlencoded
+OTHER_BODY_LIMIT = 0
+
+# Every file a page loads is the console's own (no CDN, no inline script or style); images
+# may also be drawn from data: and blob: URLs (a throw's photo). No page may be framed.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; img-src 'self' data: blob:; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+SECURITY_HEADERS = (
+    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"no-referrer"),
+)
+# Over TLS only: browsers that once reached the console over TLS refuse plain HTTP to it
+HSTS = (b"strict-transport-security", b"max-age=31536000")
 
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 
@@ -44,6 +66,8 @@ def body_limit(path: str) -> int:
         return LOGIN_BODY_LIMIT
     if path.startswith("/gm/actions/") or path == "/gm/dice/correction":
         return FORM_BODY_LIMIT  # a correction: up to 40 dice, each a centre and a value
+    if path.startswith("/seat/") and path.endswith("/join"):
+        return JOIN_BODY_LIMIT
     return OTHER_BODY_LIMIT
 
 
@@ -78,7 +102,8 @@ class ServedNames:
 
 
 class Guard:
-    """ASGI middleware: the Host and Origin checks, then the body limit, on every request."""
+    """ASGI middleware: the Host and Origin checks, then the body limit, on every request;
+    the security headers on every answer."""
 
     def __init__(self, app: ASGIApp, served: ServedNames) -> None:
         self.app = app
@@ -88,6 +113,10 @@ class Guard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        body = _Body(scope)
+        await self._check(scope, body.bounded(receive), body.closing(_secured(scope, send)))
+
+    async def _check(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = {
             key.decode("latin-1"): value.decode("latin-1") for key, value in scope["headers"]
         }
@@ -112,12 +141,68 @@ class Guard:
         limit = body_limit(scope["path"])
         declared = headers.get("content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > limit):
-            await _refuse(send, 413, f"the request body is over {limit} bytes", close=True)
+            await _refuse(send, 413, _over(limit), close=True)
             return
-        await self.app(scope, _bounded(receive, limit), send)
+        if limit == 0 and "transfer-encoding" in headers:
+            await _refuse(send, 413, _over(limit), close=True)
+            return
+        await self.app(scope, _limited(receive, limit), send)
 
 
-def _bounded(receive: Receive, limit: int) -> Receive:
+def _over(limit: int) -> str:
+    return "this route reads no body" if limit == 0 else f"the request body is over {limit} bytes"
+
+
+class _Body:
+    """Whether a request's body has been read to its end, for the answer to know."""
+
+    def __init__(self, scope: Scope) -> None:
+        names = {key.lower() for key, _ in scope["headers"]}
+        declared = next(
+            (value for key, value in scope["headers"] if key.lower() == b"content-length"), b""
+        )
+        self.pending = b"transfer-encoding" in names or declared.strip() not in (b"", b"0")
+
+    def bounded(self, receive: Receive) -> Receive:
+        async def following() -> Message:
+            message = await receive()
+            ended = message["type"] == "http.request" and not message.get("more_body", False)
+            if ended or message["type"] == "http.disconnect":
+                self.pending = False
+            return message
+
+        return following
+
+    def closing(self, send: Send) -> Send:
+        """`send` that closes the connection after an answer given before the body's end:
+        the server would otherwise read the rest of it, however long, to keep it open."""
+
+        async def closing(message: Message) -> None:
+            if message["type"] == "http.response.start" and self.pending:
+                headers = [
+                    (key, value)
+                    for key, value in message.get("headers", [])
+                    if key.lower() != b"connection"
+                ]
+                message = {**message, "headers": [*headers, (b"connection", b"close")]}
+            await send(message)
+
+        return closing
+
+
+def _secured(scope: Scope, send: Send) -> Send:
+    """`send` that adds the security headers to every answer (HSTS over TLS)."""
+    extra = [*SECURITY_HEADERS, HSTS] if scope.get("scheme") == "https" else [*SECURITY_HEADERS]
+
+    async def secured(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", []), *extra]}
+        await send(message)
+
+    return secured
+
+
+def _limited(receive: Receive, limit: int) -> Receive:
     """`receive` that raises BodyTooLarge once the body read so far is over `limit` bytes."""
     read = 0
 

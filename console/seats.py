@@ -4,8 +4,13 @@ A seat's view (`seat/N/state`, what that player alone may see) is read by the ga
 own broker login, as everything hidden is (the console holds no rights of its own): a game
 master asks for codes on their page, a player types their seat's code on their phone, and the
 phone then follows that seat's view for as long as the game master's login lasts. A code
-opens one seat only; the page it opens is drawn from the public snapshot with the state
-replaced by that seat's view, so no other seat's hidden information can reach it.
+opens one seat only, on one phone unless the game master allows more (`phones`); the page it
+opens is drawn from the public snapshot with the state replaced by that seat's view, so no
+other seat's hidden information can reach it.
+
+Wrong codes are counted per client address (console/throttle.py): a few free, then a wait
+that doubles. They withdraw nothing: a stranger's guesses cannot take the seats' codes away
+from the players (issue 51, C4), and 31^6 codes at a guess a minute are out of reach.
 """
 
 from __future__ import annotations
@@ -18,13 +23,12 @@ from typing import Any
 
 from .feed import TableFeed, hide_face_down
 from .sessions import Sessions
+from .throttle import Throttle
 
 # Six letters from an alphabet without look-alikes (no 0/O, 1/I/L): quick to type on a phone.
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
-# Wrong codes tried before every code is withdrawn (the game master gives new ones): with
-# 31^6 codes, guessing one in so few tries is out of reach.
-WRONG_CODES_ALLOWED = 20
+MAX_PHONES_PER_CODE = 8  # what a game master may allow one code to join
 
 
 class JoinRefused(Exception):
@@ -44,37 +48,59 @@ class SeatScreens:
 
     def __init__(self, sessions: Sessions) -> None:
         self.sessions = sessions
+        self.throttle = Throttle("seat code")
         self._codes: dict[str, SeatPass] = {}
+        self._joins_left: dict[str, int] = {}  # code -> phones it may still join
+        self._used: set[str] = set()  # codes of this issue that joined all their phones
         self._phones: dict[str, SeatPass] = {}
-        self._wrong = 0
         self._lock = threading.Lock()
 
-    def issue(self, session: str, seats: list[int]) -> dict[int, str]:
-        """New codes for `seats`, replacing the ones given before (phones that joined stay)."""
+    def issue(self, session: str, seats: list[int], phones: int = 1) -> dict[int, str]:
+        """New codes for `seats`, each joining `phones` phones, replacing the ones given
+        before (phones that joined stay)."""
+        if not 1 <= phones <= MAX_PHONES_PER_CODE:
+            raise ValueError(f"phones: 1 to {MAX_PHONES_PER_CODE} per code, got {phones}")
         codes = {seat: _new_code() for seat in seats}
         with self._lock:
             self._codes = {code: SeatPass(seat, session) for seat, code in codes.items()}
-            self._wrong = 0
+            self._joins_left = {code: phones for code in codes.values()}
+            self._used = set()
         return codes
 
-    def join(self, seat: int, code: str) -> str:
-        """A phone's token for `seat`, or JoinRefused."""
+    def join(self, seat: int, code: str, client: str = "") -> str:
+        """A phone's token for `seat`, or JoinRefused (TryLater while `client`, the phone's
+        address, must wait after wrong codes)."""
         typed = "".join(code.split()).upper()
-        with self._lock:
-            found = self._codes.get(typed)
-            if found is None or found.seat != seat:
-                self._wrong += 1
-                if self._wrong >= WRONG_CODES_ALLOWED:
-                    self._codes.clear()
+        self.throttle.begin(client)
+        right: bool | None = False
+        try:
+            with self._lock:
+                found = self._codes.get(typed)
+                if found is None and typed in self._used:
+                    right = None  # the code was right; a phone of its own needs another
                     raise JoinRefused(
-                        "Too many wrong codes: every code is withdrawn. Ask the game master "
-                        "for new ones."
+                        "This code has joined its phone already: ask the game master for a "
+                        "new code for this phone."
                     )
-                raise JoinRefused(
-                    f"That is not seat {seat}'s code. The game master's page shows each seat's."
-                )
-            token = secrets.token_urlsafe(24)
-            self._phones[token] = found
+                if found is None or found.seat != seat:
+                    raise JoinRefused(
+                        f"That is not seat {seat}'s code. The game master's page shows each seat's."
+                    )
+                right = True
+                left = self._joins_left.get(typed, 0) - 1
+                if left <= 0:  # used up: the next phone needs a code of its own
+                    self._codes.pop(typed, None)
+                    self._joins_left.pop(typed, None)
+                    self._used.add(typed)
+                else:
+                    self._joins_left[typed] = left
+                token = secrets.token_urlsafe(24)
+                self._phones[token] = found
+        finally:
+            if right is None:
+                self.throttle.abandon(client)
+            else:
+                self.throttle.done(client, right=right)
         if self.sessions.get(found.session) is None:
             raise JoinRefused(
                 "The game master who gave this code has logged out: ask for a new one."

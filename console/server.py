@@ -16,6 +16,7 @@ game master).
 
 from __future__ import annotations
 
+import logging
 import socket
 import ssl
 import threading
@@ -24,6 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from rules import games
 from wire.mqtt import BrokerUrl
@@ -33,8 +35,20 @@ from . import ConsoleError
 from .app import build_app
 from .corrections import Corrections, default_folder
 from .feed import ROOM, TableFeed
+from .gate import (
+    DESCRIPTOR_RESERVE,
+    LISTEN_BACKLOG,
+    MAX_CONNECTIONS,
+    PER_CLIENT,
+    REQUEST_DEADLINE,
+    ConnectionGate,
+    fit_descriptors,
+    gated_protocol,
+)
 from .guard import LOOPBACK_NAMES, ServedNames, is_loopback
 from .sessions import IDLE_SECONDS, LIFETIME_SECONDS, Sessions
+
+log = logging.getLogger(__name__)
 
 
 class ConsoleServer:
@@ -55,6 +69,9 @@ class ConsoleServer:
         session_idle: float = IDLE_SECONDS,
         session_lifetime: float = LIFETIME_SECONDS,
         corrections: str | Path | None = None,
+        max_connections: int = MAX_CONNECTIONS,
+        per_client: int = PER_CLIENT,
+        request_deadline: float = REQUEST_DEADLINE,
     ) -> None:
         if (certfile is None) != (keyfile is None):
             raise ConsoleError("TLS needs both a certificate (--certfile) and its key (--keyfile)")
@@ -72,6 +89,10 @@ class ConsoleServer:
         folder = Path(corrections) if corrections is not None else default_folder(table)
         self.corrections = Corrections(folder, table)
         self.served = self._served_names(server_names)
+        # what one connection, one client and all of them may hold (console/gate.py)
+        self.gate = ConnectionGate(
+            max_connections=max_connections, per_client=per_client, deadline=request_deadline
+        )
         self._sweep_every = max(0.2, min(30.0, session_idle / 4, session_lifetime / 4))
         self._sweeper_stop = threading.Event()
         self._sweeper: threading.Thread | None = None
@@ -126,8 +147,8 @@ class ConsoleServer:
             ) from None
         self.port = listener.getsockname()[1]
         self._socket = listener
-        if self.tls:
-            self._check_certificate()
+        tls = self._tls_context() if self.tls else None
+        self._fit_descriptors()
         self.room.start(timeout=None)
         app = build_app(
             self.room,
@@ -139,11 +160,13 @@ class ConsoleServer:
         )
         config = uvicorn.Config(
             app,
+            # uvicorn's h11 protocol behind the gate, which also runs TLS (console/gate.py)
+            http=gated_protocol(self.gate, tls, H11Protocol),
             log_level="warning",
             timeout_graceful_shutdown=2,
             lifespan="off",
-            ssl_certfile=self.certfile,
-            ssl_keyfile=self.keyfile,
+            backlog=LISTEN_BACKLOG,
+            timeout_keep_alive=5,  # an idle kept-alive connection is closed after 5 s
             # the console's own limits on what one connection may hold open
             h11_max_incomplete_event_size=16_384,
         )
@@ -167,20 +190,44 @@ class ConsoleServer:
         while not self._sweeper_stop.wait(self._sweep_every):
             self.sessions.sweep()
 
-    def _check_certificate(self) -> None:
-        """Reads the certificate and key once before serving, to say what is wrong in words."""
+    def _fit_descriptors(self) -> None:
+        """Makes room for the connections the gate lets in: raises the soft limit on open files
+        (a login shell's and systemd's default is 1,024), or lowers the cap to what fits."""
+        wanted = self.gate.max_connections + LISTEN_BACKLOG + DESCRIPTOR_RESERVE
+        limit = fit_descriptors(wanted)
+        if limit < wanted:
+            fits = max(16, limit - LISTEN_BACKLOG - DESCRIPTOR_RESERVE)
+            log.warning(
+                "the console may open %d files (ulimit -n): it serves %d connections at once, "
+                "not %d (raise LimitNOFILE, deploy/tabletop-console.service)",
+                limit,
+                fits,
+                self.gate.max_connections,
+            )
+            self.gate.max_connections = fits
+
+    def _tls_context(self) -> ssl.SSLContext:
+        """The TLS settings, reading the certificate and key once before serving, to say what
+        is wrong in words."""
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        for path in (self.certfile, self.keyfile):
+            try:
+                Path(str(path)).open("rb").close()
+            except FileNotFoundError:
+                raise ConsoleError(f"TLS: cannot read {path}: no such file") from None
+            except PermissionError:
+                raise ConsoleError(f"TLS: cannot read {path}: permission denied") from None
+            except OSError as failed:
+                raise ConsoleError(f"TLS: cannot read {path}: {failed.strerror}") from None
         try:
             context.load_cert_chain(str(self.certfile), str(self.keyfile))
-        except FileNotFoundError as missing:
-            raise ConsoleError(f"TLS: cannot read {missing.filename}: no such file") from None
-        except PermissionError as denied:
-            raise ConsoleError(f"TLS: cannot read {denied.filename}: permission denied") from None
         except (ssl.SSLError, OSError) as bad:
             raise ConsoleError(
                 f"TLS: {self.certfile} and {self.keyfile} are not a PEM certificate and its "
                 f"private key ({bad})"
             ) from None
+        return context
 
     def stop(self) -> None:
         """Ends every page's stream, stops serving and leaves the broker."""

@@ -11,22 +11,32 @@ A session ends: after `idle` seconds with no request and no page following the t
 browser). A closed browser leaves a session behind with no page: the same user's next login
 replaces it, and when `MAX_SESSIONS` are open a new login ends the one used least recently
 (one with no page first), so the limit can never lock every game master out.
+
+A login costs a password hash and a broker login: `login()` runs them on a pool of its own
+(`LOGIN_WORKERS` threads, at most `LOGIN_QUEUE` waiting), never on the threads the game
+master's actions use, and each client address tries one login at a time, waiting longer after
+each wrong one past a few (console/throttle.py), so a flood of wrong passwords costs at most
+`LOGIN_WORKERS` cores and slows only the addresses that send it (issue 51, C2 and C3).
 """
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from wire.mqtt import BrokerUrl, NotConnected
+from wire.mqtt import LoginRefused as BrokerLoginRefused
 from wire.passwords import PasswordHashError, verify_password
 from wire.roles import ALL_TABLES, Role, User, user_for
 
 from . import ConsoleError
 from .feed import GAME_MASTER, TableFeed
+from .throttle import Throttle, TryLater
 
 MAX_SESSIONS = 16
 IDLE_SECONDS = 2 * 3600.0  # a game master away from the table for two hours logs in again
@@ -34,10 +44,19 @@ LIFETIME_SECONDS = 12 * 3600.0  # an evening's table; a session never outlives i
 # A session with no page for this long is stale: its user's next login replaces it. Not at
 # once: a page that has just logged in takes a moment to open its stream.
 STALE_SECONDS = 10.0
+LOGIN_WORKERS = 2  # logins checked at once: the most cores a flood of them can take
+LOGIN_QUEUE = 8  # logins waiting for a worker; more are asked to try again shortly
 
 
 class LoginRefused(ConsoleError):
-    """A login the console or the broker refused; the message says why, for the person."""
+    """A login the console or the broker refused; the message says why, for the person.
+
+    `wrong`: the credentials were refused (counts against the address); False when the
+    broker could not be reached, which says nothing of the password."""
+
+    def __init__(self, message: str, *, wrong: bool = True) -> None:
+        super().__init__(message)
+        self.wrong = wrong
 
 
 @dataclass(slots=True)
@@ -81,6 +100,42 @@ class Sessions:
         self.clock = clock
         self._sessions: dict[str, Session] = {}
         self._lock = threading.Lock()
+        self.throttle = Throttle("login")
+        self._pool: ThreadPoolExecutor | None = None
+        self._waiting = 0  # logins handed to the pool and not yet answered
+
+    async def login(self, client: str, username: str, password: str) -> str:
+        """`open()` for a request from `client` (its address), off the event loop on the
+        login pool; raises TryLater before any work when the address must wait or the
+        pool is full, LoginRefused as open() does."""
+        self.throttle.begin(client)
+        outcome: bool | None = None  # right, wrong, or neither (the broker out of reach)
+        try:
+            with self._lock:
+                if self._waiting >= LOGIN_QUEUE:
+                    raise TryLater(
+                        2.0, "The console is checking many logins at once: try again shortly."
+                    )
+                self._waiting += 1
+                if self._pool is None:
+                    self._pool = ThreadPoolExecutor(LOGIN_WORKERS, "console-login")
+                pool = self._pool
+            try:
+                loop = asyncio.get_running_loop()
+                token = await loop.run_in_executor(pool, self.open, username, password)
+            except LoginRefused as refused:
+                outcome = False if refused.wrong else None
+                raise
+            finally:
+                with self._lock:
+                    self._waiting -= 1
+            outcome = True
+            return token
+        finally:
+            if outcome is None:
+                self.throttle.abandon(client)
+            else:
+                self.throttle.done(client, right=outcome)
 
     def open(self, username: str, password: str) -> str:
         """Logs a game master in; returns the session's token or raises LoginRefused."""
@@ -103,7 +158,9 @@ class Sessions:
             feed.start(timeout=5.0)
         except NotConnected as failed:
             feed.stop()
-            raise LoginRefused(_broker_refusal(failed)) from None
+            raise LoginRefused(
+                _broker_refusal(failed), wrong=isinstance(failed, BrokerLoginRefused)
+            ) from None
         token = secrets.token_urlsafe(32)
         now = self.clock()
         with self._lock:
@@ -177,10 +234,14 @@ class Sessions:
             session.feed.stop()
 
     def close_all(self) -> None:
+        """Ends every session, and the login pool (a login under way is waited for)."""
         with self._lock:
             feeds = [session.feed for session in self._sessions.values()]
             self._sessions.clear()
+            pool, self._pool = self._pool, None
         _stop_all(feeds)
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
 
     def _ended(self, session: Session, now: float) -> bool:
         if now - session.opened >= self.lifetime:

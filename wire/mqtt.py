@@ -61,6 +61,16 @@ class TlsRefused(NotConnected):
     """TLS failed (a certificate refused, no TLS at that port): set-up to fix, not a wait."""
 
 
+class LoginRefused(NotConnected):
+    """The broker answered the login with a refusal (a wrong user name or password, a user
+    not authorised): waiting would not change it, so the first connection's wait ends."""
+
+
+# MQTT 5 reason codes (paho maps 3.1.1's CONNACK codes 4 and 5 to them): a login refused
+# for what it is. Others ("server unavailable", 3) may heal by themselves: waited for.
+_LOGIN_REFUSALS: Final = frozenset({134, 135})  # bad user name or password, not authorized
+
+
 @dataclass(frozen=True, slots=True)
 class BrokerUrl:
     """Where a broker is and how to log in: the parsed form of a broker URL.
@@ -283,6 +293,7 @@ class MqttLink:
         self._connected = threading.Event()
         self._connections = 0
         self._refusal: str | None = None
+        self._login_refused = False  # the last CONNACK refused the login itself
         # Plain MQTT sent to a TLS port: found by one probe after the first connection the
         # broker dropped before answering (issue 33.7), said rather than waited out.
         self._probed_tls = False
@@ -297,7 +308,7 @@ class MqttLink:
         """Starts connecting in the background; with a timeout, waits for the first connection.
 
         Raises NotConnected if the broker cannot be reached within `timeout` (the link keeps
-        trying until stop()).
+        trying until stop()), LoginRefused at once when the broker refuses the login.
         """
         client = paho.Client(
             CallbackAPIVersion.VERSION2,
@@ -329,6 +340,11 @@ class MqttLink:
         if self.threaded:
             client.loop_start()
         if timeout is not None and not self._wait_first(timeout):
+            if self._login_refused:
+                raise LoginRefused(
+                    f"no connection to the MQTT broker at {self.url}: the broker refused it "
+                    f"({self._refusal})"
+                )
             why = f": the broker refused it ({self._refusal})" if self._refusal else ""
             raise NotConnected(
                 f"no connection to the MQTT broker at {self.url} in {timeout:g} s{why}"
@@ -336,12 +352,15 @@ class MqttLink:
 
     def _wait_first(self, timeout: float) -> bool:
         """Waits for the first connection; raises TlsRefused as soon as the port is found to
-        speak TLS to a plain mqtt:// URL (a set-up to fix, not a broker to wait for)."""
+        speak TLS to a plain mqtt:// URL (a set-up to fix, not a broker to wait for), and
+        returns False as soon as the broker refuses the login (the caller says so)."""
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
-            if self.wait_connected(max(0.0, min(left, 0.1))):
+            if self.wait_connected(max(0.0, min(left, 0.02))):
                 return True
+            if self._login_refused:
+                return False
             if self._speaks_tls is not None:
                 raise TlsRefused(
                     f"cannot connect to the MQTT broker at {self.url}: {self._speaks_tls}"
@@ -602,9 +621,11 @@ class MqttLink:
     ) -> None:
         if reason_code.is_failure:
             self._refusal = str(reason_code)
+            self._login_refused = reason_code.value in _LOGIN_REFUSALS
             log.warning("the broker at %s refused the connection: %s", self.url, reason_code)
             return
         self._connections += 1
+        self._login_refused = False
         self._reached_since_attempt = True
         self._backoff = self.min_backoff
         with self._retained_lock:

@@ -20,7 +20,7 @@ from errors import UserError
 from rules import games
 from rules.games.errors import RulesError
 from rules.games.game import GameRules
-from wire.mqtt import BrokerUrlError, NotConnected, TlsRefused
+from wire.mqtt import BrokerUrlError, LoginRefused, NotConnected, TlsRefused
 from wire.topics import TableIdError, check_table_id
 
 GAME_ENV = "TABLETOP_GAME"
@@ -45,6 +45,10 @@ def _client(args: argparse.Namespace, follow_events: bool = False) -> Any:
         raise UserError(str(error)) from error
     except TlsRefused as error:  # the broker is there; its TLS set-up is what to fix
         raise UserError(str(error)) from error
+    except LoginRefused as error:  # the broker answered: no use waiting for it
+        raise UserError(
+            f"{error}: check the user name and password in --broker (or $TABLETOP_BROKER)"
+        ) from error
     except NotConnected as error:
         raise UserError(f"{error} (is `tabletop rules` or a broker running?)") from error
     return client

@@ -561,7 +561,12 @@ def _condition(out: _Out, command: Mapping[str, Any]) -> None:
     if target in out.state.folded and out.state.action_in_play:
         # A fold removes the character "from the risks and the rewards of a given action".
         raise VigorError(f"{target} folded out of the action in play: no condition from it")
-    name = str(command.get("name", ""))[:40]
+    name = command.get("name", "")
+    if not isinstance(name, str):  # a name is words: 5, null or a list is no condition's name
+        raise InvalidCommand(
+            f"name: expected the condition's name as text (or none), got {quote(name)}", "name"
+        )
+    name = name[:40]
     # "by the player that beat him, or the GM if the character was beaten by an NPC"
     out.add(ConditionCalled(target, by, out.state.thrower_of(by), name))
 
