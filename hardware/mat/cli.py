@@ -1,4 +1,4 @@
-"""`tabletop mat sim`, `monitor`, `decode`, `flash`; `tabletop cards enrol` and `cards check`."""
+"""`tabletop mat sim`, `monitor`, `decode`; `tabletop cards enrol` and `tabletop cards check`."""
 
 from __future__ import annotations
 
@@ -99,34 +99,6 @@ def register(subparsers: Any) -> None:
     )
     monitor.set_defaults(handler=run_monitor)
 
-    flash = mat_commands.add_parser(
-        "flash",
-        help="put the firmware on the mat's Pico (MicroPython) and check it",
-        description="Copies the firmware to a Pico running MicroPython over its REPL (mpremote's "
-        "library, in the project's venv), checks every file by SHA-256 computed on the Pico, "
-        "writes main.py so it starts at power-up, resets the Pico and waits for the firmware's "
-        "HELLO. A new Pico needs MicroPython first (docs/mat.md, Firmware); a mat already running "
-        "the firmware needs its maintenance jumper fitted (GP1 to GND) to be flashed again.",
-        epilog="examples:\n  tabletop mat flash\n  tabletop mat flash --port /dev/ttyACM0\n"
-        "  tabletop mat flash --source ~/my-firmware   (a copy with your board.py pin map)",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    flash.add_argument(
-        "--port", help="the Pico's serial port (default: the one Pico on USB, vendor 2e8a)"
-    )
-    flash.add_argument(
-        "--source",
-        metavar="DIR",
-        help="the firmware folder to flash (default: this project's firmware/)",
-    )
-    flash.add_argument(
-        "--hello-timeout",
-        type=float,
-        default=20.0,
-        help="seconds to wait for HELLO after the reset (default 20)",
-    )
-    flash.set_defaults(handler=run_flash)
-
     decode = mat_commands.add_parser(
         "decode",
         help="print the frames in a capture of the serial line",
@@ -135,6 +107,26 @@ def register(subparsers: Any) -> None:
     )
     decode.add_argument("file", help="capture file, or - for standard input")
     decode.set_defaults(handler=run_decode)
+
+    template = mat_commands.add_parser(
+        "template",
+        help="draw the mat at 1:1 (SVG) to print and build on",
+        description="Writes the mat's template as an SVG at 1:1 (900 x 600 mm): each zone's "
+        "63 x 88 mm outline, the reader's antenna centre, the face sensor's and the LED's holes, "
+        "the touch electrode (whole or split), seat labels and a 100 mm scale bar to check the "
+        "print. The zones are the firmware's layout (docs/circuit.md).",
+    )
+    template.add_argument("--out", required=True, help="the SVG file to write")
+    template.add_argument("--seats", type=int, default=6, help="seats (1-6, default 6)")
+    template.add_argument("--slots", type=int, default=6, help="slots per seat (1-6, default 6)")
+    template.add_argument("--no-pad", action="store_true", help="a mat without a draw pad")
+    template.add_argument(
+        "--split-seats",
+        default="0",
+        help="the seats with split touch pads, a bit per seat as board.SPLIT_SEATS "
+        "(0x3F: all six; default 0, whole pads)",
+    )
+    template.set_defaults(handler=run_template)
 
     cards = subparsers.add_parser("cards", help="card tags: enrol a deck, check a map")
     card_commands = cards.add_subparsers(dest="cards_command", metavar="COMMAND", required=True)
@@ -360,30 +352,30 @@ def run_monitor(args: argparse.Namespace) -> int:
     return 0
 
 
-# ---- tabletop mat flash -----------------------------------------------------------------
+# ---- tabletop mat decode ----------------------------------------------------------------
 
 
-def run_flash(args: argparse.Namespace) -> int:
-    from .flash import FlashError, MatFlasher, find_pico, firmware_files
+def run_template(args: argparse.Namespace) -> int:
+    from hardware.circuit.template import write_template
 
     try:
-        port = args.port or find_pico()
-        files = firmware_files(Path(args.source)) if args.source else None
-        flasher = MatFlasher(
-            port,
-            files=files,
-            report=lambda line: print(line, flush=True),
-            hello_timeout_s=args.hello_timeout,
-        )
-        result = flasher.run()
-    except (FlashError, OSError) as error:
-        raise _user_error(f"mat flash: {error}") from None
-    hello = result.hello
-    print(
-        f"HELLO from {hello.firmware} (boot {hello.boot_id:08x}): {hello.seats} seats x "
-        f"{hello.slots} slots{' and the pad' if hello.pad else ''}; {len(result.files)} files, "
-        f"{result.size:,} bytes on {result.port}, MicroPython {result.micropython}"
-    )
+        split = int(args.split_seats, 0)
+    except ValueError:
+        raise _user_error(
+            f"--split-seats {args.split_seats!r} is not a number: a bit per seat, "
+            "bit 0 for seat 1 (0x3F for all six)"
+        ) from None
+    try:
+        out = Path(args.out)
+        count = write_template(out, args.seats, args.slots, not args.no_pad, split)
+    except ValueError as error:
+        raise _user_error(f"template: {error}") from None
+    except OSError as error:
+        raise _user_error(
+            f"template: cannot write {args.out}: {error.strerror}; "
+            "give --out a file in a folder that exists"
+        ) from None
+    print(f"wrote {out}: {count} zones at 1:1 on 900 x 600 mm")
     return 0
 
 
