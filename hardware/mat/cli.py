@@ -1,4 +1,4 @@
-"""`tabletop mat sim`, `monitor`, `decode`; `tabletop cards enrol` and `tabletop cards check`."""
+"""`tabletop mat sim`, `monitor`, `decode`, `flash`; `tabletop cards enrol` and `cards check`."""
 
 from __future__ import annotations
 
@@ -98,6 +98,34 @@ def register(subparsers: Any) -> None:
         "--wait", action="store_true", help="wait for a device that is not there yet"
     )
     monitor.set_defaults(handler=run_monitor)
+
+    flash = mat_commands.add_parser(
+        "flash",
+        help="put the firmware on the mat's Pico (MicroPython) and check it",
+        description="Copies the firmware to a Pico running MicroPython over its REPL (mpremote's "
+        "library, in the project's venv), checks every file by SHA-256 computed on the Pico, "
+        "writes main.py so it starts at power-up, resets the Pico and waits for the firmware's "
+        "HELLO. A new Pico needs MicroPython first (docs/mat.md, Firmware); a mat already running "
+        "the firmware needs its maintenance jumper fitted (GP1 to GND) to be flashed again.",
+        epilog="examples:\n  tabletop mat flash\n  tabletop mat flash --port /dev/ttyACM0\n"
+        "  tabletop mat flash --source ~/my-firmware   (a copy with your board.py pin map)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    flash.add_argument(
+        "--port", help="the Pico's serial port (default: the one Pico on USB, vendor 2e8a)"
+    )
+    flash.add_argument(
+        "--source",
+        metavar="DIR",
+        help="the firmware folder to flash (default: this project's firmware/)",
+    )
+    flash.add_argument(
+        "--hello-timeout",
+        type=float,
+        default=20.0,
+        help="seconds to wait for HELLO after the reset (default 20)",
+    )
+    flash.set_defaults(handler=run_flash)
 
     decode = mat_commands.add_parser(
         "decode",
@@ -352,7 +380,31 @@ def run_monitor(args: argparse.Namespace) -> int:
     return 0
 
 
-# ---- tabletop mat decode ----------------------------------------------------------------
+# ---- tabletop mat flash -----------------------------------------------------------------
+
+
+def run_flash(args: argparse.Namespace) -> int:
+    from .flash import FlashError, MatFlasher, find_pico, firmware_files
+
+    try:
+        port = args.port or find_pico()
+        files = firmware_files(Path(args.source)) if args.source else None
+        flasher = MatFlasher(
+            port,
+            files=files,
+            report=lambda line: print(line, flush=True),
+            hello_timeout_s=args.hello_timeout,
+        )
+        result = flasher.run()
+    except (FlashError, OSError) as error:
+        raise _user_error(f"mat flash: {error}") from None
+    hello = result.hello
+    print(
+        f"HELLO from {hello.firmware} (boot {hello.boot_id:08x}): {hello.seats} seats x "
+        f"{hello.slots} slots{' and the pad' if hello.pad else ''}; {len(result.files)} files, "
+        f"{result.size:,} bytes on {result.port}, MicroPython {result.micropython}"
+    )
+    return 0
 
 
 def run_template(args: argparse.Namespace) -> int:
