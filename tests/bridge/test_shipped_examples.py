@@ -73,18 +73,27 @@ class Retained:
 
     def __init__(self, url: BrokerUrl, table: str) -> None:
         self.topics = TableTopics(table)
-        wanted = ("bridge_availability", "rules_availability", "mat_snapshot", "table_alert")
+        wanted = (
+            "bridge_availability",
+            "rules_availability",
+            "mat_snapshot",
+            "table_alert",
+            "dice_event",
+        )
         self.link = MqttLink(
             url,
             "test-shipped-watch",
             subscriptions=[(getattr(self.topics, name), 1) for name in wanted],
         )
         self.latest: dict[str, bytes] = {}
+        self.throws: list[dict[str, Any]] = []  # what the camera announced
 
     def pump(self) -> None:
         item = self.link.get(timeout=0.05)
         if isinstance(item, Message):
             self.latest[item.topic] = item.payload
+            if item.topic == self.topics.dice_event:
+                self.throws.append(json.loads(item.payload))
 
     def snapshot(self) -> dict[str, Any]:
         raw = self.latest.get(self.topics.mat_snapshot)
@@ -117,7 +126,10 @@ def test_the_laptop_example_runs_as_shipped(tmp_path: Path) -> None:
             with program(bridge_args, {}, tmp_path) as bridge:
                 wait_for(watch.running, "the table running", watch.pump)
                 assert watch.latest.get(watch.topics.table_alert) is not None
+                # camera = "sim" as shipped: the simulated camera's throws are read
+                wait_for(lambda: bool(watch.throws), "a throw from the camera", watch.pump)
             said = bridge.stderr
+            assert "bridge: camera (" not in said  # no problem with the camera
             assert 'simulated: the mat (mat.port = "sim://")' in said
             assert 'the camera (camera.source = "sim")' in said
         finally:
