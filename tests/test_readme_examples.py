@@ -144,6 +144,17 @@ EXAMPLES: dict[str, Example] = {
         not_here="reads the physical table through the bridge of the same file (see above); "
         "tests/sim runs it so",
     ),
+    "tabletop check --config TABLE.toml [--json] [--part broker|cards|mat|leds|camera ...] "
+    "[--yes]": Example(
+        run=(
+            *("check", "--config", "examples/table.toml", "--yes"),
+            *("--part", "cards", "--part", "mat", "--zone", "pad", "--part", "leds"),
+        ),
+        usage=True,
+        expect="the table is ready",
+        why="the parts that need no running broker and no camera calibration, the mat's walk "
+        "on the pad only; tests/check runs every part, with faults",
+    ),
     "tabletop mat sim": Example(up="simulated mat ready"),
     "tabletop mat monitor PORT [--json]": Example(
         run=("mat", "monitor", SIM_MAT, "--json", "--count", "1"), usage=True, expect="link_up"

@@ -26,7 +26,7 @@ from hardware.camera import CameraError, Frame, FrameSource, open_source
 from vision.calibration import Calibration, find_tray
 from vision.errors import CalibrationError
 
-from .context import Context
+from .context import CAMERA_ENV, Context
 from .person import Person
 
 PART: Final = "camera"
@@ -39,8 +39,7 @@ EMPTY_FRAMES: Final = 6  # frames of the empty tray looked at (the simulated cam
 
 def check(context: Context) -> None:
     """Opens the table's camera and checks it, as the bridge will read it."""
-    config = context.config
-    url = config.camera.source
+    url = context.camera_source
     try:
         source = open_source(url)
         source.open()
@@ -74,7 +73,7 @@ def _open_fix(url: str) -> str:
 
 def _check_open(context: Context, source: FrameSource) -> None:
     checklist = context.checklist
-    url = context.config.camera.source
+    url = context.camera_source
     frames: list[Frame] = []
     try:
         for frame in source:
@@ -95,7 +94,8 @@ def _check_open(context: Context, source: FrameSource) -> None:
         return
     image = frames[-1].image
     height, width = image.shape[:2]
-    checklist.passed(PART, "frame", f"{width}x{height} from {url}")
+    swapped = context.swapped(CAMERA_ENV, "camera.source")
+    checklist.passed(PART, "frame", f"{width}x{height} from {url}{swapped}")
     grey = _grey(image)
     _exposure(context, grey)
     _focus(context, grey)
@@ -150,7 +150,7 @@ def _focus(context: Context, grey: Any) -> None:
 def _calibration(context: Context, width: int, height: int) -> Calibration | None:
     config = context.config
     calibrate = (
-        f"tabletop dice calibrate --source {config.camera.source} --out "
+        f"tabletop dice calibrate --source {context.camera_source} --out "
         f"{config.camera.calibration or '/etc/tabletop/tray.json'}"
     )
     if config.camera.calibration is None:
@@ -272,7 +272,7 @@ def _throw(context: Context, source: FrameSource, calibration: Calibration | Non
                 context.checklist.skipped(PART, "throw", "skipped at the terminal")
                 return
     except CameraError as error:
-        context.checklist.failed(PART, "throw", str(error), _open_fix(context.config.camera.source))
+        context.checklist.failed(PART, "throw", str(error), _open_fix(context.camera_source))
         return
     context.checklist.failed(
         PART,

@@ -45,7 +45,7 @@ def load(context: Context) -> CardMap | None:
             PART,
             "map",
             f"mat.cards: {error}",
-            f"enrol the deck: `tabletop cards enrol --port {context.config.mat.port} --out "
+            f"enrol the deck: `tabletop cards enrol --port {context.mat_port} --out "
             f"{path}` (or point mat.cards at the map it wrote)",
         )
         return None
@@ -59,9 +59,9 @@ def check(context: Context) -> None:
         return
     where = config.mat.cards or "the bundled simulated deck (no mat.cards)"
     enrol = (
-        f"tabletop cards enrol --port {config.mat.port} --out {config.mat.cards or 'cards.json'}"
+        f"tabletop cards enrol --port {context.mat_port} --out {config.mat.cards or 'cards.json'}"
     )
-    if config.mat.cards is None and not is_simulated(config.mat.port):
+    if config.mat.cards is None and not is_simulated(context.mat_port):
         context.checklist.failed(
             PART,
             "map",

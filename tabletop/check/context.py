@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 from bridge.config import TableConfig
 
 from .person import Person
 from .report import Checklist
+
+# The environment swaps the devices the file names, as it does for `tabletop bridge`
+# (bridge/cli.py), so the check looks at what the bridge would open.
+MAT_ENV: Final = "TABLETOP_MAT"
+CAMERA_ENV: Final = "TABLETOP_CAMERA"
 
 
 @dataclass(slots=True)
@@ -32,3 +39,20 @@ class Context:
     def command(self) -> str:
         """How to run this check again, for the fixes that say so."""
         return f"tabletop check --config {self.path}"
+
+    @property
+    def mat_port(self) -> str:
+        """The mat's port: $TABLETOP_MAT, else mat.port (`sim://` is the simulated mat)."""
+        port = os.environ.get(MAT_ENV) or self.config.mat.port
+        return "sim:" if port == "sim://" else port
+
+    @property
+    def camera_source(self) -> str:
+        """The camera's source: $TABLETOP_CAMERA, else camera.source."""
+        return os.environ.get(CAMERA_ENV) or self.config.camera.source
+
+    def swapped(self, variable: str, setting: str) -> str:
+        """Words for a finding when the environment swapped the device the file names."""
+        if not os.environ.get(variable):
+            return ""
+        return f" (${variable}, instead of {setting})"

@@ -43,7 +43,7 @@ from hardware.mat.zones import MatLayout
 from rules import games
 
 from . import cards as card_part
-from .context import Context
+from .context import MAT_ENV, Context
 from .person import Person
 
 PART: Final = "mat"
@@ -69,14 +69,13 @@ READERS_FIX: Final = (
 
 def check(context: Context) -> None:
     """Checks the mat the table's file names, then walks its zones with the person."""
-    config = context.config
-    port = "sim:" if config.mat.port == "sim://" else config.mat.port
+    port = context.mat_port
     simulated = card_part.is_simulated(port)
     if not simulated and port.startswith("/") and not os.path.exists(port):
         context.checklist.failed(
             PART,
             "port",
-            f"mat.port: no device {port}",
+            f"mat.port: no device {port}{context.swapped(MAT_ENV, 'mat.port')}",
             "plug the mat's USB cable in; with deploy/99-tabletop-mat.rules installed it "
             "appears as /dev/tabletop-mat (`ls /dev/ttyACM*` shows its kernel name)",
         )
@@ -201,7 +200,7 @@ class _Mat:
                     "hello",
                     f"firmware {event.detail!r} on {self.driver.path}, a "
                     f"{self.layout.seats}x{self.layout.slots}{' + pad' if self.layout.pad else ''}"
-                    f" mat{pads}",
+                    f" mat{pads}{self.context.swapped(MAT_ENV, 'mat.port')}",
                 )
                 return True
         self.context.checklist.failed(

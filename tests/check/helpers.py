@@ -151,8 +151,9 @@ def environment() -> dict[str, str]:
     return env
 
 
-def run_check(*args: str) -> subprocess.CompletedProcess[str]:
-    """`tabletop check ARGS` with standard input that is not a terminal."""
+def run_check(*args: str, **swapped: str) -> subprocess.CompletedProcess[str]:
+    """`tabletop check ARGS` with standard input that is not a terminal; `swapped` are
+    environment variables to set (TABLETOP_MAT="sim:")."""
     return subprocess.run(
         [*TABLETOP, "check", *args],
         check=False,  # the exit status is what the tests look at
@@ -160,7 +161,7 @@ def run_check(*args: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         timeout=DEADLINE_S * 2,
-        env=environment(),
+        env={**environment(), **swapped},
     )
 
 

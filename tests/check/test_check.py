@@ -10,13 +10,16 @@ camera, a wrong password, no broker.
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from wire.broker import EmbeddedBroker
 
 from .conftest import PASSWORDS, broker_section
-from .helpers import MatSim, Terminal, run_check, table_file
+from .helpers import TABLETOP, MatSim, Terminal, run_check, table_file
 
 
 def checks(output: str) -> dict[str, dict[str, Any]]:
@@ -123,6 +126,7 @@ def test_a_person_walks_the_mat(tmp_path: Path, mat_sim: MatSim) -> None:
     assert found["mat guidance LEDs"]["detail"].endswith("as confirmed")
 
 
+@pytest.mark.slow  # 9 s here: two steps wait out their 2 s
 def test_a_pad_that_stays_touched_and_dark_leds_fail(tmp_path: Path, mat_sim: MatSim) -> None:
     config = table_file(tmp_path, port=mat_sim.path)
     terminal = Terminal(
@@ -198,3 +202,65 @@ def test_a_bad_table_file_is_one_line(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0
     assert "seats: missing" in done.stderr or "mat.port" in done.stderr
+
+
+def test_the_simulated_camera_reads_a_throw(tmp_path: Path) -> None:
+    source = "sim:?width=320&height=240"
+    subprocess.run(
+        [*TABLETOP, "dice", "calibrate", "--source", source, "--out", str(tmp_path / "tray.json")],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    extra = f'[camera]\nsource = "{source}"\ncalibration = "{tmp_path / "tray.json"}"\n'
+    config = tmp_path / "table.toml"
+    config.write_text(
+        f'game = "ossix"\n[table]\nid = "checked"\n[[seats]]\nname = "Ana"\n{extra}',
+        encoding="utf-8",
+    )
+    done = run_check("--config", str(config), "--part", "camera", "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    found = checks(done.stdout)
+    assert found["camera frame"]["detail"].startswith("320x240")
+    assert found["camera calibration"]["status"] == "pass"
+    assert found["camera empty tray"]["detail"].endswith("empty")
+    assert found["camera throw"]["detail"].endswith("as the simulated camera drew it")
+
+
+def test_a_dark_blurred_camera_fails_with_its_fixes(tmp_path: Path) -> None:
+    import cv2
+    import numpy as np
+
+    shots = tmp_path / "shots"
+    shots.mkdir()
+    for index in range(3):  # a lens cap: black frames, nothing in focus, no tray
+        cv2.imwrite(str(shots / f"{index}.png"), np.full((240, 320, 3), 3, np.uint8))
+    config = table_file(tmp_path, port="sim:", camera=f"folder:{shots}")
+    done = run_check("--config", str(config), "--part", "camera", "--json")
+    assert done.returncode == 1
+    found = checks(done.stdout)
+    assert found["camera frame"]["status"] == "pass"
+    assert "too dark" in found["camera exposure"]["detail"]
+    assert "lens cap" in found["camera exposure"]["fix"]
+    assert found["camera focus"]["status"] == "fail"
+    assert "tabletop dice calibrate" in found["camera calibration"]["fix"]
+    assert found["camera empty tray"]["detail"].startswith("no tray floor found")
+    # A real camera's throw needs a person; without a terminal it is skipped, and says why.
+    assert found["camera throw"]["status"] == "skip"
+    assert "standard input is not a terminal" in found["camera throw"]["detail"]
+
+
+def test_the_environment_swaps_the_devices_as_for_the_bridge(tmp_path: Path) -> None:
+    # The Pi's file on a laptop: the mat and camera it names are not here; the environment
+    # swaps them for simulated ones, as `tabletop bridge` takes them, and the check says so.
+    config = table_file(tmp_path, port="/dev/tabletop-mat", camera="picamera")
+    done = run_check(
+        *("--config", str(config), "--json", "--yes", "--part", "mat", "--zone", "pad"),
+        TABLETOP_MAT="sim:?seats=1&slots=2",
+    )
+    found = checks(done.stdout)
+    assert found["mat hello"]["detail"].endswith("($TABLETOP_MAT, instead of mat.port)")
+    assert found["mat pad"]["status"] == "pass"
+    assert done.returncode == 0, done.stdout
+    done = run_check("--config", str(config), "--json", "--part", "camera", TABLETOP_CAMERA="x")
+    assert "source x" in checks(done.stdout)["camera open"]["detail"]
