@@ -3,6 +3,7 @@
     from hardware.mat import open_mat
 
     with open_mat("/dev/ttyACM0") as mat:      # None: $TABLETOP_MAT, else a simulated mat
+                                               # (said in the log: never taken silently)
         for event in mat.events():
             print(event.to_json())
 
