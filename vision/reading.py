@@ -59,6 +59,12 @@ class FrameReading:
     def all_read(self) -> bool:
         return all(d.status is DieStatus.READ for d in self.dice)
 
+    @property
+    def unsure(self) -> tuple[int, ...]:
+        """The places in `dice` of the dice found but not read for sure (UNREADABLE): the
+        table asks for each of them rather than guess its value."""
+        return tuple(i for i, d in enumerate(self.dice) if d.status is DieStatus.UNREADABLE)
+
     def to_json(self) -> list[dict[str, Any]]:
         return [d.to_json() for d in self.dice]
 

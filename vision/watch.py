@@ -114,6 +114,11 @@ class ThrowEvent:
             for die, origin in zip(dice, self.origins, strict=True):
                 die["origin"] = origin.value
             data["dice"] = dice
+            if self.reading.unsure:
+                # Each die the reader could not read for sure, by its place in `dice` and its
+                # box in the frame: the table asks for it (tapped on the throw's photo, or
+                # thrown again) and no roll goes to the game (docs/mqtt.md, issue 49).
+                data["unsure"] = [{"die": i, "box": dice[i]["box"]} for i in self.reading.unsure]
             if any(o is not DieOrigin.THROWN for o in self.origins):
                 data["kept"] = list(self.values_of(DieOrigin.KEPT))
                 data["moved"] = list(self.values_of(DieOrigin.MOVED))
@@ -233,6 +238,10 @@ class ThrowWatcher:
     # full search checks any reading that does not give the expected count.
     _die_size: float | None = None
     _cocked_run: int = 0  # throws announced cocked in a row (see `slanted_view`)
+    # The last frame read, the die size searched, and its reading: the same picture again
+    # (a still tray from a camera without noise, the simulated one) is not read again.
+    _last_read: tuple[Image, float | None, FrameReading] | None = None
+    readings: int = 0  # frames the reader read (a frame seen before is not read again)
 
     def expect(self, expectation: Expectation | None) -> None:
         """Tells the watcher what the next throw should be (None: anything). It holds for one
@@ -318,7 +327,7 @@ class ThrowWatcher:
     def _read(self, image: Image, index: int, stamp: float) -> list[ThrowEvent]:
         quick = self.expectation is not None and self._die_size is not None
         self.reader.die_size = self._die_size if quick else None
-        reading = self.reader.read(image)
+        reading = self.read_frame(image)
         self.last_reading = reading
         self._readings.append(reading)
         recent = self._readings[-self.agree :]
@@ -355,6 +364,24 @@ class ThrowWatcher:
             return [self._announce(reading, index, stamp, reason)]
         return []
 
+    def read_frame(self, image: Image) -> FrameReading:
+        """The reader's reading of the frame; the last one again when the frame is the same
+        picture as the last read, searched at the same size (the reader gives the same
+        reading of the same picture: only something that changed is read)."""
+        last = self._last_read
+        size = self.reader.die_size
+        if (
+            last is not None
+            and last[1] == size
+            and last[0].shape == image.shape
+            and np.array_equal(last[0], image)
+        ):
+            return last[2]
+        reading = self.reader.read(image)
+        self.readings += 1
+        self._last_read = (image.copy(), size, reading)
+        return reading
+
     def _announce(
         self, reading: FrameReading, index: int, stamp: float, unclear: str = ""
     ) -> ThrowEvent:
@@ -389,7 +416,8 @@ class ThrowWatcher:
         elif DieStatus.UNREADABLE in statuses:
             self._cocked_run = 0
             kind = ThrowEventKind.UNREADABLE
-            reason = "a die could not be read for sure"
+            unsure = len(reading.unsure)
+            reason = f"{dice_word(unsure)} could not be read for sure"
         else:
             self._cocked_run = 0
             kind = ThrowEventKind.ROLLED

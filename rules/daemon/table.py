@@ -398,7 +398,9 @@ class PhysicalTable:
             if not isinstance(values, list) or not all(isinstance(v, int) for v in values):
                 raise ValueError("values: expected a list of integers")
             return self.reader.observe_dice(state, values, now, _reroll(raw))
-        if kind in ("cocked", "unreadable"):
+        if kind == "unreadable":  # never a guess: the game gets no roll until it is known
+            return [Alert("dice", _unsure_words(raw))]
+        if kind == "cocked":
             return [Alert("dice", f"the die is {kind}: throw it again")]
         if kind == "unclear":  # the camera cannot tell (and says why): never a guess
             reason = raw.get("reason")
@@ -466,6 +468,20 @@ def _slot_view(held: dict[str, Any], where: str) -> SlotView:
     if isinstance(code, str) and _DECK_CODE.match(code):
         return SlotView(None, face_up, code)
     return SlotView(parse_card(code, where), face_up)
+
+
+def _unsure_words(raw: dict[str, Any]) -> str:
+    """The alert for a throw with dice the camera could not read for sure (`unsure` in the
+    dice event, docs/mqtt.md): the game master gives each its value on the throw's photo, or
+    the player throws again."""
+    unsure = raw.get("unsure")
+    count = len(unsure) if isinstance(unsure, list) and unsure else 1
+    dice = "1 die" if count == 1 else f"{count} dice"
+    them = "it" if count == 1 else "each"
+    return (
+        f"{dice} could not be read for sure (? on the throw's photo): game master, tap {them} "
+        "on the photo to give its value, or throw again"
+    )
 
 
 def _reroll(raw: dict[str, Any]) -> Reroll | None:
