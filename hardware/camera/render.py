@@ -7,6 +7,7 @@ renderer makes training data for the value classifier and the throws the tests p
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -156,31 +157,49 @@ def _fill(layer: Image, pts: npt.NDArray[np.float64], color: BGR | int) -> None:
 
 
 def _background(scene: Scene) -> npt.NDArray[np.float32]:
-    h, w = scene.height, scene.width
-    rng = np.random.default_rng(scene.texture_seed)
+    """The empty tray, to draw on (a fresh copy): made once for each tray (issue 49, item 5)."""
+    size = (scene.height, scene.width)
+    return _empty_tray(size, scene.tray, scene.wall, scene.wall_width, scene.texture_seed).copy()
+
+
+@functools.lru_cache(maxsize=4)
+def _empty_tray(
+    size: tuple[int, int], tray: BGR, wall: BGR, ww: int, texture_seed: int
+) -> npt.NDArray[np.float32]:
+    h, w = size
+    rng = np.random.default_rng(texture_seed)
     image = np.empty((h, w, 3), np.float32)
-    image[:] = scene.tray
+    image[:] = tray
     # Cardboard or felt grain: low-amplitude, slightly blurred noise.
     grain = rng.normal(0.0, 4.0, (h, w)).astype(np.float32)
     grain = np.asarray(cv2.GaussianBlur(grain, (0, 0), 1.2), np.float32)
     image += grain[..., None]
-    ww = scene.wall_width
     if ww > 0:
-        image[:ww] = scene.wall
-        image[-ww:] = scene.wall
-        image[:, :ww] = scene.wall
-        image[:, -ww:] = scene.wall
+        image[:ww] = wall
+        image[-ww:] = wall
+        image[:, :ww] = wall
+        image[:, -ww:] = wall
+    image.flags.writeable = False  # shared: `_background` hands out copies
     return image
 
 
 def _light(scene: Scene) -> npt.NDArray[np.float32]:
-    h, w = scene.height, scene.width
-    a = math.radians(scene.gradient_angle)
+    """The light's share at each pixel (read-only, shared): made once for each light."""
+    return _light_for(scene.height, scene.width, scene.gradient_angle, scene.light, scene.gradient)
+
+
+@functools.lru_cache(maxsize=8)
+def _light_for(
+    h: int, w: int, angle: float, light: float, gradient: float
+) -> npt.NDArray[np.float32]:
+    a = math.radians(angle)
     ys: npt.NDArray[np.float32]
     xs: npt.NDArray[np.float32]
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
     ramp = ((xs / w - 0.5) * math.cos(a) + (ys / h - 0.5) * math.sin(a)) * 2.0
-    return (scene.light * (1.0 - scene.gradient * 0.5 * (ramp + 1.0))).astype(np.float32)
+    shares = (light * (1.0 - gradient * 0.5 * (ramp + 1.0))).astype(np.float32)
+    shares.flags.writeable = False
+    return shares
 
 
 def _draw_die(canvas: npt.NDArray[np.float32], die: RenderedDie, scene: Scene) -> None:

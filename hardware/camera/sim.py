@@ -6,6 +6,10 @@ dice fly in, whether the throwing hand stays a moment, whether they land in a he
 light drifts while they lie still). Frames come from hardware.camera.render
 with the truth attached (`Frame.truth` is a SimTruth), so tests and the simulated table know
 what the camera "saw". Everything follows from the seed: the same seed, the same film.
+
+A frame is drawn only when something in the tray changed (dice, a hand, the light): a still
+tray is the same picture frame after frame, so the watcher reads it once (`ThrowWatcher.
+read_frame`), and the sensor's noise is one of a few fields drawn once per film.
 """
 
 from __future__ import annotations
@@ -16,9 +20,10 @@ from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from .base import Frame, FrameSource
-from .render import Hand, RenderedDie, Scene, random_die, random_scene, render
+from .render import Hand, Image, RenderedDie, Scene, random_die, random_scene, render
 
 
 @dataclass(frozen=True)
@@ -53,6 +58,7 @@ class ThrowPlan:
 
 
 EDGES = ("left", "right", "top", "bottom")
+NOISE_FIELDS = 5  # a film's sensor noise fields, taken in turn frame by frame
 
 
 @dataclass(frozen=True)
@@ -96,13 +102,17 @@ class SimulatedCamera(FrameSource):
         self.url = url
         self.die_size = die_size
         self.rendered: list[SimTruth] = []  # every frame's truth, for tests to look back on
+        self.renders = 0  # frames drawn: a frame whose scene did not change is not drawn again
         self._frames: Iterator[tuple[Scene, SimTruth] | None] | None = None
         self._index = 0
+        self._drawn: tuple[Scene, Image] | None = None  # the last scene drawn, and its picture
+        self._noise: tuple[float, tuple[npt.NDArray[np.int16], ...]] | None = None
 
     def open(self) -> None:
         self._frames = self._film()
         self._index = 0
         self.rendered = []
+        self._drawn = None
 
     def read(self) -> Frame | None:
         if self._frames is None:
@@ -112,11 +122,34 @@ class SimulatedCamera(FrameSource):
         if step is None:  # every plan played; `extend` may add more
             return None
         scene, truth = step
-        image = render(scene, self.seed * 7919 + self._index)
+        if self._drawn is None or self._drawn[0] != scene:
+            # Drawn only when something in the tray changed (dice, hand, light): a still tray
+            # is the same picture frame after frame, as from a camera without sensor noise,
+            # so neither drawing it nor reading it again costs anything (issue 49, item 5).
+            image = render(replace(scene, noise=0.0))
+            self._drawn = (scene, self._with_noise(image, scene.noise))
+            self.renders += 1
+        image = self._drawn[1].copy()  # the reader's caller may draw on its frame
         frame = Frame(image, self._index, self._index / self.fps, truth)
         self.rendered.append(truth)
         self._index += 1
         return frame
+
+    def _with_noise(self, image: Image, noise: float) -> Image:
+        """The picture with a sensor's noise: one of a few fields drawn once per film, taken
+        in turn (drawing a field for every frame cost about as much as the rest of the
+        picture; a film's noise need not differ every frame, only be there)."""
+        if noise <= 0:
+            return image
+        if self._noise is None or self._noise[0] != noise or self._noise[1][0].shape != image.shape:
+            rng = np.random.default_rng([self.seed, 7919])
+            fields = tuple(
+                np.round(rng.normal(0.0, noise, image.shape)).astype(np.int16)
+                for _ in range(NOISE_FIELDS)
+            )
+            self._noise = (noise, fields)
+        field = self._noise[1][self._index % NOISE_FIELDS]
+        return np.asarray(np.clip(image.astype(np.int16) + field, 0, 255), np.uint8)
 
     def extend(self, plans: Sequence[ThrowPlan]) -> None:
         """Plans more throws, played after those already planned, in the same tray."""
