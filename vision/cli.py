@@ -102,6 +102,12 @@ def register(subparsers: Any) -> None:
         "is used to cut the dice (default: the stored one)",
     )
     enrol.add_argument("--no-calibration", action="store_true", help="ignore a stored calibration")
+    enrol.add_argument(
+        "--keep-fit",
+        action="store_true",
+        help="use the table's model even where its check finds it no better than the shipped "
+        "one (a trade you accept); by default the better one is kept",
+    )
     enrol.set_defaults(handler=run_enrol)
 
     calibrate = actions.add_parser(
@@ -187,6 +193,7 @@ def run_enrol(args: argparse.Namespace) -> int:
                 step=step,
                 calibration_of=lambda photo: calibration,
                 checking=step,
+                keep_fit=args.keep_fit,
             )
     except EnrolError as error:
         raise UserError(str(error)) from error
@@ -210,14 +217,23 @@ def run_enrol(args: argparse.Namespace) -> int:
             "reader would not. Lean a few dice on the rim or on each other in some photos, "
             "label them cocked (value column), and enrol again."
         )
+    kept_shipped = report.kept == "shipped"
     if check is None:
-        print(f"One photo: nothing to check it on. Use it: {use}")
+        if kept_shipped:
+            print(
+                f"One photo: nothing to check the table's model on, so {args.out} keeps the "
+                "shipped reader. Enrol two photos or more, or add --keep-fit to use it unchecked."
+            )
+        else:
+            print(f"One photo: nothing to check it on. Use it: {use}")
         return 0
     shipped, enrolled = check.shipped, check.enrolled
     print(
         f"On photos it did not learn from ({check.folds} fits, each without a share of the "
-        f"photos): the shipped reader read {shipped.right} dice right and {shipped.wrong} "
-        f"wrong, the table's {enrolled.right} right and {enrolled.wrong} wrong."
+        f"photos): the shipped reader read {shipped.right} dice right, {shipped.wrong} "
+        f"wrong and was unsure of {shipped.unsure}; the table's {enrolled.right} right, "
+        f"{enrolled.wrong} wrong and unsure of {enrolled.unsure} (an unsure die is asked for, "
+        "never guessed)."
         + (
             f" Of their {shipped.cocked} dice labelled cocked, the shipped reader gave "
             f"{shipped.cocked_given} a value, the table's {enrolled.cocked_given}."
@@ -225,14 +241,19 @@ def run_enrol(args: argparse.Namespace) -> int:
             else ""
         )
     )
+    kept = (
+        f"so {args.out} keeps the shipped reader ({args.out}/fitted_dice_values.onnx is the "
+        "table's model; enrol again with --keep-fit to use it)"
+        if kept_shipped
+        else f"but {args.out} uses the table's model, as --keep-fit asked"
+    )
     if check.verdict == "better":
-        print(f"It reads this table better. Use it: {use}")
+        print(f"It reads this table better, so {args.out} uses it: {use}")
     elif check.verdict == "no better":
         print(
             "It does not help this table: on photos it had not seen it read no more dice right "
-            "and gave no fewer wrong values (a cocked die given a value counts as one). Keep "
-            "the shipped reader (leave dice_model unset), or enrol more photos and check "
-            f"again. To try it anyway: {use}"
+            "and gave no fewer wrong values (a cocked die given a value counts as one), "
+            f"{kept}. Enrol more photos and check again. {args.out} reads: {use}"
         )
     else:
         gained = enrolled.right - shipped.right
@@ -241,7 +262,8 @@ def run_enrol(args: argparse.Namespace) -> int:
             f"A trade: it read {abs(gained)} {'more' if gained > 0 else 'fewer'} dice right "
             f"and gave {abs(more_wrong)} {'more' if more_wrong > 0 else 'fewer'} wrong values "
             "(a cocked die given a value counts as one). A wrong value scores a throw wrongly; "
-            f"a die not read is only asked for again. If that suits this table, use it: {use}"
+            f"a die not read is only asked for again. It is not better on both counts, {kept}. "
+            f"{args.out} reads: {use}"
         )
     return 0
 

@@ -52,13 +52,17 @@ import numpy.typing as npt
 from .calibration import Calibration
 from .classify import COCKED, VALUE_CLASSES, ValueClassifier, softmax, to_blob
 from .errors import VisionError
+from .reading import DieStatus
 from .view import TableView
 
 Image = npt.NDArray[np.uint8]
 Floats = npt.NDArray[np.float32]
 
 ENROL_FORMAT: Final = 1
-MODEL_FILE: Final = "dice_values.onnx"  # the table's model, in the enrolment's folder
+MODEL_FILE: Final = "dice_values.onnx"  # the model kept for the table, in the enrolment's folder
+FITTED_FILE: Final = "fitted_dice_values.onnx"  # the table's own fit, kept or not
+KEPT_TABLE: Final = "table"  # enrolment.json's `kept`: the table's fit reads with --model DIR
+KEPT_SHIPPED: Final = "shipped"  # ... the shipped model does: the fit was no better
 ENROLMENT_FILE: Final = "enrolment.json"  # what was enrolled, and how well it fits
 SCALES: Final = (0.9, 1.0, 1.1)  # the sizes each die is cut at, around its own
 COCKED_ROW: Final = VALUE_CLASSES - 1  # the head's row for `cocked` (values 1-6 first)
@@ -96,15 +100,23 @@ class Head:
 
 @dataclass(frozen=True, slots=True)
 class DiceRead:
-    """How a reader read some labelled dice: right, wrong, and not read (unsure, cocked or
-    not found: the game would have asked for the die again); and of the dice labelled cocked,
-    how many it gave a value (each as bad as a wrong value: the game would count it)."""
+    """How a reader read some labelled dice: right, wrong, and not read (the game would have
+    asked for the die again), of which `unsure` were found but not read for sure and
+    `called_cocked` found and called cocked (the rest were not found); and of the dice
+    labelled cocked, how many it gave a value (each as bad as a wrong value: the game would
+    count it)."""
 
     right: int
     wrong: int
     not_read: int
     cocked: int = 0
     cocked_given: int = 0
+    unsure: int = 0
+    called_cocked: int = 0
+
+    @property
+    def not_found(self) -> int:
+        return self.not_read - self.unsure - self.called_cocked
 
     @property
     def wrong_or_cocked(self) -> int:
@@ -115,7 +127,9 @@ class DiceRead:
         return {
             "right": self.right,
             "wrong": self.wrong,
-            "not_read": self.not_read,
+            "unsure": self.unsure,
+            "called_cocked": self.called_cocked,
+            "not_found": self.not_found,
             "cocked": self.cocked,
             "cocked_given_a_value": self.cocked_given,
         }
@@ -164,6 +178,7 @@ class EnrolReport:
     looks: int
     held_out: HeldOutCheck | None = None  # None with one photo: nothing to leave out
     cocked: int = 0  # of `dice`, those labelled cocked
+    kept: str = KEPT_TABLE  # which model the folder reads with (KEPT_TABLE or KEPT_SHIPPED)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -174,6 +189,7 @@ class EnrolReport:
             "looks": self.looks,
             "looks_read_right": {"shipped": self.shipped_right, "enrolled": self.enrolled_right},
             "held_out": self.held_out.to_json() if self.held_out is not None else None,
+            "kept": self.kept,
         }
 
 
@@ -336,10 +352,17 @@ def enrol(
     reader: Any = None,
     calibration_of: Callable[[Path], Calibration | None] = lambda photo: None,
     checking: Callable[[str], None] = lambda note: None,
+    keep_fit: bool = False,
 ) -> EnrolReport:
     """Enrols a table from its labelled photos: writes `out/dice_values.onnx` and
     `out/enrolment.json`. `step` is called once per photo (progress), then `checking` once
     per photo read by the held-out check (twice each: with the shipped and the table's model).
+
+    The folder's model is the one that reads the table better: the table's fit only where
+    the held-out check finds it better (more dice read right or fewer wrong values, neither
+    worse), the shipped model otherwise (also with one photo: nothing to check on), unless
+    `keep_fit` (a person who accepts a trade). The fit is kept beside it (`FITTED_FILE`) and
+    the record says which was kept (`kept`).
 
     `calibration_of` gives a photo's calibration: the check reads the photo with it, and
     with a camera view (`vision.view`, a table calibrated with a board) its dice are cut
@@ -407,7 +430,8 @@ def enrol(
     shipped_right = int((network.head.logits(features).argmax(axis=1) == targets - 1).sum())
     enrolled_right = int((head.logits(features).argmax(axis=1) == targets - 1).sum())
     out.mkdir(parents=True, exist_ok=True)
-    (out / MODEL_FILE).write_bytes(with_head(model, network.head, head))
+    fitted = with_head(model, network.head, head)
+    (out / FITTED_FILE).write_bytes(fitted)
     held_out = _check_held_out(
         by_photo,
         images,
@@ -427,7 +451,11 @@ def enrol(
         len(crops),
         held_out,
         cocked=sum(die.value == COCKED for die in dice),
+        kept=KEPT_TABLE
+        if keep_fit or (held_out is not None and held_out.verdict == "better")
+        else KEPT_SHIPPED,
     )
+    (out / MODEL_FILE).write_bytes(fitted if report.kept == KEPT_TABLE else model)
     (out / ENROLMENT_FILE).write_text(
         json.dumps(
             {
@@ -472,7 +500,7 @@ def _check_held_out(
     folds = min(CHECK_FOLDS, len(photos))
     if folds < 2:
         return None
-    tallies: dict[str, list[int]] = {"shipped": [0] * 5, "enrolled": [0] * 5}
+    tallies: dict[str, list[int]] = {"shipped": [0] * 7, "enrolled": [0] * 7}
     with tempfile.TemporaryDirectory(prefix="tabletop-enrol-check-") as scratch:
         for fold in range(folds):
             out = looks.photo_of % folds == fold
@@ -491,11 +519,12 @@ def _check_held_out(
     return HeldOutCheck(folds, DiceRead(*tallies["shipped"]), DiceRead(*tallies["enrolled"]))
 
 
-def _score(dice: list[EnrolledDie], reading: Any) -> tuple[int, int, int, int, int]:
+def _score(dice: list[EnrolledDie], reading: Any) -> tuple[int, int, int, int, int, int, int]:
     """Right, wrong and not read of these labelled dice in a reading, then the dice labelled
-    cocked and how many of them were given a value: each labelled centre goes to the nearest
-    reported die whose box holds it (not read when none does)."""
-    right = wrong = not_read = cocked = cocked_given = 0
+    cocked and how many of them were given a value, then of the dice not read those found
+    unsure and those called cocked (as `DiceRead` takes them): each labelled centre goes to
+    the nearest reported die whose box holds it (not read when none does)."""
+    right = wrong = not_read = cocked = cocked_given = unsure = called_cocked = 0
     for die in dice:
         holders = [
             seen
@@ -512,11 +541,14 @@ def _score(dice: list[EnrolledDie], reading: Any) -> tuple[int, int, int, int, i
             cocked_given += seen is not None and seen.value is not None
         elif seen is None or seen.value is None:
             not_read += 1
+            if seen is not None:
+                unsure += seen.status is DieStatus.UNREADABLE
+                called_cocked += seen.status is DieStatus.COCKED
         elif seen.value == die.value:
             right += 1
         else:
             wrong += 1
-    return right, wrong, not_read, cocked, cocked_given
+    return right, wrong, not_read, cocked, cocked_given, unsure, called_cocked
 
 
 def _on_the_table(
@@ -569,8 +601,11 @@ def table_model(folder: Path) -> Path:
 
 def cocked_enrolled(folder: Path) -> int:
     """How many dice labelled cocked a table's enrolment learnt from (0 for a record from
-    before cocked dice could be labelled); EnrolError as `table_model` gives it."""
+    before cocked dice could be labelled; -1 when the folder kept the shipped model, whose
+    cocked dice nothing changed); EnrolError as `table_model` gives it."""
     table_model(folder)
     record = json.loads((folder / ENROLMENT_FILE).read_text(encoding="utf-8"))
+    if record.get("kept") == KEPT_SHIPPED:
+        return -1
     cocked = record.get("cocked_dice", 0)
     return cocked if isinstance(cocked, int) else 0

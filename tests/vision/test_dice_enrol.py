@@ -207,7 +207,9 @@ def test_enrolling_real_photos_writes_a_table_model_the_reader_and_bridge_use(
 ) -> None:
     labels = centres_csv(tmp_path, 3)
     steps: list[str] = []
-    report = enrol(labels, tmp_path / "table", step=steps.append)
+    # Kept whatever its check says (the shipped reader reads these photos already: the
+    # folder would keep it; tests/vision/test_enrol_keeps_better.py).
+    report = enrol(labels, tmp_path / "table", step=steps.append, keep_fit=True)
     assert len(steps) == 3 and report.photos == 3 and report.dice >= 10
     assert report.dice_sized_by_the_reader == report.dice  # the reader found each die
     assert report.looks == report.dice * 3 * 4  # three sizes, four turns
