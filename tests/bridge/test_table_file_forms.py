@@ -3,6 +3,7 @@ says what is wrong and lists what works (issue 46 item 1, issue 51's shared LED 
 
 from __future__ import annotations
 
+import logging
 import shutil
 from pathlib import Path
 
@@ -206,3 +207,16 @@ def test_a_copied_example_keeps_working_from_another_folder(tmp_path: Path) -> N
     )
     (tmp_path / "table.toml").write_text(text)
     assert load_config(tmp_path / "table.toml").mat.cards == str(tmp_path / "c.json")
+
+
+def test_a_simulated_mat_taken_for_want_of_a_port_is_said(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from hardware.mat import open_mat
+
+    monkeypatch.delenv("TABLETOP_MAT", raising=False)
+    with caplog.at_level(logging.WARNING, logger="hardware.mat.driver"):
+        assert open_mat().url == "sim:"
+        assert open_mat("/dev/ttyACM0").url == "/dev/ttyACM0"
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 1 and "using a simulated mat (sim:)" in lines[0]
