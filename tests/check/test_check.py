@@ -264,3 +264,34 @@ def test_the_environment_swaps_the_devices_as_for_the_bridge(tmp_path: Path) -> 
     assert done.returncode == 0, done.stdout
     done = run_check("--config", str(config), "--json", "--part", "camera", TABLETOP_CAMERA="x")
     assert "source x" in checks(done.stdout)["camera open"]["detail"]
+
+
+def test_enter_skips_a_step_and_the_check_says_so(tmp_path: Path, mat_sim: MatSim) -> None:
+    config = table_file(tmp_path, port=mat_sim.path)
+    terminal = Terminal("--config", str(config), "--part", "mat", "--json", "--zone", "s1.1")
+    try:
+        terminal.err.wait_for(r"s1.1: lay a card on it face DOWN")
+        terminal.type("")  # nothing at hand: Enter skips it
+        terminal.err.wait_for(r"Is every slot lit.*\[y/n\]")
+        terminal.type("maybe")  # not an answer: asked again
+        terminal.err.wait_for(r"please answer y or n")
+        terminal.type("y")
+        status = terminal.finish()
+    finally:
+        terminal.kill()
+    found = checks(terminal.out.text)
+    assert found["mat s1.1"]["status"] == "skip"
+    assert found["mat guidance LEDs"]["status"] == "pass"
+    assert status == 3
+
+
+def test_gpio_leds_that_cannot_open_fail_in_one_line(tmp_path: Path) -> None:
+    # The laptop's file with the Pi's LEDs asked for: RPi.GPIO is not here (nor the pins).
+    config = table_file(tmp_path, port="sim:")
+    done = run_check("--config", str(config), "--part", "leds", "--json", TABLETOP_LEDS="gpio")
+    assert done.returncode == 1
+    opened = checks(done.stdout)["leds open"]
+    assert opened["status"] == "fail"
+    assert "pins" in opened["detail"] or "RPi.GPIO" in opened["detail"]
+    assert "python3-rpi-lgpio" in opened["fix"]
+    assert "Traceback" not in done.stderr
