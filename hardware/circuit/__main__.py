@@ -46,6 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     build = commands.add_parser("build", help="netlist, ERC, BOM and power budget into a folder")
     build.add_argument("--out", type=Path, required=True, help="the folder to write into")
+    drawings = commands.add_parser("drawings", help="a schematic SVG of each board (slow)")
+    drawings.add_argument("--out", type=Path, required=True, help="the folder to write into")
     bom = commands.add_parser("bom", help="the bill of materials as Markdown")
     bom.add_argument("--write", action="store_true", help="put it into docs/mat.md")
     args = parser.parse_args(argv)
@@ -56,6 +58,12 @@ def main(argv: list[str] | None = None) -> int:
     from .erc import run_erc
     from .mat import build_mat
 
+    if args.command == "drawings":
+        from .drawings import write_drawings
+
+        for path, seconds in write_drawings(args.out):
+            print(f"wrote {path} in {seconds:.0f} s")
+        return 0
     mat = build_mat()
     rows = bom_rows(mat)
     if args.command == "bom":

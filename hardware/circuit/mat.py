@@ -125,7 +125,8 @@ class _Builder:
     def no_connect(self, pin: Any, reason: str) -> None:
         """Marks a pin not connected on purpose: the ERC waiver, with its reason kept."""
         pin += self.circuit.NC
-        self.mat.waivers[f"{pin.part.ref}.{pin.name or pin.num}"] = reason
+        label = f" ({pin.name})" if pin.name and pin.name != "~" else ""
+        self.mat.waivers[f"{pin.part.ref} pin {pin.num}{label}"] = reason
 
     def decouple(self, board: str, rail: str, value: str = "100nF", bom: str = "c100n") -> None:
         cap = self.part("C", "capacitor", board, value, bom=bom)

@@ -75,7 +75,7 @@ def pin(part: Any, key: str | int) -> Any:
 def net_of(pin: Any) -> Any:
     """The pin's net, or None when it is open or marked not connected."""
     net = pin.net
-    if net is None or net.name == "NC":
+    if net is None or net.name == "__NOCONNECT":  # SKiDL's no-connect net
         return None
     return net
 
