@@ -84,10 +84,6 @@ class Owned:
 OWNED = Owned()
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    # OpenCV's loader adds its folder to LD_LIBRARY_PATH when first imported: done once here,
-    # so that the first test to import it is not blamed for the library's own set-up.
-    import cv2  # noqa: F401
 BEFORE = pytest.StashKey[Snapshot]()
 
 
@@ -107,35 +103,48 @@ def new_children(before: Snapshot) -> dict[int, str]:
     }
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_fixture_setup(fixturedef: pytest.FixtureDef[object]) -> Generator[None, object, object]:
-    if fixturedef.scope == "function":
+def pytest_configure(config: pytest.Config) -> None:
+    # OpenCV's loader adds its folder to LD_LIBRARY_PATH when first imported: done once here,
+    # so that the first test to import it is not blamed for the library's own set-up.
+    import cv2  # noqa: F401
+
+    # A plugin rather than this conftest's own hooks: a session-wide fixture is set up by the
+    # session's node, which calls only the root folder's conftest hooks, not this one's.
+    config.pluginmanager.register(LeakCheck(), "tabletop-leak-check")
+
+
+class LeakCheck:
+    """The hooks: note what wider fixtures start, snapshot before each test, check after."""
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_fixture_setup(
+        self, fixturedef: pytest.FixtureDef[object]
+    ) -> Generator[None, object, object]:
+        if fixturedef.scope == "function":
+            return (yield)
+        threads, children = set(threading.enumerate()), set(live_children())
+        try:
+            return (yield)
+        finally:
+            OWNED.threads |= set(threading.enumerate()) - threads
+            OWNED.children |= set(live_children()) - children
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, None, None]:
+        item.stash[BEFORE] = Snapshot.take()
         return (yield)
-    threads, children = set(threading.enumerate()), set(live_children())
-    try:
-        return (yield)
-    finally:
-        OWNED.threads |= set(threading.enumerate()) - threads
-        OWNED.children |= set(live_children()) - children
 
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
-    item.stash[BEFORE] = Snapshot.take()
-    return (yield)
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, None, None]:
-    yield
-    before = item.stash.get(BEFORE, None)
-    if before is None:
-        return
-    problems = leaks(before)
-    if problems:
-        raise AssertionError(
-            f"{item.nodeid} left behind: " + "; ".join(problems) + " (tests/conftest.py)"
-        )
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_teardown(self, item: pytest.Item) -> Generator[None, None, None]:
+        yield
+        before = item.stash.get(BEFORE, None)
+        if before is None:
+            return
+        problems = leaks(before)
+        if problems:
+            raise AssertionError(
+                f"{item.nodeid} left behind: " + "; ".join(problems) + " (tests/conftest.py)"
+            )
 
 
 def leaks(before: Snapshot) -> list[str]:
