@@ -131,6 +131,10 @@ class EmbeddedBroker:
             else:
                 log.exception("the embedded broker stopped on an error")
         finally:
+            # Its executor's threads (amqtt resolves names on them) end with the loop, not
+            # after it: a stopped broker leaves nothing running behind.
+            with contextlib.suppress(RuntimeError):
+                loop.run_until_complete(loop.shutdown_default_executor())
             loop.close()
 
     async def _serve(self, started: Future[None]) -> None:
