@@ -20,7 +20,14 @@ import pytest
 
 from rules.daemon.client import TableClient
 from tabletop.cli import main
-from wire.broker import choose_broker, client_url, record_broker, recorded_broker, state_path
+from wire.broker import (
+    EmbeddedBroker,
+    choose_broker,
+    client_url,
+    record_broker,
+    recorded_broker,
+    state_path,
+)
 from wire.mqtt import BROKER_ENV, BrokerUrl
 from wire.passwords import hash_password
 
@@ -99,13 +106,19 @@ def test_the_state_file_names_a_live_broker_only(own_state_dir: Path) -> None:
     record_broker(BrokerUrl("mqtt", "127.0.0.1", port), "tabletop rules", users=False)
     assert state_path() == own_state_dir / "tabletop" / "broker.json"
     assert recorded_broker() is None  # nothing listens there
-    with socket.socket() as listener:
+    with socket.socket() as listener:  # a program that is no MQTT broker took the port
         listener.bind(("127.0.0.1", port))
         listener.listen()
+        assert recorded_broker() is None
+    broker = EmbeddedBroker(port=port)
+    broker.start()
+    try:
         found = recorded_broker()
         assert found is not None and found.pid == os.getpid() and found.url.port == port
         assert client_url(None).port == port
         assert client_url("mqtt://other:1").host == "other"  # a URL given still wins
+    finally:
+        broker.stop()
     state_path().write_text("{not json")
     assert recorded_broker() is None and client_url(None).port == 1883
 
