@@ -21,6 +21,7 @@ from wire.topics import DEFAULT_TABLE, TABLE_ENV, TableIdError, check_table_id
 
 from .errors import DaemonError
 from .gm import GAME_ENV, chosen_game, run_follow, run_gm, run_send, run_state, table_id
+from .referee import SNAPSHOT_EVERY
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +30,19 @@ TIMEOUT_HELP = (
     "seconds to wait for the rules daemon's reply before giving up (default 10; the command "
     "may still be carried out if the reply is merely late)"
 )
+
+
+def _snapshot_every(text: str) -> int:
+    """`--snapshot-every`: a whole number of commands, 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number of commands (0: never), got {text!r}"
+        )
+    return value
 
 
 def default_db() -> str:
@@ -98,6 +112,14 @@ def register(subparsers: Any, argv: Sequence[str] = ()) -> None:
         default="full",
         help="full (default): every acknowledged command survives a power cut; normal: "
         "faster replies, survives a crash of the daemon but not of the machine",
+    )
+    rules.add_argument(
+        "--snapshot-every",
+        type=_snapshot_every,
+        default=SNAPSHOT_EVERY,
+        metavar="N",
+        help=f"write each table's state into the log every N commands, so a restart reads only "
+        f"what follows (default {SNAPSHOT_EVERY}; 0: never, every start reads the whole log)",
     )
     rules.add_argument(
         "--config",
@@ -224,7 +246,15 @@ def run_daemon(args: argparse.Namespace) -> int:
     tables = _room_tables(args)
     if tables is None and not args.all_tables:
         daemon = RulesDaemon(
-            url, table, args.db, args.sync, seats=seats, grace=grace, game=game, options=options
+            url,
+            table,
+            args.db,
+            args.sync,
+            seats=seats,
+            grace=grace,
+            game=game,
+            options=options,
+            snapshot_every=args.snapshot_every,
         )
         what = f"table {table!r}"
     else:
@@ -233,7 +263,13 @@ def run_daemon(args: argparse.Namespace) -> int:
             check_table_id(name)
         except TableIdError as error:
             raise UserError(f"--name: {error}") from error
-        setup = TableOptions(tuple(seats) if seats else None, grace, game, options)
+        setup = TableOptions(
+            tuple(seats) if seats else None,
+            grace,
+            game,
+            options,
+            snapshot_every=args.snapshot_every,
+        )
         daemon = RoomDaemon(url, tables, args.db, args.sync, setup=setup, name=name)
         what = f"daemon {name!r}, " + ("every table" if tables is None else f"{len(tables)} tables")
     stop = threading.Event()

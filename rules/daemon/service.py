@@ -39,7 +39,7 @@ from wire.payload import PayloadError, encode, read_json
 from wire.throttled_log import ThrottledLog
 from wire.topics import ROOT, RoomTopics, TableIdError, TableTopics, check_table_id
 
-from .referee import PROTOCOL_VERSION, Outcome, Referee
+from .referee import PROTOCOL_VERSION, SNAPSHOT_EVERY, Outcome, Referee
 from .store import GameLog, LogDatabase, StoreError, append_together
 from .table import PhysicalTable, hidden_names
 from .waits import DEFAULT_PATIENCE_S, WaitWatch
@@ -80,6 +80,8 @@ class TableOptions:
     options: dict[str, Any] | None = None
     # How long a table waits for each kind of thing before its `wait` alert (rules.daemon.waits).
     patience: Mapping[WaitKind, float] | None = None
+    # Commands between two snapshots of a table's state in the log (0: none; referee.py).
+    snapshot_every: int = SNAPSHOT_EVERY
 
 
 class TableServer:
@@ -93,6 +95,7 @@ class TableServer:
         self.referee = Referee(
             GameLog(database.where, table, sync, database=database), setup.game, setup.options
         )
+        self.referee.snapshot_every = setup.snapshot_every
         # With seats, the daemon also reads the physical table the bridge publishes.
         self.physical = (
             PhysicalTable(self.topics, setup.seats, setup.grace, self.referee.rules)
@@ -560,7 +563,7 @@ class RoomDaemon:
             "table %s: served; %d commands in the log, %d events",
             table,
             server.referee.last_seq,
-            len(server.referee.game.events),
+            server.referee.event_count,
         )
         if announce:
             server.announce()
@@ -842,14 +845,18 @@ class RulesDaemon(RoomDaemon):
         game: str = DEFAULT_GAME,
         options: dict[str, Any] | None = None,
         patience: Mapping[WaitKind, float] | None = None,
+        snapshot_every: int = SNAPSHOT_EVERY,
     ) -> None:
         self.topics = TableTopics(table)
+        setup = TableOptions(
+            tuple(seats) if seats else None, grace, game, options, patience, snapshot_every
+        )
         super().__init__(
             url,
             [table],
             db_path,
             sync,
-            setup=TableOptions(tuple(seats) if seats else None, grace, game, options, patience),
+            setup=setup,
             name=table,
             strict=True,
         )
@@ -894,7 +901,7 @@ class RulesDaemon(RoomDaemon):
             "table %s: %d commands in the log, %d events; connecting to %s",
             table,
             self.referee.last_seq,
-            len(self.referee.game.events),
+            self.referee.event_count,
             self.url,
         )
         self.link.start(timeout=None)

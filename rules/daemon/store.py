@@ -11,7 +11,10 @@ before the daemon publishes anything about it (GameLog explains the faster "norm
 A daemon holds an exclusive lock per table so two daemons never write the same table: a lock
 file beside the SQLite file, or a PostgreSQL advisory lock held by the connection that writes
 (so a daemon that dies, or loses its connection, loses its tables' leases with it). The state
-is never stored: it is the fold of the events.
+is the fold of the events; a table's latest snapshot (`snapshots`, one row a table, written in
+the same transaction as the commands it follows) is a cache of that fold at one command, so a
+restart folds only the commands after it. A log without snapshots (written before them) is
+read as before, and gets one at its table's next start.
 """
 
 from __future__ import annotations
@@ -53,6 +56,15 @@ CREATE TABLE IF NOT EXISTS events (
     event    TEXT    NOT NULL,
     PRIMARY KEY (table_id, number)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS snapshots (
+    table_id    TEXT    NOT NULL PRIMARY KEY,
+    seq         INTEGER NOT NULL,
+    events      INTEGER NOT NULL,
+    format      INTEGER NOT NULL,
+    fingerprint TEXT    NOT NULL,
+    meta        TEXT    NOT NULL,
+    state       BLOB    NOT NULL
+);
 """
 # The same tables in PostgreSQL: the same columns and keys, in its dialect.
 _PG_SCHEMA = (
@@ -60,6 +72,15 @@ _PG_SCHEMA = (
     .replace("seq        INTEGER", "seq        BIGINT")
     .replace("number   INTEGER", "number   BIGINT")
     .replace("seq      INTEGER", "seq      BIGINT")
+    .replace("seq         INTEGER", "seq         BIGINT")
+    .replace("events      INTEGER", "events      BIGINT")
+    .replace("BLOB", "BYTEA")
+)
+# A snapshot's row: replaced by the table's next one.
+_SNAPSHOT_UPSERT = (
+    "INSERT INTO snapshots VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (table_id) DO UPDATE SET "
+    "seq = excluded.seq, events = excluded.events, format = excluded.format, "
+    "fingerprint = excluded.fingerprint, meta = excluded.meta, state = excluded.state"
 )
 # Every advisory lock key of this program starts from this, so other users of the same
 # PostgreSQL database do not collide with a table's lease by chance.
@@ -88,6 +109,22 @@ class CommandRecord:
     @property
     def ok(self) -> bool:
         return bool(self.reply.get("ok"))
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A table's state after one command, as the log keeps it: a cache of the fold.
+
+    `seq`: the last command folded in; `events`: the table's event rows up to it; `format` and
+    `fingerprint`: what wrote `state` (rules.games.snapshots); `meta`: what the referee keeps
+    beside the game's state (the game's name, its refusals, ...)."""
+
+    seq: int
+    events: int
+    format: int
+    fingerprint: str
+    meta: dict[str, Any]
+    state: bytes
 
 
 SYNC_MODES = ("full", "normal")
@@ -372,6 +409,93 @@ class LogDatabase:
             raise StoreError(f"cannot read table {table!r} from {self}: {error}") from error
         return events, commands
 
+    def read_after(
+        self, table: str, seq: int, events: int
+    ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+        """`read`, of the rows after command `seq` and event `events` only."""
+        try:
+            event_rows = self._query(
+                "SELECT number, seq, event FROM events WHERE table_id = ? AND number > ? "
+                "ORDER BY number",
+                (table, events),
+            )
+            commands = self._query(
+                "SELECT seq, command_id, payload, reply FROM commands WHERE table_id = ? "
+                "AND seq > ? ORDER BY seq",
+                (table, seq),
+            )
+        except self._errors() as error:
+            raise StoreError(f"cannot read table {table!r} from {self}: {error}") from error
+        return event_rows, commands
+
+    def snapshot(self, table: str) -> Snapshot | None:
+        """A table's latest snapshot, if it has one that agrees with the log's rows (a log
+        repaired by hand below it makes it stale: then None, with a warning)."""
+        try:
+            rows = self._query(
+                "SELECT seq, events, format, fingerprint, meta, state FROM snapshots "
+                "WHERE table_id = ?",
+                (table,),
+            )
+            if not rows:
+                return None
+            seq, events, format_, fingerprint, meta_text, state = rows[0]
+            # The command it follows is there, and the events up to it are exactly `events`.
+            command = self._query(
+                "SELECT seq FROM commands WHERE table_id = ? AND seq = ?", (table, seq)
+            )
+            bounds = self._query(
+                "SELECT number, seq FROM events WHERE table_id = ? AND number IN (?, ?)",
+                (table, events, events + 1),
+            )
+        except self._errors() as error:
+            raise StoreError(f"cannot read table {table!r} from {self}: {error}") from error
+        by_number = {int(number): int(at) for number, at in bounds}
+        agrees = (
+            bool(command)
+            and (events == 0 or by_number.get(events, seq + 1) <= seq)
+            and by_number.get(events + 1, seq + 1) > seq
+        )
+        try:
+            meta = json.loads(meta_text)
+            if not isinstance(meta, dict):
+                raise ValueError("not a JSON object")
+        except (ValueError, TypeError) as error:
+            log.warning("table %s: its snapshot in %s is unreadable (%s)", table, self, error)
+            return None
+        if not agrees:
+            log.warning(
+                "table %s: its snapshot at command %s does not match the log in %s; the "
+                "whole log is read instead",
+                table,
+                seq,
+                self,
+            )
+            return None
+        return Snapshot(int(seq), int(events), int(format_), str(fingerprint), meta, bytes(state))
+
+    def command_ids(self, table: str) -> set[str]:
+        """Every command id a table's log holds (their replies are read when a repeat comes)."""
+        try:
+            rows = self._query(
+                "SELECT command_id FROM commands WHERE table_id = ? AND command_id IS NOT NULL",
+                (table,),
+            )
+        except self._errors() as error:
+            raise StoreError(f"cannot read table {table!r} from {self}: {error}") from error
+        return {row[0] for row in rows}
+
+    def reply(self, table: str, command_id: str) -> str | None:
+        """The logged reply to a command id (its text), or None."""
+        try:
+            rows = self._query(
+                "SELECT reply FROM commands WHERE table_id = ? AND command_id = ?",
+                (table, command_id),
+            )
+        except self._errors() as error:
+            raise StoreError(f"cannot read table {table!r} from {self}: {error}") from error
+        return str(rows[0][0]) if rows else None
+
     def tables(self) -> list[str]:
         """Every table that has a command in this log."""
         try:
@@ -396,8 +520,11 @@ class LogDatabase:
         else:
             raise StoreError("the game log is not open")
 
-    def write(self, batches: Sequence[tuple[str, Rows]]) -> None:
-        """Stores the command and event rows of every table in `batches` in one transaction.
+    def write(
+        self, batches: Sequence[tuple[str, Rows]], snapshots: Sequence[tuple[Any, ...]] = ()
+    ) -> None:
+        """Stores the command and event rows of every table in `batches` in one transaction,
+        and the tables' new `snapshots` rows (each replacing its table's last one).
 
         Raises StoreError naming the tables when nothing was written; a table whose lease
         this connection no longer holds is never written (PostgreSQL: the lease is checked
@@ -408,9 +535,10 @@ class LogDatabase:
         events = [row for _, (_rows, rows) in batches for row in rows]
         try:
             if self._sqlite is not None:
-                self._write_sqlite(self._sqlite, commands, events)
+                self._write_sqlite(self._sqlite, commands, events, snapshots)
             elif self._pg is not None:
-                self._write_postgresql(self._pg, [table for table, _ in batches], commands, events)
+                tables = [table for table, _ in batches]
+                self._write_postgresql(self._pg, tables, commands, events, snapshots)
             else:
                 raise StoreError("the game log is not open")
         except StoreError:
@@ -420,12 +548,17 @@ class LogDatabase:
         self.commits_since_checkpoint += 1
 
     def _write_sqlite(
-        self, db: sqlite3.Connection, commands: list[tuple[Any, ...]], events: list[tuple[Any, ...]]
+        self,
+        db: sqlite3.Connection,
+        commands: list[tuple[Any, ...]],
+        events: list[tuple[Any, ...]],
+        snapshots: Sequence[tuple[Any, ...]],
     ) -> None:
         try:
             db.execute("BEGIN IMMEDIATE")
             db.executemany("INSERT INTO commands VALUES (?, ?, ?, ?, ?, ?)", commands)
             db.executemany("INSERT INTO events VALUES (?, ?, ?, ?)", events)
+            db.executemany(_SNAPSHOT_UPSERT, snapshots)
             db.execute("COMMIT")
         except Exception:
             # Whatever went wrong (the disk, or a value SQLite cannot bind), the transaction
@@ -440,6 +573,7 @@ class LogDatabase:
         tables: list[str],
         commands: list[tuple[Any, ...]],
         events: list[tuple[Any, ...]],
+        snapshots: Sequence[tuple[Any, ...]],
     ) -> None:
         with conn.transaction(), conn.cursor() as cursor:
             # A lease lost with a broken connection cannot come back on a new one unseen:
@@ -454,9 +588,12 @@ class LogDatabase:
             row = cursor.fetchone()
             if row is None or row[0] < len(set(keys)):
                 raise StoreError(f"the lease of table {', '.join(tables)} in {self} was lost")
-            cursor.executemany("INSERT INTO commands VALUES (%s, %s, %s, %s, %s, %s)", commands)
+            if commands:
+                cursor.executemany("INSERT INTO commands VALUES (%s, %s, %s, %s, %s, %s)", commands)
             if events:
                 cursor.executemany("INSERT INTO events VALUES (%s, %s, %s, %s)", events)
+            if snapshots:
+                cursor.executemany(_SNAPSHOT_UPSERT.replace("?", "%s"), snapshots)
 
     @property
     def broken(self) -> bool:
@@ -476,7 +613,8 @@ class LogDatabase:
 
 
 class GameLog:
-    """One table's part of a log database: read it all at start, append commands in batches.
+    """One table's part of a log database: read at start (from its latest snapshot on, or
+    all of it), append commands in batches.
 
     `sync="full"` (the default) syncs the disk on every commit: an acknowledged command
     survives a power cut. `sync="normal"` leaves that to checkpoints: an acknowledged command
@@ -501,6 +639,10 @@ class GameLog:
         self.database = database if database is not None else LogDatabase(path, sync)
         self._own_database = database is None
         self._event_count = 0
+        # The command the table's latest snapshot follows (0: none), and the one to write with
+        # the next batch (`offer_snapshot`).
+        self.snapshot_seq = 0
+        self._offered: Snapshot | None = None
 
     @property
     def commits_since_checkpoint(self) -> int:
@@ -526,8 +668,17 @@ class GameLog:
         if self._own_database:
             self.database.close()
 
-    def records(self) -> Iterator[CommandRecord]:
-        """Every command logged for this table, oldest first, with the events it caused.
+    def snapshot(self) -> Snapshot | None:
+        """The table's latest snapshot (None: none, or none that agrees with the log)."""
+        if not self.database.is_open:
+            raise StoreError("the game log is not open")
+        found = self.database.snapshot(self.table)
+        self.snapshot_seq = 0 if found is None else found.seq
+        return found
+
+    def records(self, after: Snapshot | None = None) -> Iterator[CommandRecord]:
+        """Every command logged for this table, oldest first, with the events it caused
+        (`after` a snapshot: only those that follow it).
 
         A row that cannot be read (damaged, or written by a version that stored text it
         should not have) is skipped with an error in the daemon's log, never fatal: the
@@ -535,7 +686,12 @@ class GameLog:
         """
         if not self.database.is_open:
             raise StoreError("the game log is not open")
-        event_rows, command_rows = self.database.read(self.table)
+        if after is None:
+            event_rows, command_rows = self.database.read(self.table)
+            before = 0
+        else:
+            event_rows, command_rows = self.database.read_after(self.table, after.seq, after.events)
+            before = after.events
         events: dict[int, list[dict[str, Any]]] = {}
         for number, seq, text in event_rows:
             try:
@@ -551,7 +707,7 @@ class GameLog:
                     self.database,
                     error,
                 )
-        self._event_count = len(event_rows)
+        self._event_count = before + len(event_rows)
         for seq, command_id, payload, reply_text in command_rows:
             try:
                 reply = json.loads(reply_text)
@@ -567,6 +723,46 @@ class GameLog:
                 )
                 continue
             yield CommandRecord(seq, command_id, payload, reply, tuple(events.get(seq, ())))
+
+    def command_ids(self) -> set[str]:
+        """Every command id this table's log holds."""
+        return self.database.command_ids(self.table)
+
+    def reply(self, command_id: str) -> dict[str, Any] | None:
+        """The logged reply to a command id; None if there is none, or it is unreadable."""
+        text = self.database.reply(self.table, command_id)
+        if text is None:
+            return None
+        try:
+            reply = json.loads(text)
+        except (ValueError, TypeError):
+            return None
+        return reply if isinstance(reply, dict) else None
+
+    def offer_snapshot(self, snapshot: Snapshot) -> None:
+        """A snapshot to write with the next batch, if that batch ends at its command
+        (its `events` is filled in then)."""
+        self._offered = snapshot
+
+    def write_snapshot(self, snapshot: Snapshot) -> None:
+        """Writes a snapshot of the state after the last logged command, on its own."""
+        if not self.database.holds(self.table):
+            raise StoreError(f"table {self.table!r} is not held by this daemon")
+        row = self._snapshot_row(snapshot, self._event_count)
+        self.database.write([(self.table, ([], []))], [row])
+        self.snapshot_seq = snapshot.seq
+
+    def _snapshot_row(self, snapshot: Snapshot, events: int) -> tuple[Any, ...]:
+        meta = json.dumps(snapshot.meta, separators=(",", ":"))
+        return (
+            self.table,
+            snapshot.seq,
+            events,
+            snapshot.format,
+            snapshot.fingerprint,
+            meta,
+            snapshot.state,
+        )
 
     def rows(self, records: Iterable[CommandRecord]) -> tuple[Rows, int]:
         """The database rows of a batch of records, and the event count after it."""
@@ -611,11 +807,20 @@ def append_together(batches: Sequence[tuple[GameLog, Iterable[CommandRecord]]]) 
     if any(game_log.database is not database for game_log, _ in batches):
         raise StoreError("append_together: the tables' logs are in different databases")
     prepared = []
-    for game_log, records in batches:
+    snapshots: list[tuple[Any, ...]] = []
+    written: list[tuple[GameLog, int]] = []
+    for game_log, batch in batches:
         if not database.holds(game_log.table):
             raise StoreError(f"table {game_log.table!r} is not held by this daemon")
+        records = list(batch)
         rows, count = game_log.rows(records)
         prepared.append((game_log, rows, count))
-    database.write([(game_log.table, rows) for game_log, rows, _ in prepared])
+        offered, game_log._offered = game_log._offered, None
+        if offered is not None and records and offered.seq == records[-1].seq:
+            snapshots.append(game_log._snapshot_row(offered, count))
+            written.append((game_log, offered.seq))
+    database.write([(game_log.table, rows) for game_log, rows, _ in prepared], snapshots)
     for game_log, _, count in prepared:
         game_log._event_count = count
+    for game_log, seq in written:
+        game_log.snapshot_seq = seq

@@ -64,6 +64,13 @@ class EventLog(Generic[StateT, EventT]):
         self._events.extend(events)
         return events
 
+    def resume(self, state: StateT, events: Iterable[EventT] = ()) -> None:
+        """Goes on from `state`, the fold of the game's earlier events (a snapshot's), with
+        `events` folded into it; `events` holds only those from then on."""
+        self._state = state
+        self._events = []
+        self._record(tuple(events))
+
     def _keep(self, gathered: Gathering[StateT, EventT]) -> tuple[EventT, ...]:
         """Keeps what one command decided (`Gathering`): its events, already folded into its
         state, so they are not folded again; returns them."""
@@ -698,6 +705,16 @@ class GameRules(ABC):
     @abstractmethod
     def new_engine(self, events: Sequence[Any] = ()) -> Engine:
         """An engine with these events already folded (none: no game yet)."""
+
+    def resume_engine(self, state: Any, events: Sequence[Any] = ()) -> Engine:
+        """An engine that goes on from `state`, the fold of the game's earlier events (a
+        snapshot's), with `events` folded on; its `events` are only these. Default: for an
+        engine built on `EventLog` (whose state is an immutable value)."""
+        engine = self.new_engine()
+        if not isinstance(engine, EventLog):
+            raise NotImplementedError(f"{self.info.title}: write `resume_engine`")
+        engine.resume(state, events)
+        return engine
 
     def event_to_json(self, event: Any) -> dict[str, Any]:
         """The event as the log keeps it (default: by the game's `codec`)."""

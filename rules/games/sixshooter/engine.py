@@ -9,6 +9,7 @@ Operator) are emitted one by one, each folded into the state before the next is 
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -72,6 +73,9 @@ class Game:
     def __init__(self) -> None:
         self._state = GameState()
         self._events: list[ev.Event] = []
+        # A game resumed from a snapshot: its state before `_events`, kept as a copy to refold
+        # from (the state itself changes in place).
+        self._base: GameState | None = None
 
     @classmethod
     def from_events(cls, events: Iterable[ev.Event]) -> Game:
@@ -80,6 +84,22 @@ class Game:
         game._events = list(events)
         game._state = GameState.from_events(game._events)
         return game
+
+    @classmethod
+    def resumed(cls, state: GameState, events: Iterable[ev.Event] = ()) -> Game:
+        """Goes on from `state`, the fold of the game's earlier events (a snapshot's), with
+        `events` folded on; `events` holds only these."""
+        game = cls()
+        game._base = copy.deepcopy(state)
+        game._events = list(events)
+        game._state = game._refold()
+        return game
+
+    def _refold(self) -> GameState:
+        state = GameState() if self._base is None else copy.deepcopy(self._base)
+        for event in self._events:
+            state.apply(event)
+        return state
 
     @property
     def state(self) -> GameState:
@@ -105,7 +125,7 @@ class Game:
         except BaseException:
             if turn.emitted:
                 # A rule found broken after the first event: refold the log we kept.
-                self._state = GameState.from_events(self._events)
+                self._state = self._refold()
             raise
         self._events.extend(turn.emitted)
         return tuple(turn.emitted)

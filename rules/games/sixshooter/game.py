@@ -91,6 +91,9 @@ class SixShooter(GameRules):
     def new_engine(self, events: Sequence[Any] = ()) -> Engine:
         return Game.from_events(events)
 
+    def resume_engine(self, state: Any, events: Sequence[Any] = ()) -> Engine:
+        return Game.resumed(state, events)
+
     def event_to_json(self, event: Any) -> dict[str, Any]:
         return event_to_json(event)
 
