@@ -158,6 +158,12 @@ if [ ${#names[@]} -eq 0 ]; then
     host="$(cat "$root/etc/hostname" 2>/dev/null || hostname)"
     names=("${host%%.*}.local")
 fi
+for name in "${names[@]}"; do
+    case $name in
+        "" | -* | *[!A-Za-z0-9.:-]*)
+            die "--name '$name': give a host name (kitchen.local) or an IP address (192.168.1.20)" ;;
+    esac
+done
 where="${root:-/}"
 if [ "$dry" -eq 1 ]; then where="$where (a dry run: nothing changes)"; fi
 say "installing from $src into $where for $(IFS=,; echo "${names[*]}")"

@@ -319,6 +319,16 @@ def test_an_unknown_option_is_refused(pi: Pi) -> None:
     assert done.returncode == 2 and "unknown option --nmae" in done.stderr
 
 
+def test_a_name_that_is_no_host_name_is_refused(pi: Pi) -> None:
+    done = pi.install("--name", "my table", check=False)
+    assert done.returncode == 1
+    assert done.stderr == (
+        "install: --name 'my table': give a host name (kitchen.local) or an IP address "
+        "(192.168.1.20)\n"
+    )
+    assert not pi.path("/etc/tabletop").exists()
+
+
 def test_without_root_it_asks_for_sudo(tmp_path: Path) -> None:
     if os.geteuid() == 0:
         done = subprocess.run(
