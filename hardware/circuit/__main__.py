@@ -1,8 +1,10 @@
-"""`python -m hardware.circuit build --out DIR` and `python -m hardware.circuit bom [--write]`.
+"""`python -m hardware.circuit build|bom|perfboard|drawings`: the circuit's outputs.
 
-`build` writes the KiCad netlist, the ERC report, the bill of materials (CSV) and the power
-budget of the full mat into DIR; `bom` prints the bill of materials as docs/mat.md carries it,
-and with `--write` puts it there (between its markers).
+`build --out DIR` writes the KiCad netlist, the ERC report, the bill of materials (CSV), the
+power budget of the full mat and the seat board's wiring list into DIR; `bom` prints the bill
+of materials as docs/mat.md carries it (`--write` puts it there, between its markers);
+`perfboard --out FILE` draws the seat board on perfboard; `drawings --out DIR` renders each
+board's schematic (minutes a board).
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--out", type=Path, required=True, help="the folder to write into")
     drawings = commands.add_parser("drawings", help="a schematic SVG of each board (slow)")
     drawings.add_argument("--out", type=Path, required=True, help="the folder to write into")
+    perfboard = commands.add_parser("perfboard", help="the seat board on perfboard (SVG)")
+    perfboard.add_argument("--out", type=Path, required=True, help="the SVG file to write")
     bom = commands.add_parser("bom", help="the bill of materials as Markdown")
     bom.add_argument("--write", action="store_true", help="put it into docs/mat.md")
     args = parser.parse_args(argv)
@@ -58,6 +62,12 @@ def main(argv: list[str] | None = None) -> int:
     from .erc import run_erc
     from .mat import build_mat
 
+    if args.command == "perfboard":
+        from .perfboard import perfboard_svg, seat_board_layout
+
+        args.out.write_text(perfboard_svg(seat_board_layout(build_mat())))
+        print(f"wrote {args.out}")
+        return 0
     if args.command == "drawings":
         from .drawings import write_drawings
 
@@ -90,6 +100,11 @@ def main(argv: list[str] | None = None) -> int:
         writer.writerow(["part", "part number", "qty", "each", "total"])
         for row in rows:
             writer.writerow([row.name, row.number, row.qty, row.each or "", f"{row.total:.2f}"])
+    from .perfboard import wiring_list
+
+    (out / "seat-board-wiring.txt").write_text(
+        "".join(f"{net}: {' '.join(pins)}\n" for net, pins in wiring_list(mat))
+    )
     budget = power_budget(mat, firmware_led_level())
     (out / "power.txt").write_text(
         "".join(
