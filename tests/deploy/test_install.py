@@ -50,14 +50,21 @@ class Pi:
     stubs: Path
     ran: Path  # the system commands that ran after all (there should be none)
 
-    def install(self, *options: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    def install(
+        self, *options: str, check: bool = True, venv: bool = True
+    ) -> subprocess.CompletedProcess[str]:
+        """Runs install.sh into the root; `venv`: with this checkout's tabletop as the venv's."""
         env = {
             "PATH": f"{self.stubs}{os.pathsep}{os.environ['PATH']}",
             "HOME": str(self.root),
             "LC_ALL": "C.UTF-8",
         }
         done = subprocess.run(
-            ["bash", str(INSTALL), "--root", str(self.root), "--tabletop", str(TABLETOP), *options],
+            [
+                *("bash", str(INSTALL), "--root", str(self.root)),
+                *(("--tabletop", str(TABLETOP)) if venv else ()),
+                *options,
+            ],
             env=env,
             capture_output=True,
             text=True,
@@ -143,6 +150,20 @@ def test_a_dry_run_says_what_it_would_do_and_changes_nothing(pi: Pi) -> None:
     for path in ("/etc/mosquitto/conf.d/tabletop.conf", "/etc/udev/rules.d/99-tabletop-mat.rules"):
         assert f"would write {path}" in out
     assert f"would run: systemctl enable {' '.join(SERVICES)}" in out
+
+
+def test_a_dry_run_before_the_venv_exists_says_what_it_will_make_there(pi: Pi) -> None:
+    before = pi.files()
+    out = pi.install("--dry-run", venv=False).stdout
+    assert pi.files() == before
+    assert (
+        "would make a password for each [[broker.users]] of /etc/tabletop/table.toml, once "
+        "/opt/tabletop/.venv exists" in out
+    )
+    assert "would write /etc/mosquitto/tabletop.passwd and /etc/mosquitto/tabletop.acl" in out
+    # Without a dry run, under --root, it needs a program to make the passwords with.
+    done = pi.install(venv=False, check=False)
+    assert done.returncode == 1 and "give --tabletop PROGRAM" in done.stderr
 
 
 def test_an_install_writes_each_file_with_its_owner_and_mode(installed: tuple[Pi, str]) -> None:
