@@ -5,6 +5,7 @@ Each test runs on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import random
@@ -18,15 +19,18 @@ from typing import Any
 import pytest
 from daemon_helpers import (
     ROSTER,
+    Broker,
     Mosquitto,
     client,
     full_game_commands,
     kill_hard,
     pump_until,
 )
+from test_room import running_room
 
 from rules import games
 from rules.daemon.referee import Referee
+from rules.daemon.service import TableOptions
 from rules.daemon.store import GameLog
 from rules.games.replay import replay_lines
 
@@ -344,3 +348,41 @@ def test_kill_9_across_snapshots_loses_nothing_acknowledged_and_applies_nothing_
         for process in (first, second):
             if process is not None and process.poll() is None:
                 kill_hard(process)
+
+
+def test_a_room_comes_back_from_its_tables_snapshots(
+    mosquitto: Mosquitto, log_db: str | Path
+) -> None:
+    """Four tables of one daemon, each its own length of a game, snapshots every 5 commands:
+    after a restart each is its replay, and every command sent again is a repeat."""
+    broker: Broker = mosquitto
+    tables = [f"room-snap-{n}" for n in range(4)]
+    full = full_game_commands()
+    plans = {
+        name: [
+            c if c["cmd"] == "multi_stage" else {**c, "id": f"{name}-{k}"}
+            for k, c in enumerate(full[: 12 + 17 * n])
+        ]
+        for n, name in enumerate(tables)
+    }
+    setup = TableOptions(snapshot_every=5)
+    with running_room(broker, tables, log_db, setup=setup), contextlib.ExitStack() as stack:
+        clients = {name: stack.enter_context(client(broker.url, name)) for name in tables}
+        for step in range(max(len(plan) for plan in plans.values())):
+            for name, plan in plans.items():
+                if step < len(plan):
+                    clients[name].send_raw(json.dumps(plan[step]).encode())
+        for name, gm in clients.items():
+            count = len(plans[name])
+            pump_until(gm, lambda gm=gm, count=count: len(gm.replies) >= count, 20, name)
+    for name, plan in plans.items():
+        assert len(plan) - 5 < (snapshot_seq(log_db, name) or 0) <= len(plan)
+    with running_room(broker, tables, log_db, setup=setup), contextlib.ExitStack() as stack:
+        for name, plan in plans.items():
+            gm = stack.enter_context(client(broker.url, name))
+            expected = replay_lines([json.dumps(c) for c in plan]).to_json()
+            assert gm.state() == expected
+            replies = [gm.send(command) for command in plan]
+            assert all(reply.get("duplicate") for reply in replies), name
+            assert [r["seq"] for r in replies] == list(range(1, len(plan) + 1))
+            assert gm.state() == expected
