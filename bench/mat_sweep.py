@@ -5,11 +5,20 @@ fill of a 37-zone mat, and reports the modelled time of one sweep over every zon
 as the buses run in parallel on the RP2040's two cores) and the modelled time from a card
 laid to its settled state (the firmware's share of the latency; the link adds the rest).
 
+With --misses it injects missed reads instead (SimTable's miss_rate: each read of a lying card
+misses with that chance, as with a worn sticker or a card lying off-centre) and reports, for
+each miss rate, the false card events (a removed or placed the host would see while no card
+moved) on a full mat of 36 lying cards over --minutes of modelled time from power-up, and the
+modelled time from a card lifted to the firmware dropping it (the cost of waiting for more
+misses in a row).
+
     .venv/bin/python bench/mat_sweep.py
+    .venv/bin/python bench/mat_sweep.py --misses [--minutes 10]
 """
 
 from __future__ import annotations
 
+import argparse
 import random
 import sys
 from pathlib import Path
@@ -55,7 +64,81 @@ def settle_ms(profile: str, buses: int, samples: int = 60) -> list[float]:
     return sorted(results)
 
 
+def false_events(rate: float, minutes: float, seed: int) -> tuple[int, int]:
+    """(false card events, false drops) on a full mat of 36 lying cards, from power-up."""
+    mat = Mat(seats=6, slots=6, pad=True, buses=2)
+    mat.table.miss_rate = rate
+    mat.table.rng.state = seed
+    for zone in range(36):
+        mat.table.place(zone, card(zone))
+    changes = [0]
+    drops = [0]
+    mark_changed = mat.zones.mark_changed
+    states = mat.zones.states
+
+    def counted(zone: int) -> None:
+        changes[0] += 1
+        if states[zone].uid is None:
+            drops[0] += 1
+        mark_changed(zone)
+
+    mat.zones.mark_changed = counted  # type: ignore[method-assign]
+    mat.run_until(lambda: all(s.uid is not None for s in states[:36]), 60_000)
+    changes[0] = drops[0] = 0  # the 36 cards settling at power-up are real events
+    # One thread runs both buses in turn: modelled time on the mat is half the clock's.
+    mat.run(int(minutes * 60_000 * 2))
+    return changes[0], drops[0]
+
+
+def removal_ms(rate: float, samples: int) -> list[float]:
+    """Modelled ms from a card lifted (at a random moment, 3 s after power-up) to its drop."""
+    rng = random.Random(11)
+    results = []
+    for sample in range(samples):
+        mat = Mat(seats=6, slots=6, pad=True, buses=2)
+        mat.table.miss_rate = rate
+        mat.table.rng.state = 1000 + sample
+        for zone in range(36):
+            mat.table.place(zone, card(zone))
+        mat.run_until(mat.controller.is_ready, 60_000)
+        mat.run(6000 + rng.randrange(0, 400))
+        target = rng.randrange(36)
+        states = mat.zones.states
+        mat.run_until(lambda s=states, t=target: s[t].uid is not None, 60_000)
+        mat.table.remove(target)
+        took = mat.run_until(lambda s=states, t=target: s[t].uid is None, 60_000)
+        results.append(took / 2)
+    return sorted(results)
+
+
+def misses(minutes: float, seeds: int) -> int:
+    hours = 36 * minutes * seeds / 60
+    print(
+        f"miss rate  false card events in {hours:g} card-hours  false drops  "
+        "lifted -> dropped p50 / p99 / max ms (modelled)"
+    )
+    for rate in (0.0, 0.1, 0.2, 0.3, 0.4):
+        events = drops = 0
+        for seed in range(seeds):
+            found = false_events(rate, minutes, seed=7 + seed)
+            events, drops = events + found[0], drops + found[1]
+        values = removal_ms(rate, 60)
+        p50 = values[len(values) // 2]
+        p99 = values[min(len(values) - 1, round(0.99 * (len(values) - 1)))]
+        print(
+            f"{rate:9.1f}  {events:34d}  {drops:11d}  {p50:7.1f} / {p99:7.1f} / {values[-1]:7.1f}"
+        )
+    return 0
+
+
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--misses", action="store_true", help="the miss-rate sweep instead")
+    parser.add_argument("--minutes", type=float, default=10, help="modelled minutes per run")
+    parser.add_argument("--seeds", type=int, default=3, help="runs per miss rate (seeds)")
+    args = parser.parse_args()
+    if args.misses:
+        return misses(args.minutes, args.seeds)
     print("profile  buses  cards  sweep ms (per bus, in parallel)")
     for profile in ("plain", "tuned"):
         for buses in (1, 2):
