@@ -252,6 +252,10 @@ EXAMPLES: dict[str, Example] = {
         why="the simulated camera instead of the Pi's camera (picamera2), into a temporary "
         "folder rather than /etc/tabletop (root)",
     ),
+    "sudo /opt/tabletop/.venv/bin/tabletop check --config /etc/tabletop/table.toml": Example(
+        not_here="checks the Pi's mat, camera and LED pins that /etc/tabletop/table.toml names; "
+        "tests/check runs the check on the simulated table, with faults injected",
+    ),
     "TABLETOP_BROKER='mqtts://gm:PASSWORD@kitchen.local:8883?ca=ca.crt' tabletop gm follow": (
         Example(
             not_here="needs the Pi's Mosquitto over TLS at kitchen.local:8883; tests/security "
