@@ -16,7 +16,9 @@ A console at a café or a convention sits on a network shared with strangers (is
   closes the connection too, so the rest of the body is never read (issue 51);
 - every answer carries the usual security headers (`SECURITY_HEADERS`: the pages load only
   the console's own files, may not be framed, are not sniffed as another type, and send no
-  Referer), and over TLS `Strict-Transport-Security`.
+  Referer to another site: `same-origin`, since with `no-referrer` a browser sends a form's
+  `Origin` as "null", which the Origin check refuses), and over TLS
+  `Strict-Transport-Security`.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ SECURITY_HEADERS = (
     (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
     (b"x-content-type-options", b"nosniff"),
     (b"x-frame-options", b"DENY"),
-    (b"referrer-policy", b"no-referrer"),
+    (b"referrer-policy", b"same-origin"),
 )
 # Over TLS only: browsers that once reached the console over TLS refuse plain HTTP to it
 HSTS = (b"strict-transport-security", b"max-age=31536000")

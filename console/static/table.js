@@ -12,6 +12,8 @@ const TableView = (() => {
     for (const [key, value] of Object.entries(attrs || {})) {
       if (value === null || value === undefined || value === false) continue;
       if (key === "text") node.textContent = value;
+      // through the CSSOM: the Content-Security-Policy refuses style attributes
+      else if (key === "style") node.style.cssText = value;
       else node.setAttribute(key, value === true ? "" : value);
     }
     for (const child of children) if (child) node.append(child);

@@ -110,7 +110,9 @@ def open_correction(table: Table, page: Page) -> None:
     expect(page.locator("#connection")).to_have_text("Table online")
     THROWN.set()
     expect(page.locator("#correction")).to_be_visible(timeout=15_000)
-    page.wait_for_function("document.getElementById('correction-image').naturalWidth === 640")
+    # a property read, not a string predicate: Playwright polls those with eval, which the
+    # console's Content-Security-Policy refuses
+    expect(page.locator("#correction-image")).to_have_js_property("naturalWidth", 640)
 
 
 def rows(folder: Path) -> list[dict[str, str]]:
@@ -375,6 +377,8 @@ def test_a_throw_photographed_before_the_page_opened_shows_on_it(
     page.reload()
     expect(page.locator("#connection")).to_have_text("Table online")
     expect(page.locator("#correction")).to_be_visible(timeout=5_000)
-    page.wait_for_function("document.getElementById('correction-image').naturalWidth === 640")
+    # a property read, not a string predicate: Playwright polls those with eval, which the
+    # console's Content-Security-Policy refuses
+    expect(page.locator("#correction-image")).to_have_js_property("naturalWidth", 640)
     expect(page.locator(".correction-die")).to_have_count(2)
     shoot(page, "console-dice-correction-on-opening", full_page=True)

@@ -21,12 +21,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Browser, expect
 
 from console import ConsoleError
 from console.server import ConsoleServer
 from rules.games.errors import InvalidCommand
-from tests.console.conftest import PASSWORDS, TABLE, USERS, Table
-from tests.console.test_seat_screens import start_showdown
+from tests.console.conftest import PASSWORDS, TABLE, USERS, Table, gm_login
+from tests.console.test_seat_screens import codes, start_showdown
 from tests.daemon.daemon_helpers import free_port
 from tests.security.brokers import make_certs
 from tests.security.web import WebClient, stream_body
@@ -277,9 +278,42 @@ def test_every_answer_carries_the_security_headers(table: Table, path: str) -> N
     assert "object-src 'none'" in csp and "unsafe-inline" not in csp
     assert answer.header("x-content-type-options") == "nosniff"
     assert answer.header("x-frame-options") == "DENY"
-    assert answer.header("referrer-policy") == "no-referrer"
+    assert answer.header("referrer-policy") == "same-origin"
     # plain HTTP on loopback: no HSTS (it would bind the name to TLS for a year)
     assert answer.header("strict-transport-security") is None
+
+
+def test_no_page_breaks_the_content_security_policy(seated: Table, browser: Browser) -> None:
+    """Every page in Chromium, under the policy as sent (no bypass): nothing it loads or
+    runs is refused."""
+    refused: list[str] = []
+    base = seated.console.url
+    start_showdown(seated)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = context.new_page()
+        page.on(
+            "console",
+            lambda message: (
+                refused.append(message.text)
+                if "Content Security Policy" in message.text or "Refused to" in message.text
+                else None
+            ),
+        )
+        for path in ("", "overlay"):
+            page.goto(base + path)
+            expect(page.locator("#connection")).to_have_text("Table online")
+        gm_login(page, base)
+        expect(page.locator("#connection")).to_have_text("Table online")
+        expect(page.locator("#actions form").first).to_be_visible()
+        given = codes(page)
+        page.goto(f"{base}seat/1")
+        page.get_by_label("Seat 1's code").fill(given[1])
+        page.get_by_role("button", name="Join").click()
+        expect(page.locator(".seat.mine .card.known-down")).to_have_count(6)
+    finally:
+        context.close()
+    assert not refused, refused
 
 
 # -- the low points -------------------------------------------------------------------------
@@ -352,7 +386,11 @@ def test_a_client_gone_mid_body_and_a_closed_seat_stream_log_no_error(
     assert server is not None
     wait_until(lambda: not server.server_state.connections, "every connection closed")
     gc.collect()  # a task left pending is logged when it is collected
-    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    # the console's and its server's (the embedded broker, amqtt, logs a race of its own now
+    # and then: "Task exception was never retrieved ... Broker._run_broadcast")
+    errors = [
+        r for r in caplog.records if r.levelno >= logging.ERROR and "amqtt" not in r.getMessage()
+    ]
     assert not errors, [f"{r.name}: {r.getMessage()}" for r in errors]
 
 
