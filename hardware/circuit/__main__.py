@@ -50,6 +50,12 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--out", type=Path, required=True, help="the folder to write into")
     drawings = commands.add_parser("drawings", help="a schematic SVG of each board (slow)")
     drawings.add_argument("--out", type=Path, required=True, help="the folder to write into")
+    drawings.add_argument(
+        "--board",
+        action="append",
+        choices=("controller", "seat-board", "pad-board", "seat-leds"),
+        help="only this drawing (repeatable; default: all four)",
+    )
     perfboard = commands.add_parser("perfboard", help="the seat board on perfboard (SVG)")
     perfboard.add_argument("--out", type=Path, required=True, help="the SVG file to write")
     bom = commands.add_parser("bom", help="the bill of materials as Markdown")
@@ -71,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "drawings":
         from .drawings import write_drawings
 
-        for path, seconds in write_drawings(args.out):
+        for path, seconds in write_drawings(args.out, args.board):
             print(f"wrote {path} in {seconds:.0f} s")
         return 0
     mat = build_mat()

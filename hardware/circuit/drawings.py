@@ -31,10 +31,11 @@ def board_parts(mat_circuit: Any, drawing: str) -> list[Any]:
     return [part for part in mat_circuit.parts if keep(str(part.fields.get("board", "")))]
 
 
-def write_drawings(out: Path) -> Iterator[tuple[Path, float]]:
-    """Renders each board into `out`/<drawing>.svg; yields each file and its seconds."""
+def write_drawings(out: Path, only: list[str] | None = None) -> Iterator[tuple[Path, float]]:
+    """Renders each board (or those in `only`) into `out`/<drawing>.svg; yields each file
+    and its seconds."""
     out.mkdir(parents=True, exist_ok=True)
-    for drawing in BOARDS:
+    for drawing in only or list(BOARDS):
         started = time.perf_counter()
         mat = build_mat()
         keep = {id(part) for part in board_parts(mat.circuit, drawing)}
