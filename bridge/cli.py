@@ -27,10 +27,15 @@ def register(subparsers: Any) -> None:
         help="run the Pi's bridge: sensor mat, dice camera and seat LEDs over MQTT",
         description="Reads the sensor mat and the dice camera and publishes what happens; shows "
         "the rules daemon's LED frames on the seat LEDs (docs/mqtt.md).",
-        epilog="The environment swaps the devices the file names, without editing it: "
-        f"${MAT_ENV} (a mat port, or sim:), ${CAMERA_ENV} (a camera source, or sim), "
-        "$TABLETOP_LEDS (sim or gpio). A part that fails is one log line saying what to do "
-        "(docs/troubleshooting.md); the bridge keeps trying it.",
+        epilog="The environment swaps the devices the file names, without editing it:\n"
+        f"${MAT_ENV} (a mat port, or sim:), ${CAMERA_ENV} (a camera source, or sim),\n"
+        "$TABLETOP_LEDS (sim or gpio). A part that fails is one log line saying what to do\n"
+        "(docs/troubleshooting.md); the bridge keeps trying it.\n\n"
+        "examples:\n"
+        "  tabletop bridge --config /etc/tabletop/table.toml\n"
+        "  TABLETOP_MAT=sim: TABLETOP_CAMERA=sim tabletop bridge --config table.toml    "
+        "a dry run",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--config", required=True, metavar="TABLE.toml", help="the table's file")
     parser.add_argument(

@@ -24,6 +24,13 @@ def register(subparsers: Any) -> None:
         description="A web server following one table over MQTT: the room view at / shows "
         "what everyone may see; the game master's view at /gm, behind a login of a broker "
         "user with the role gm, shows the referee's view and takes the game's actions.",
+        epilog="examples:\n"
+        "  tabletop console                                   http://127.0.0.1:8080/ on this "
+        "machine\n"
+        "  tabletop console --config /etc/tabletop/table.toml --bind 0.0.0.0:8443 \\\n"
+        "      --certfile /etc/tabletop/console.crt --keyfile /etc/tabletop/console.key \\\n"
+        "      --server-name table.local                      the Pi's, for the whole network",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "--config",

@@ -31,6 +31,11 @@ def register(subparsers: Any) -> None:
         description="With no COMMAND, runs the embedded MQTT 3.1.1 broker until Ctrl-C. Needs no "
         "installation; for deployment prefer Mosquitto, with the ACL that `tabletop broker acl` "
         "writes (docs/security.md).",
+        epilog="examples:\n"
+        "  tabletop broker                                     on 127.0.0.1:1883, no users\n"
+        "  tabletop broker --config /etc/tabletop/table.toml --bind 0.0.0.0:1883\n"
+        "  tabletop broker passwd bridge --save /etc/tabletop/bridge.secret",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "--bind",
@@ -52,6 +57,9 @@ def register(subparsers: Any) -> None:
         help="print the Mosquitto acl_file for the users of a table's file",
         description="Prints a Mosquitto acl_file that gives each [[broker.users]] entry of the "
         "table's file exactly its role's topics (docs/security.md).",
+        epilog="example:\n"
+        "  tabletop broker acl --config /etc/tabletop/table.toml > /etc/mosquitto/tabletop.acl",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     acl.add_argument("--config", required=True, metavar="TABLE.toml", help="the table's file")
     acl.set_defaults(handler=run_acl)
@@ -61,6 +69,11 @@ def register(subparsers: Any) -> None:
         description="Prints NAME:HASH, a line for Mosquitto's password_file; the part after "
         "the colon is the password_hash of [[broker.users]]. With no option it makes a random "
         "password and shows it once on stderr.",
+        epilog="examples:\n"
+        "  tabletop broker passwd bridge --save /etc/tabletop/bridge.secret   a random one, "
+        "kept\n"
+        "  tabletop broker passwd gm --ask                                   one you type",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     passwd.add_argument("name", metavar="NAME", help="the user's name")
     given = passwd.add_mutually_exclusive_group()

@@ -68,6 +68,12 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tabletop",
         description="Bridge between a physical game table and its rules engine.",
+        epilog="examples (`tabletop COMMAND --help` shows more for each command):\n"
+        "  tabletop sim                                      a whole simulated table, "
+        "no hardware\n"
+        "  tabletop check --config /etc/tabletop/table.toml  a real table, part by part\n"
+        "  tabletop rules --config /etc/tabletop/table.toml",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "-v", "--verbose", action="count", default=0, help="more log output (repeat for debug)"

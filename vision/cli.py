@@ -28,7 +28,14 @@ def default_calibration_path() -> Path:
 def register(subparsers: Any) -> None:
     """Adds the `dice` subcommand with read, watch and calibrate."""
     dice = subparsers.add_parser(
-        "dice", help="read dice from pictures or a camera", description="The dice camera."
+        "dice",
+        help="read dice from pictures or a camera",
+        description="The dice camera.",
+        epilog="examples:\n"
+        "  tabletop dice calibrate --source usb:0     learn the empty tray first\n"
+        "  tabletop dice watch --source usb:0         then print each throw\n"
+        "  tabletop dice read throw.jpg",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     actions = dice.add_subparsers(dest="dice_command", metavar="COMMAND", required=True)
 
@@ -38,6 +45,10 @@ def register(subparsers: Any) -> None:
         description="Prints the dice found in each picture: value (null when a die is cocked "
         "or not readable for sure), confidence and box in pixels. A folder stands for the "
         "pictures in it.",
+        epilog="examples:\n"
+        "  tabletop dice read throw.jpg\n"
+        "  tabletop dice read shots/ --json --annotate annotated/",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     read.add_argument(
         "images", nargs="+", metavar="IMAGE", help="a picture, or a folder of pictures"
@@ -55,6 +66,11 @@ def register(subparsers: Any) -> None:
         help="print throws from a camera, video, folder or the simulator",
         description="Prints one JSON line per event: rolling, rolled (with values), cocked, "
         "unreadable, hand, cleared.",
+        epilog="examples:\n"
+        "  tabletop dice watch                                   the simulated camera\n"
+        "  tabletop dice watch --source usb:0 --preview         a webcam, with a window\n"
+        "  tabletop dice watch --source picamera --calibration /etc/tabletop/tray.json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     watch.add_argument("--source", default="sim:", help="frame source URL (default: sim:)")
     watch.add_argument(
@@ -80,6 +96,9 @@ def register(subparsers: Any) -> None:
         "folder; value 1-6, or cocked for a die leaning on something), and writes the "
         "table's dice model to DIR: `dice read --model DIR`, `dice watch --model DIR` and the "
         "bridge ([camera] dice_model in the table file) use it.",
+        epilog="example:\n"
+        "  tabletop dice enrol --labels photos/labels.csv --out /etc/tabletop/dice-model",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     enrol.add_argument(
         "--labels",
@@ -115,6 +134,11 @@ def register(subparsers: Any) -> None:
         help="learn the empty tray from a camera",
         description="Takes frames of the empty tray, finds its floor and stores the background "
         "in the table's configuration.",
+        epilog="examples (the tray empty):\n"
+        "  tabletop dice calibrate --source usb:0\n"
+        "  tabletop dice calibrate --source picamera --out /etc/tabletop/tray.json\n"
+        "  tabletop dice calibrate --source usb:0 --board 9x6    a slanted or wide-angle camera",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     calibrate.add_argument("--source", default="usb:0", help="frame source URL (default: usb:0)")
     calibrate.add_argument(
@@ -149,6 +173,8 @@ def register(subparsers: Any) -> None:
         help="draw the chessboard `calibrate --board` learns a camera from",
         description="Writes a chessboard picture to print and lay flat in the tray, for a "
         "camera that is not straight above it or has a wide lens.",
+        epilog="example:\n  tabletop dice board --out board.png",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     board.add_argument("--out", type=Path, required=True, help="picture to write (.png)")
     board.add_argument(

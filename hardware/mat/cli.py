@@ -32,7 +32,11 @@ SIM_COMMANDS = """\
   help                        this list
   quit                        stop the simulated mat
 zones: s<seat>.<slot> (s1.1 to s6.6) and pad"""
-SIM_HELP = "commands, one per line:\n" + SIM_COMMANDS
+SIM_HELP = (
+    "commands, one per line:\n" + SIM_COMMANDS + "\n\nexamples:\n"
+    "  tabletop mat sim                            prints its device path, e.g. /tmp/.../mat\n"
+    "  tabletop mat sim --seats 3 --no-pad --miss-rate 0.05"
+)
 SIM_HINT = (
     "simulated mat ready: type a command and Enter, e.g. `place s1.1 QS`; `help` lists them, "
     "`quit` stops. Watch it with: tabletop mat monitor {path}"
@@ -41,7 +45,15 @@ SIM_HINT = (
 
 def register(subparsers: Any) -> None:
     """Adds `mat` (sim, monitor, decode) and `cards` (enrol)."""
-    mat = subparsers.add_parser("mat", help="the sensor mat: simulate it, watch it")
+    mat = subparsers.add_parser(
+        "mat",
+        help="the sensor mat: simulate it, watch it",
+        epilog="examples:\n"
+        "  tabletop mat monitor /dev/tabletop-mat         what the mat sees, until Ctrl-C\n"
+        "  tabletop mat flash                              the firmware onto a Pico\n"
+        "  tabletop mat sim                                a simulated mat on a pty",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     mat_commands = mat.add_subparsers(dest="mat_command", metavar="COMMAND", required=True)
 
     sim = mat_commands.add_parser(
@@ -84,6 +96,11 @@ def register(subparsers: Any) -> None:
         help="print the events of a mat",
         description="Opens the mat at PORT (a device such as /dev/ttyACM0, a pyserial URL, or "
         "sim: for a simulated mat) and prints every event it derives, until interrupted.",
+        epilog="examples:\n"
+        "  tabletop mat monitor /dev/tabletop-mat\n"
+        "  tabletop mat monitor /dev/tabletop-mat --json --cards /etc/tabletop/cards.json\n"
+        "  tabletop mat monitor /dev/ttyACM0 --frames --seconds 10",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     monitor.add_argument("port", help="device path or URL")
     monitor.add_argument("--json", action="store_true", help="one JSON object per line")
@@ -132,6 +149,10 @@ def register(subparsers: Any) -> None:
         help="print the frames in a capture of the serial line",
         description="Reads raw bytes captured from the mat (e.g. cat /dev/ttyACM0 > capture.bin) "
         "and prints each frame a person can read, with what was damaged.",
+        epilog="examples:\n"
+        "  tabletop mat decode capture.bin\n"
+        "  tabletop mat decode - < capture.bin",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     decode.add_argument("file", help="capture file, or - for standard input")
     decode.set_defaults(handler=run_decode)
@@ -143,6 +164,10 @@ def register(subparsers: Any) -> None:
         "63 x 88 mm outline, the reader's antenna centre, the face sensor's and the LED's holes, "
         "the touch electrode (whole or split), seat labels and a 100 mm scale bar to check the "
         "print. The zones are the firmware's layout (docs/circuit.md).",
+        epilog="examples:\n"
+        "  tabletop mat template --out mat.svg\n"
+        "  tabletop mat template --out mat.svg --seats 4 --split-seats 0x3F",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     template.add_argument("--out", required=True, help="the SVG file to write")
     template.add_argument("--seats", type=int, default=6, help="seats (1-6, default 6)")
@@ -156,7 +181,14 @@ def register(subparsers: Any) -> None:
     )
     template.set_defaults(handler=run_template)
 
-    cards = subparsers.add_parser("cards", help="card tags: enrol a deck, check a map")
+    cards = subparsers.add_parser(
+        "cards",
+        help="card tags: enrol a deck, check a map",
+        epilog="examples:\n"
+        "  tabletop cards enrol --port /dev/tabletop-mat --out /etc/tabletop/cards.json\n"
+        "  tabletop cards check /etc/tabletop/cards.json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     card_commands = cards.add_subparsers(dest="cards_command", metavar="COMMAND", required=True)
     enrol = card_commands.add_parser(
         "enrol",
@@ -165,6 +197,11 @@ def register(subparsers: Any) -> None:
         "writes the UID -> card map (and the deck's face-sensor calibration) to --out. An "
         "existing file is added to: cards already in it are skipped, their tags refused. "
         "The deck is the 52 playing cards (54 with --jokers) or a game deck file (--deck).",
+        epilog="examples:\n"
+        "  tabletop cards enrol --port /dev/tabletop-mat --out /etc/tabletop/cards.json\n"
+        "  tabletop cards enrol --port /dev/tabletop-mat --out cards.json "
+        "--deck examples/decks/cowboy.toml",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     enrol.add_argument("--port", required=True, help="the mat: device path, URL or sim:")
     enrol.add_argument(
@@ -188,6 +225,8 @@ def register(subparsers: Any) -> None:
         help="check a card map against its deck files",
         description="Reads a card map and every deck file it names; prints each deck card "
         "whose deck file does not list it (naming the UID) and exits 1 if there is one.",
+        epilog="example:\n  tabletop cards check /etc/tabletop/cards.json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     check.add_argument("map", help="the card map file (cards.json)")
     check.set_defaults(handler=run_check)

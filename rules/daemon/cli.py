@@ -78,6 +78,12 @@ def register(subparsers: Any, argv: Sequence[str] = ()) -> None:
         "over MQTT: reads game/command, publishes "
         "game/reply, game/event, and the retained game/state and game/prompt (docs/mqtt.md). "
         "Every accepted command is written to the game log before anything is published.",
+        epilog="examples:\n"
+        "  tabletop rules                                      a table on this machine, with "
+        "its own broker\n"
+        "  tabletop rules --config /etc/tabletop/table.toml    the table its file describes\n"
+        "  tabletop rules --tables t1,t2 --db /var/lib/tabletop/games.sqlite3   a room of two",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_connection_options(rules)
     room = rules.add_mutually_exclusive_group()
@@ -149,6 +155,11 @@ def register(subparsers: Any, argv: Sequence[str] = ()) -> None:
         description="Sends one command to the table's rules daemon, waits for its reply and "
         "prints what happened (or why it was refused). The actions are the game's: "
         f"{game.info.title} here (--game NAME before the action picks another game).",
+        epilog="examples (`tabletop gm COMMAND --help` shows one for each command):\n"
+        "  tabletop gm state\n"
+        "  tabletop gm follow --table t2\n"
+        "  tabletop gm --game showdown roll 4",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     gm.add_argument(
         "--game",
@@ -165,13 +176,25 @@ def register(subparsers: Any, argv: Sequence[str] = ()) -> None:
         _add_connection_options(action)
         action.add_argument("--timeout", type=float, default=10.0, help=TIMEOUT_HELP)
         action_spec.arguments(action)
+        action.epilog = _verb_example(game.name, action_spec.verb, action)
+        action.formatter_class = argparse.RawDescriptionHelpFormatter
         action.set_defaults(handler=run_gm, build=action_spec.build, game=game.name)
-    send = gm_commands.add_parser("send", help="send any command as JSON")
+    send = gm_commands.add_parser(
+        "send",
+        help="send any command as JSON",
+        epilog='example:\n  tabletop gm send \'{"cmd": "roll", "value": 4}\'',
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     _add_connection_options(send)
     send.add_argument("--timeout", type=float, default=10.0, help=TIMEOUT_HELP)
     send.add_argument("json_command", metavar="JSON", help='e.g. \'{"cmd": "roll", "value": 4}\'')
     send.set_defaults(handler=run_gm, build=run_send)
-    state = gm_commands.add_parser("state", help="show the table now")
+    state = gm_commands.add_parser(
+        "state",
+        help="show the table now",
+        epilog="examples:\n  tabletop gm state\n  tabletop gm state --table t2 --json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     _add_connection_options(state)
     state.add_argument("--json", action="store_true", help="print game/state as it is")
     state.add_argument(
@@ -181,10 +204,63 @@ def register(subparsers: Any, argv: Sequence[str] = ()) -> None:
         help="seconds to wait for the table's state from the broker (default 5)",
     )
     state.set_defaults(handler=run_state)
-    follow = gm_commands.add_parser("follow", help="follow the table live (Ctrl-C stops)")
+    follow = gm_commands.add_parser(
+        "follow",
+        help="follow the table live (Ctrl-C stops)",
+        epilog="examples:\n  tabletop gm follow\n"
+        "  tabletop gm follow --broker mqtt://gm:PASSWORD@table.local:1883 --json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     _add_connection_options(follow)
     follow.add_argument("--json", action="store_true", help="print each message as JSON")
     follow.set_defaults(handler=run_follow)
+
+
+# Sample words for a verb's example, by argument name (Ana and Bo are the examples' players),
+# and, for an argument with a type of its own, the forms tried in turn until the type takes one.
+_SAMPLES: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("player", "first", "giver", "target", "winner"), ("Ana",)),
+    **dict.fromkeys(("helper", "second", "opponent", "to"), ("Bo",)),
+    **dict.fromkeys(("players", "participants"), ("Ana", "Bo")),
+    "seats": ("Ana=20", "Bo=20"),
+    "roster": ("examples/rosters/three-operators.toml",),
+    "cards": ("draw-1", "draw-2"),
+    "outcome": ("escaped",),
+    "reason": ("dawn",),
+    "id": ("bank",),
+}
+_TYPED_FORMS = ("4", "Ana=examples/decks/cowboy.toml", "Ana=4", "yes")
+
+
+def _sample(action: argparse.Action) -> list[str]:
+    """Words an example gives one positional argument: its first choice, a name, or a form
+    its type accepts (as many as its nargs asks; none where it may be left out)."""
+    if action.nargs in ("?", "*"):
+        return []
+    count = action.nargs if isinstance(action.nargs, int) else 1
+    if action.choices:
+        return [str(next(iter(action.choices)))] * count
+    if action.dest in _SAMPLES and action.type is None:
+        words = list(_SAMPLES[action.dest])
+        return words if action.nargs == "+" else (words * count)[:count]
+    for form in _TYPED_FORMS:
+        try:
+            if action.type is not None and callable(action.type):
+                action.type(form)
+        except (ValueError, TypeError, argparse.ArgumentTypeError):
+            continue
+        later = form.replace("Ana", "Bo").replace("cowboy", "desperado")
+        return [later if index else form for index in range(count)]
+    return [action.dest.upper()] * count
+
+
+def _verb_example(game: str, verb: str, parser: argparse.ArgumentParser) -> str:
+    """The example ending a `tabletop gm` verb's help: the verb with a word for each argument."""
+    chosen = [] if game == games.DEFAULT_GAME else ["--game", game]
+    words = [
+        word for action in parser._actions if not action.option_strings for word in _sample(action)
+    ]
+    return "example:\n  " + " ".join(["tabletop", "gm", *chosen, verb, *words])
 
 
 # -- the daemon -------------------------------------------------------------------------------

@@ -21,6 +21,10 @@ def register(subparsers: Any) -> None:
         description="Applies the commands of a JSONL file in order (one JSON object a line; "
         "blank lines and # comments are skipped). A refused line changes nothing and the "
         "replay goes on.",
+        epilog="examples:\n"
+        "  tabletop replay examples/games/first-adventure.jsonl\n"
+        "  tabletop replay --json - < my-game.jsonl",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("file", help="JSONL file of commands, or - for standard input")
     parser.add_argument(
@@ -33,6 +37,8 @@ def register(subparsers: Any) -> None:
         description="Lists the installed games: name (for `game =` in the table's file, "
         '`--game` and new_game\'s "game"), title, rules version, the seed text they '
         "implement, and their options (house rules) with defaults.",
+        epilog="examples:\n  tabletop games\n  tabletop games --json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     listing.add_argument("--json", action="store_true", help="print the list as JSON")
     listing.set_defaults(handler=run_games)

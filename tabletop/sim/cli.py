@@ -17,6 +17,11 @@ def register(subparsers: Any) -> None:
         help="play whole games on a simulated table (broker, rules daemon, bridge, mat, LEDs)",
         description="Runs every program of a real table with simulated devices and simulated "
         "players who play physically, sometimes making mistakes the table must catch.",
+        epilog="examples:\n"
+        "  tabletop sim                                 one game of four, live, in real time\n"
+        "  tabletop sim --game showdown --seats 2\n"
+        "  tabletop sim --headless --games 10 --json    ten games as fast as they go",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "--game",
