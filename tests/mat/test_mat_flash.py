@@ -178,3 +178,25 @@ def test_the_command_says_what_is_wrong_without_a_traceback(tmp_path: Path) -> N
     assert "Traceback" not in done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "no serial port" in lines[0], done.stderr
+
+
+class _UsbPort:
+    """What pyserial's list_ports gives for one USB serial port (the fields flash reads)."""
+
+    def __init__(self, device: str, vid: int | None) -> None:
+        self.device = device
+        self.vid = vid
+
+
+def test_without_a_port_flash_takes_the_one_pico_on_usb(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hardware.mat import flash
+
+    ports = [_UsbPort("/dev/ttyUSB0", 0x10C4), _UsbPort("/dev/ttyACM1", 0x2E8A)]
+    monkeypatch.setattr(flash.list_ports, "comports", lambda: ports)
+    assert flash.find_pico() == "/dev/ttyACM1"
+    ports.append(_UsbPort("/dev/ttyACM0", 0x2E8A))
+    with pytest.raises(FlashError, match=r"several Picos on USB \(/dev/ttyACM0, /dev/ttyACM1\)"):
+        flash.find_pico()
+    ports[1:] = []
+    with pytest.raises(FlashError, match="no Pico found on USB .* hold BOOTSEL"):
+        flash.find_pico()
