@@ -17,6 +17,7 @@ import os
 import signal
 import threading
 import time
+import weakref
 from collections.abc import Generator
 from dataclasses import dataclass, field
 
@@ -87,11 +88,32 @@ OWNED = Owned()
 BEFORE = pytest.StashKey[Snapshot]()
 
 
+# Which thread started each thread: one that a wider fixture's thread starts later (an event
+# loop's executor thread, made when the loop first needs it) is that fixture's too.
+PARENTS: weakref.WeakKeyDictionary[threading.Thread, threading.Thread] = weakref.WeakKeyDictionary()
+
+
+def _start_noting_the_parent(thread: threading.Thread) -> None:
+    PARENTS[thread] = threading.current_thread()
+    _original_start(thread)
+
+
+_original_start = threading.Thread.start
+
+
+def owned(thread: threading.Thread | None) -> bool:
+    while thread is not None:
+        if thread in OWNED.threads:
+            return True
+        thread = PARENTS.get(thread)
+    return False
+
+
 def new_threads(before: Snapshot) -> list[threading.Thread]:
     return [
         t
         for t in threading.enumerate()
-        if t not in before.threads and t not in OWNED.threads and t.is_alive()
+        if t not in before.threads and not owned(t) and t.is_alive()
     ]
 
 
@@ -111,6 +133,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # A plugin rather than this conftest's own hooks: a session-wide fixture is set up by the
     # session's node, which calls only the root folder's conftest hooks, not this one's.
     config.pluginmanager.register(LeakCheck(), "tabletop-leak-check")
+    threading.Thread.start = _start_noting_the_parent  # type: ignore[method-assign,assignment]
 
 
 class LeakCheck:
