@@ -248,10 +248,16 @@ class FeatureNetwork:
         try:
             # The classic engine gives a layer's output by name (the pooled features); it is
             # chosen only when reading from a file (OpenCV 5 reads a buffer with the new one).
+            # OpenCV 4 (4.11 on a Pi, to match the OS's numpy) has only the classic engine and
+            # no ENGINE_CLASSIC to name it by.
+            engine = getattr(cv2.dnn, "ENGINE_CLASSIC", None)
             with tempfile.TemporaryDirectory(prefix="tabletop-enrol-") as folder:
                 path = Path(folder) / MODEL_FILE
                 path.write_bytes(self.model)
-                net = cv2.dnn.readNetFromONNX(str(path), engine=cv2.dnn.ENGINE_CLASSIC)
+                if engine is None:
+                    net = cv2.dnn.readNetFromONNX(str(path))
+                else:
+                    net = cv2.dnn.readNetFromONNX(str(path), engine=engine)
         except cv2.error as error:
             raise EnrolError(f"the value model cannot be read: {error}") from error
         names = list(net.getLayerNames())
