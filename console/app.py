@@ -59,6 +59,11 @@ SESSION_ENDED = (
     "Your session ended (the console restarted, it was idle too long or reached its time, "
     "or it was logged out in another tab): log in again."
 )
+OPEN_TABLE_NOTE = (
+    '<p class="open-table" id="login-open"><strong>This table has no passwords: any name opens '
+    "the game master's view.</strong> Its file lists no broker users (a simulated table, a "
+    "laptop); give it <code>[[broker.users]]</code> to ask for passwords (docs/security.md).</p>"
+)
 COOKIE = "tabletop_console_gm"
 SEAT_COOKIE = "tabletop_console_seat"  # one per seat: its path is /seat/N
 MAX_SEAT = 64
@@ -85,6 +90,12 @@ def build_app(
     host names `served`; `secure`: served over TLS, so the cookie is sent over TLS only;
     `corrections`: where corrected throws are kept (None: the console keeps none)."""
     screens = SeatScreens(sessions)
+    # No users in the table's file and an anonymous room view: the broker takes any login
+    # (the simulated table, a laptop), so the login page says that any name opens the view.
+    open_table = not sessions.users and sessions.url.username is None
+
+    def login_page(message: str = "", status: int = 200, username: str = "") -> Response:
+        return _login_page(message, status, username, open_table=open_table)
 
     def seat_number(request: Request) -> int | None:
         text = str(request.path_params["seat"])
@@ -179,7 +190,7 @@ def build_app(
     async def gm_page(request: Request) -> Response:
         if sessions.get(request.cookies.get(COOKIE)) is None:
             ended = "ended" in request.query_params
-            return _login_page(SESSION_ENDED if ended else "")
+            return login_page(SESSION_ENDED if ended else "")
         return _page("gm.html")
 
     async def gm_login(request: Request) -> Response:
@@ -188,20 +199,21 @@ def build_app(
         try:
             form = parse_qs(body.decode("utf-8"), keep_blank_values=True, max_num_fields=8)
         except (UnicodeDecodeError, ValueError):
-            return _login_page("Send the login form as the page does.", status=400)
+            return login_page("Send the login form as the page does.", status=400)
         username = form.get("username", [""])[0]
         password = form.get("password", [""])[0]
         if not username:
-            return _login_page("Give a user name and a password.", status=400)
+            wanted = "Give any name." if open_table else "Give a user name and a password."
+            return login_page(wanted, status=400)
         try:
             # on the login pool, one at a time per address (console/sessions.py)
             token = await sessions.login(_client(request), username, password)
         except TryLater as later:
-            page = _login_page(str(later), status=429, username=username)
+            page = login_page(str(later), status=429, username=username)
             page.headers["Retry-After"] = str(later.retry_after)
             return page
         except LoginRefused as refused:
-            return _login_page(str(refused), status=403, username=username)
+            return login_page(str(refused), status=403, username=username)
         response = RedirectResponse("/gm", status_code=303)
         response.set_cookie(
             COOKIE,
@@ -480,8 +492,11 @@ def _page(name: str) -> Response:
     return HTMLResponse((STATIC / name).read_text(encoding="utf-8"))
 
 
-def _login_page(message: str = "", status: int = 200, username: str = "") -> Response:
+def _login_page(
+    message: str = "", status: int = 200, username: str = "", *, open_table: bool = False
+) -> Response:
     text = (STATIC / "login.html").read_text(encoding="utf-8")
+    text = text.replace("<!--open-->", OPEN_TABLE_NOTE if open_table else "")
     note = f'<p class="refusal" role="alert" id="login-error">{html.escape(message)}</p>'
     text = text.replace("<!--message-->", note if message else "")
     text = text.replace("__USERNAME__", html.escape(username, quote=True))
