@@ -41,7 +41,7 @@ from hardware.camera.render import BGR, random_scene, render  # noqa: E402
 from hardware.camera.setups import SetupKind, cocked_centres, render_setup  # noqa: E402
 from vision.calibration import Calibration  # noqa: E402
 from vision.classify import ValueClassifier  # noqa: E402
-from vision.enrol import enrol  # noqa: E402
+from vision.enrol import FITTED_FILE, enrol  # noqa: E402
 from vision.evaluate import LabelledDie, Score, load_labels, load_photo  # noqa: E402
 from vision.progress import progress  # noqa: E402
 from vision.reader import DiceReader  # noqa: E402
@@ -210,7 +210,8 @@ def measure(
                 calibration_of=lambda p: known.get(p.name),
             )
         seconds = time.monotonic() - started
-        table = Path(scratch) / "table" / "dice_values.onnx"
+        # The table's fit, kept in the folder or not (`kept` says which the folder reads with).
+        table = Path(scratch) / "table" / FITTED_FILE
         before = score(folder, labels, held, DiceReader(), calibrations=calibrations, cocked=cocked)
         enrolled_reader = DiceReader(values=ValueClassifier(table))
         after = score(
@@ -228,6 +229,7 @@ def measure(
         "enrolled": words(after, held_cocked),
         # What `tabletop dice enrol` itself tells the person, from the enrolled photos alone.
         "held_out_check": report.held_out.to_json() if report.held_out is not None else None,
+        "kept": report.kept,
     }
 
 

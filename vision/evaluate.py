@@ -62,6 +62,7 @@ class Score:
     found: int = 0
     read_right: int = 0
     not_read: int = 0  # found, but reported UNREADABLE or COCKED: honest, never a wrong value
+    unsure: int = 0  # of those, reported UNREADABLE: the table asks for the die
     # confusion[true][reported]: reported 0 = found but not read, 7 = missed entirely
     confusion: list[list[int]] = field(default_factory=lambda: [[0] * 8 for _ in range(7)])
     misses: list[tuple[str, LabelledDie]] = field(default_factory=list)
@@ -93,6 +94,7 @@ class Score:
             self.found += 1
             if match.status is not DieStatus.READ or match.value is None:
                 self.not_read += 1
+                self.unsure += match.status is DieStatus.UNREADABLE
                 self.confusion[label.value][0] += 1
             else:
                 self.confusion[label.value][match.value] += 1
@@ -103,7 +105,7 @@ class Score:
 
     def merge(self, other: Score) -> None:
         """Adds another set of photos' totals to these (the folds of a cross-validation)."""
-        for part in ("labelled", "reported", "found", "read_right", "not_read"):
+        for part in ("labelled", "reported", "found", "read_right", "not_read", "unsure"):
             setattr(self, part, getattr(self, part) + getattr(other, part))
         for mine, theirs in zip(self.confusion, other.confusion, strict=True):
             for j, count in enumerate(theirs):
@@ -138,6 +140,7 @@ class Score:
             "read_right": self.read_right,
             "value_accuracy": round(self.value_accuracy, 4),
             "not_read": self.not_read,
+            "unsure": self.unsure,
             "wrong_values": self.wrong_values,
             "confusion": self.confusion,
         }
