@@ -64,7 +64,8 @@ def centred(reading: FrameReading, dice: list[tuple[float, float, int]]) -> list
         if near is None:
             boxes.append(LabelledDie(cx, cy, cx, cy, value))
         else:
-            boxes.append(LabelledDie(*(float(v) for v in near.box), value))
+            x0, y0, x1, y1 = (float(v) for v in near.box)
+            boxes.append(LabelledDie(x0, y0, x1, y1, value))
     return boxes
 
 
