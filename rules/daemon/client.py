@@ -67,9 +67,14 @@ class TableClient:
         )
 
     def start(self, timeout: float = 5.0) -> None:
-        """Connects and subscribes; raises NotConnected if the broker is out of reach."""
-        self.link.start(timeout=timeout)
-        self.link.get(timeout=timeout)  # the Connected item: subscriptions are sent now
+        """Connects and subscribes; raises NotConnected if the broker is out of reach (and
+        then stops trying: a client that did not start leaves nothing running)."""
+        try:
+            self.link.start(timeout=timeout)
+            self.link.get(timeout=timeout)  # the Connected item: subscriptions are sent now
+        except BaseException:
+            self.link.stop()
+            raise
 
     def close(self) -> None:
         self.link.stop()
