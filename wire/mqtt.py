@@ -294,6 +294,7 @@ class MqttLink:
         self._connections = 0
         self._refusal: str | None = None
         self._login_refused = False  # the last CONNACK refused the login itself
+        self._awaited = False  # start() waits for the first connection now
         # Plain MQTT sent to a TLS port: found by one probe after the first connection the
         # broker dropped before answering (issue 33.7), said rather than waited out.
         self._probed_tls = False
@@ -355,6 +356,13 @@ class MqttLink:
         speak TLS to a plain mqtt:// URL (a set-up to fix, not a broker to wait for), and
         returns False as soon as the broker refuses the login (the caller says so)."""
         deadline = time.monotonic() + timeout
+        self._awaited = True
+        try:
+            return self._wait_first_until(deadline)
+        finally:
+            self._awaited = False
+
+    def _wait_first_until(self, deadline: float) -> bool:
         while True:
             left = deadline - time.monotonic()
             if self.wait_connected(max(0.0, min(left, 0.02))):
@@ -623,6 +631,10 @@ class MqttLink:
             self._refusal = str(reason_code)
             self._login_refused = reason_code.value in _LOGIN_REFUSALS
             log.warning("the broker at %s refused the connection: %s", self.url, reason_code)
+            if self._login_refused and self._awaited and not self._connections:
+                # start() is about to say so: no retry (paho's next one waits a second first,
+                # which stop() would wait out)
+                client.disconnect()
             return
         self._connections += 1
         self._login_refused = False
@@ -647,8 +659,9 @@ class MqttLink:
             self._restored = False
         if was_connected:
             self._inbox.put(Disconnected(str(reason_code)))
-        elif not self.url.tls and not self._probed_tls:
+        elif not self.url.tls and not self._probed_tls and self._refusal is None:
             # Dropped before the broker's answer: a TLS listener does that to a plain CONNECT.
+            # (A broker that answered, if only to refuse, speaks plain MQTT: no probe.)
             self._probed_tls = True
             if speaks_tls(self.url.host, self.url.port):
                 self._speaks_tls = (
