@@ -3,8 +3,8 @@
 `build --out DIR` writes the KiCad netlist, the ERC report, the bill of materials (CSV), the
 power budget of the full mat and the seat board's wiring list into DIR; `bom` prints the bill
 of materials as docs/mat.md carries it (`--write` puts it there, between its markers);
-`perfboard --out FILE` draws the seat board on perfboard; `drawings --out DIR` renders each
-board's schematic (minutes a board).
+`perfboard --out FILE` draws the seat board on perfboard; `drawings --out DIR` draws each
+board's schematic.
 """
 
 from __future__ import annotations
@@ -48,14 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     build = commands.add_parser("build", help="netlist, ERC, BOM and power budget into a folder")
     build.add_argument("--out", type=Path, required=True, help="the folder to write into")
-    drawings = commands.add_parser("drawings", help="a schematic SVG of each board (slow)")
+    drawings = commands.add_parser("drawings", help="a schematic SVG of each board")
     drawings.add_argument("--out", type=Path, required=True, help="the folder to write into")
-    drawings.add_argument(
-        "--board",
-        action="append",
-        choices=("controller", "seat-board", "pad-board", "seat-leds"),
-        help="only this drawing (repeatable; default: all four)",
-    )
     perfboard = commands.add_parser("perfboard", help="the seat board on perfboard (SVG)")
     perfboard.add_argument("--out", type=Path, required=True, help="the SVG file to write")
     bom = commands.add_parser("bom", help="the bill of materials as Markdown")
@@ -77,8 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "drawings":
         from .drawings import write_drawings
 
-        for path, seconds in write_drawings(args.out, args.board):
-            print(f"wrote {path} in {seconds:.0f} s")
+        for path in write_drawings(build_mat(), args.out):
+            print(f"wrote {path}")
         return 0
     mat = build_mat()
     rows = bom_rows(mat)

@@ -7,22 +7,47 @@ from pathlib import Path
 
 import pytest
 
-from hardware.circuit.drawings import BOARDS, board_parts
+from hardware.circuit.drawings import BOARDS, board_parts, schematic_svg
 from hardware.circuit.mat import MatCircuit
 from hardware.circuit.perfboard import perfboard_svg, seat_board_layout, wiring_list
+
+from .wiring import pin
 
 IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images" / "circuit"
 SVG = "{http://www.w3.org/2000/svg}"
 
 
 @pytest.mark.parametrize("drawing", list(BOARDS))
-def test_each_schematic_shows_every_part_of_its_board(mat: MatCircuit, drawing: str) -> None:
+def test_each_schematic_is_the_circuits_and_shows_every_part_and_pin(
+    mat: MatCircuit, drawing: str
+) -> None:
     path = IMAGES / f"{drawing}.svg"
-    assert path.exists(), f"{path} is missing: python -m hardware.circuit drawings --out {IMAGES}"
-    root = ET.parse(path).getroot()
-    texts = {t.text.strip() for t in root.iter(f"{SVG}text") if t.text}
-    missing = [p.ref for p in board_parts(mat.circuit, drawing) if p.ref not in texts]
-    assert not missing, f"{path.name} lacks {missing}: render it again (docs/circuit.md)"
+    drawn = schematic_svg(mat, drawing)
+    assert path.exists() and path.read_text() == drawn, (
+        f"{path} is stale: python -m hardware.circuit drawings --out {IMAGES}"
+    )
+    root = ET.fromstring(drawn.encode())
+    shown = {g.get("data-ref"): g for g in root.iter(f"{SVG}g") if g.get("class") == "part"}
+    parts = board_parts(mat, drawing)
+    assert set(shown) == {p.ref for p in parts}
+    for part in parts:
+        texts = " ".join(t.text or "" for t in shown[part.ref].iter(f"{SVG}text"))
+        for each in part.pins:
+            net = each.net.name if each.net.name != "__NOCONNECT" else "n/c"
+            assert net in texts, f"{drawing}: {part.ref} pin {each.num} ({net}) not drawn"
+
+
+def test_a_rewired_pin_shows_in_the_drawing(mat: MatCircuit) -> None:
+    reader = mat.readers["s1.2"]
+    before = schematic_svg(mat, "seat-board")
+    sda = pin(reader, "SDA")
+    was = sda.net
+    sda.disconnect()
+    try:
+        after = schematic_svg(mat, "seat-board")
+    finally:
+        was += sda
+    assert before != after and "(open)" in after
 
 
 def test_the_perfboard_layout_places_every_part_of_the_seat_board_once(mat: MatCircuit) -> None:
