@@ -20,7 +20,7 @@ from rules.games.errors import IllegalMove, InvalidCommand, RulesError
 from rules.games.game import Engine, GameRules, UnknownKey, Waiting, execute_every_key
 from rules.games.refusals import Refusals, short_error
 from rules.games.snapshots import FORMAT as SNAPSHOT_FORMAT
-from rules.games.snapshots import SnapshotError, dump_state, fingerprint, load_state
+from rules.games.snapshots import SnapshotError, dump_state, load_state
 from wire.payload import (
     MAX_PAYLOAD_BYTES,
     PayloadError,
@@ -29,6 +29,7 @@ from wire.payload import (
     whole_number,
 )
 
+from .fingerprint import fingerprint
 from .store import CommandRecord, GameLog, Snapshot, StoreError
 
 log = logging.getLogger(__name__)

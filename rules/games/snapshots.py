@@ -5,24 +5,19 @@ with pickle, the one serialiser that takes any such value without a schema per g
 snapshot is a cache of the fold, never the record (the log's events are). Two guards keep a
 snapshot from ever standing for a state it is not:
 
-- `fingerprint(rules)` names the code that wrote it: the game's name and version, the
-  snapshot format, the Python version, and a digest of the source of the game's package and of
-  the game interface. A daemon whose code differs in any byte reads no older snapshot: it
-  folds the whole log, as a daemon without snapshots did, and writes a new one.
+- the daemon stamps each snapshot with the code that wrote it (`rules.daemon.fingerprint`:
+  the game's name and version, `FORMAT`, the Python version, a digest of the game's source),
+  and reads none that another code wrote: it folds the whole log, as a daemon without
+  snapshots did, and writes a new one.
 - `load_state` builds only what a game's state is made of: classes of the game's own package
-  and of `rules`, and the plain containers; anything else (a snapshot someone wrote by hand
-  into the log) is refused as unreadable, never run.
+  and of the game interface (`rules.games`), and the plain containers; anything else (a
+  snapshot someone wrote by hand into the log) is refused as unreadable, never run.
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib
 import io
 import pickle
-import sys
-from functools import cache
-from pathlib import Path
 from typing import Any, Final
 
 from .errors import RulesError
@@ -31,7 +26,7 @@ from .game import GameRules
 # The snapshot's own format: raised when what a snapshot holds changes meaning.
 FORMAT: Final = 1
 _PROTOCOL: Final = 5
-# What a state may be made of besides the classes of `rules` and of the game's own package.
+# What a state may be made of besides the classes of `rules.games` and of the game's package.
 _PLAIN: Final = {
     "builtins": frozenset(
         {"frozenset", "set", "tuple", "list", "dict", "int", "float", "str", "bytes", "bool"}
@@ -58,15 +53,17 @@ def dump_state(state: Any) -> bytes:
 
 def load_state(data: bytes, rules: GameRules) -> Any:
     """The state a snapshot of `rules`' game holds; SnapshotError if it is not one."""
-    own = _package(rules)
+    own = package(rules)
 
     class _StateUnpickler(pickle.Unpickler):
         def find_class(self, module: str, name: str) -> Any:
             if module in _PLAIN:
                 if name in _PLAIN[module]:
                     return super().find_class(module, name)
-            elif module == own or module.startswith((own + ".", "rules.")):
-                return super().find_class(module, name)
+            elif module == own or module.startswith((own + ".", "rules.games.")):
+                found = super().find_class(module, name)
+                if isinstance(found, type):  # a class of the game's, never a function to call
+                    return found
             raise pickle.UnpicklingError(f"{module}.{name} is no part of a game's state")
 
     try:
@@ -75,30 +72,7 @@ def load_state(data: bytes, rules: GameRules) -> Any:
         raise SnapshotError(f"the snapshot is not a {rules.info.title} state: {error}") from None
 
 
-def fingerprint(rules: GameRules) -> str:
-    """The code a snapshot of `rules`' game was written by (see the module's docstring)."""
-    return _fingerprint(rules.name, rules.info.version, _package(rules))
-
-
-def _package(rules: GameRules) -> str:
+def package(rules: GameRules) -> str:
+    """The package a game's classes live in (its module, for a game in one module)."""
     module = type(rules).__module__
     return module.rpartition(".")[0] or module
-
-
-@cache
-def _fingerprint(name: str, version: str, package: str) -> str:
-    digest = hashlib.sha256(f"{FORMAT} {name} {version} {sys.version_info[:2]}".encode())
-    for source in (*_sources(package), *_sources("rules.games", recursive=False)):
-        digest.update(source.name.encode() + b"\0" + source.read_bytes())
-    return digest.hexdigest()[:32]
-
-
-def _sources(package: str, recursive: bool = True) -> list[Path]:
-    """The Python files of a package (of its module's folder, for a game in one module)."""
-    module = importlib.import_module(package)
-    if module.__file__ is None:
-        return []
-    if getattr(module, "__path__", None) is None:  # a game in one module of its own
-        return [Path(module.__file__)]
-    where = Path(module.__file__).parent
-    return sorted(where.glob("**/*.py" if recursive else "*.py"))

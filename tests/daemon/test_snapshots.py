@@ -33,6 +33,7 @@ from rules.daemon.referee import Referee
 from rules.daemon.service import TableOptions
 from rules.daemon.store import GameLog
 from rules.games.replay import replay_lines
+from rules.games.snapshots import SnapshotError, load_state
 
 GAMES = ["sixshooter", "ossix", "steamfunkateers", "showdown"]
 _opened: list[GameLog] = []
@@ -258,8 +259,19 @@ def test_a_snapshot_that_cannot_be_used_is_passed_over_for_the_whole_log(
     assert any("snapshot" in record.getMessage() for record in caplog.records)
 
 
-def test_a_snapshot_holds_only_a_state_it_may_build(db: str | Path) -> None:
-    """A snapshot written into the log by hand cannot make the daemon run anything."""
+class _CallsAFunction:
+    """Unpickled, this would call a function of the games (the registry's `get`)."""
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return (games.get, ("sixshooter",))
+
+
+@pytest.mark.parametrize(
+    "hostile", [Path("/tmp/never-made-by-a-snapshot"), _CallsAFunction()], ids=["path", "call"]
+)
+def test_a_snapshot_holds_only_a_state_it_may_build(db: str | Path, hostile: Any) -> None:
+    """A snapshot written into the log by hand cannot make the daemon build or run anything
+    but a game's state."""
     import pickle
 
     ref = referee(db, 8)
@@ -268,8 +280,10 @@ def test_a_snapshot_holds_only_a_state_it_may_build(db: str | Path) -> None:
         ref.commit()
     expected = views(ref)
     ref = restart(ref, db, 0)
-    hostile = pickle.dumps(Path("/tmp/never-made-by-a-snapshot"))
-    ref.log.database.execute("UPDATE snapshots SET state = ? WHERE table_id = 'main'", (hostile,))
+    data = pickle.dumps(hostile)
+    with pytest.raises(SnapshotError, match="is no part of a game's state"):
+        load_state(data, games.get("sixshooter"))
+    ref.log.database.execute("UPDATE snapshots SET state = ? WHERE table_id = 'main'", (data,))
     ref = restart(ref, db, 8)
     assert views(ref) == expected
 
