@@ -429,8 +429,9 @@ class LogDatabase:
         return event_rows, commands
 
     def snapshot(self, table: str) -> Snapshot | None:
-        """A table's latest snapshot, if it has one that agrees with the log's rows (a log
-        repaired by hand below it makes it stale: then None, with a warning)."""
+        """A table's latest snapshot, if it has one that agrees with the log's rows: its
+        command is there and its event count is where the events stand at that command (a
+        log cut short by hand, or another table's rows under its id: None, with a warning)."""
         try:
             rows = self._query(
                 "SELECT seq, events, format, fingerprint, meta, state FROM snapshots "
