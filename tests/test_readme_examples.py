@@ -209,6 +209,11 @@ EXAMPLES: dict[str, Example] = {
     "tabletop dice board --out FILE": Example(
         run=("dice", "board", "--out", "{tmp}/board.png"), expect="written to", usage=True
     ),
+    "tabletop mat template --out FILE.svg [--split-seats 0x3F]": Example(
+        run=("mat", "template", "--out", "{tmp}/mat.svg", "--split-seats", "0x3F"),
+        expect="zones at 1:1",
+        usage=True,
+    ),
     "tabletop dice enrol --labels FILE.csv --out DIR": Example(
         usage=True, why="a usage form; tests/vision/test_dice_enrol.py enrols real photos"
     ),
