@@ -19,6 +19,7 @@ from urllib.parse import urlencode
 
 import pytest
 
+from console.throttle import Throttle, TryLater
 from tests.console.conftest import PASSWORDS, ROLES, Table
 from tests.console.test_seat_screens import start_showdown
 from tests.daemon.daemon_helpers import free_port
@@ -299,3 +300,40 @@ def test_the_login_page_says_the_wait(table: Table) -> None:
     answer = wrong_login(table.console.port, "127.0.0.9")
     assert answer.status == 429
     assert b'role="alert"' in answer.body and b"try again in" in answer.body
+
+
+# -- the back-off itself ----------------------------------------------------------------------
+
+
+def test_the_back_off_doubles_per_address_and_a_right_try_forgets_it() -> None:
+    now = [0.0]
+    throttle = Throttle("login", clock=lambda: now[0], kept=3)
+
+    def wrong(client: str) -> None:
+        throttle.begin(client)
+        throttle.done(client, right=False)
+
+    for _ in range(5):
+        wrong("a")  # the free tries: no wait between them
+    waits = []
+    for _ in range(8):
+        wrong("a")
+        with pytest.raises(TryLater) as later:
+            throttle.begin("a")
+        waits.append(later.value.retry_after)
+        now[0] += later.value.seconds  # the wait, on the clock
+    assert waits == [1, 2, 4, 8, 16, 32, 60, 60]
+    throttle.begin("b")  # another address is not slowed, and one try at a time each
+    with pytest.raises(TryLater, match="Another login from this device"):
+        throttle.begin("b")
+    throttle.done("b", right=True)
+    wrong("a")
+    now[0] += 60
+    throttle.begin("a")
+    throttle.done("a", right=True)
+    assert throttle.wrong_tries("a") == 0
+    for client in ("c", "d", "e", "f"):  # only the newest `kept` addresses are remembered
+        wrong(client)
+    assert throttle.wrong_tries("c") == 0 and throttle.wrong_tries("f") == 1
+    now[0] += 15 * 60  # a quarter of an hour without a wrong try: forgotten
+    assert throttle.wrong_tries("f") == 0
