@@ -15,6 +15,7 @@ import csv
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from .bom import BOM_END, BOM_START
 
@@ -57,21 +58,26 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     started = time.perf_counter()
-    from ._skidl import skidl
-    from .bom import bom_markdown, bom_rows, power_budget
-    from .erc import run_erc
+    from .bom import bom_markdown, bom_rows
     from .mat import build_mat
 
     if args.command == "perfboard":
         from .perfboard import perfboard_svg, seat_board_layout
 
-        args.out.write_text(perfboard_svg(seat_board_layout(build_mat())))
+        try:
+            args.out.write_text(perfboard_svg(seat_board_layout(build_mat())))
+        except OSError as error:
+            raise SystemExit(f"perfboard: cannot write {args.out}: {error.strerror}") from None
         print(f"wrote {args.out}")
         return 0
     if args.command == "drawings":
         from .drawings import write_drawings
 
-        for path in write_drawings(build_mat(), args.out):
+        try:
+            written = write_drawings(build_mat(), args.out)
+        except OSError as error:
+            raise SystemExit(f"drawings: cannot write into {args.out}: {error.strerror}") from None
+        for path in written:
             print(f"wrote {path}")
         return 0
     mat = build_mat()
@@ -85,7 +91,18 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.write(markdown)
         return 0
     out: Path = args.out
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        return _build(mat, rows, out, started)
+    except OSError as error:
+        raise SystemExit(f"build: cannot write into {out}: {error.strerror}") from None
+
+
+def _build(mat: Any, rows: list[Any], out: Path, started: float) -> int:
+    from ._skidl import skidl
+    from .bom import power_budget
+    from .erc import run_erc
+
     result = run_erc(mat)
     netlist = mat.circuit.generate_netlist(tool=skidl.KICAD6, do_backup=False)
     (out / "mat.net").write_text(str(netlist))

@@ -84,3 +84,17 @@ def test_the_example_tables_seat_led_pins_are_the_circuits(mat: MatCircuit) -> N
                 assert len(gpio) == 1 and net_of(gpio[0]) is net_of(pin(resistor, 1))
                 assert net_of(pin(resistor, 2)) is net_of(pin(lamp, "A"))
                 assert net_of(pin(lamp, "K")).name == "PI_GND"
+
+
+def test_the_kicad_netlist_holds_every_part_with_its_footprint_and_every_net(
+    mat: MatCircuit,
+) -> None:
+    from hardware.circuit._skidl import skidl
+
+    netlist = str(mat.circuit.generate_netlist(tool=skidl.KICAD6, do_backup=False))
+    refs = re.findall(r'\(comp\s*\(ref "([^"]+)"\)', netlist)
+    assert sorted(refs) == sorted(part.ref for part in mat.circuit.parts)
+    footprints = re.findall(r'\(footprint "([^"]+)"\)', netlist)
+    assert len(footprints) == len(refs) and all(":" in name for name in footprints)
+    for name in ("BUS_A_SCK", "CS_s2.4", "TOUCH_pad", "SEAT6_LED3", "RESET_CHAIN_6"):
+        assert f'(name "{name}")' in netlist, name
