@@ -83,9 +83,9 @@ class ReaderSettings:
     # ... unless it is read at least this sure, every look at it (each quarter turn of its
     # crop) gives the same value, and so does each size it was read at (its looks there
     # averaged). Turns alone err together (the network learnt every turn), so the sizes must
-    # agree too. At 0.8 (until issue 49) the dice read so were wrong 4 times in 23 on rendered
-    # tables (1 right of 1,481 real dice): now no die under `min_confidence` is read on
-    # agreement (docs/notes/vision-history.md).
+    # agree too. At 0.8 (until issue 49) the dice read so were wrong 4 times in 22 on rendered
+    # tables (1 read, right, of 1,481 real dice): now no die under `min_confidence` is read on
+    # agreement (docs/vision.md, "Unsure dice").
     agreed_confidence: float = 0.92
     overlap: float = 0.6  # two dice are never closer than this many sides (geometric mean)
     # ... and a candidate the detector is less sure of than this is never closer than that
