@@ -14,13 +14,19 @@ misses in a row).
 
     .venv/bin/python bench/mat_sweep.py
     .venv/bin/python bench/mat_sweep.py --misses [--minutes 10]
+    .venv/bin/python bench/mat_sweep.py --misses --pty 60   # through `tabletop mat sim` instead
+
+--pty SECONDS counts the same false card events end to end, in real time: `tabletop mat sim
+--miss-rate R` in its own process, the host driver reading it through the pty.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "mat" / "fw"))
@@ -111,6 +117,49 @@ def removal_ms(rate: float, samples: int) -> list[float]:
     return sorted(results)
 
 
+def pty_false_events(rate: float, seconds: float) -> dict[str, int]:
+    """Card events the host driver reports in `seconds` from `tabletop mat sim --miss-rate`
+    with 36 cards lying (after all 36 were placed), by kind."""
+    from hardware.mat import MatDriver
+    from hardware.mat.events import CardEvent, EventKind
+    from rules.games.cards import standard_deck
+
+    command = [sys.executable, "-m", "tabletop", "mat", "sim", "--miss-rate", str(rate)]
+    sim = subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
+    assert sim.stdin is not None and sim.stdout is not None
+    driver = MatDriver(sim.stdout.readline().strip())
+    driver.start()
+    kinds: dict[str, int] = {}
+    try:
+        codes = [c.code for c in standard_deck(jokers=False)]
+        zones = [f"s{seat}.{slot}" for seat in range(1, 7) for slot in range(1, 7)]
+        for zone, code in zip(zones, codes, strict=False):
+            sim.stdin.write(f"place {zone} {code} up\n")
+            sim.stdin.flush()
+            sim.stdout.readline()
+        placed: set[str] = set()
+        deadline = time.monotonic() + 60
+        while len(placed) < len(zones):
+            if time.monotonic() > deadline:
+                raise SystemExit("the 36 cards were not all placed within 60 s")
+            event = driver.get_event(0.5)
+            if isinstance(event, CardEvent) and event.kind is EventKind.PLACED:
+                placed.add(event.zone)
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            event = driver.get_event(0.2)
+            if isinstance(event, CardEvent):
+                kinds[event.kind.value] = kinds.get(event.kind.value, 0) + 1
+    finally:
+        driver.close()
+        sim.stdin.write("quit\n")
+        sim.stdin.close()
+        sim.wait(timeout=10)
+    return kinds
+
+
 def misses(minutes: float, seeds: int) -> int:
     hours = 36 * minutes * seeds / 60
     print(
@@ -136,7 +185,16 @@ def main() -> int:
     parser.add_argument("--misses", action="store_true", help="the miss-rate sweep instead")
     parser.add_argument("--minutes", type=float, default=10, help="modelled minutes per run")
     parser.add_argument("--seeds", type=int, default=3, help="runs per miss rate (seeds)")
+    parser.add_argument(
+        "--pty", type=float, metavar="SECONDS", help="with --misses: end to end, in real time"
+    )
     args = parser.parse_args()
+    if args.misses and args.pty:
+        print(f"miss rate  card events at the host driver in {args.pty:g} s (36 cards lying)")
+        for rate in (0.0, 0.1, 0.2, 0.3, 0.4):
+            kinds = pty_false_events(rate, args.pty)
+            print(f"{rate:9.1f}  {sum(kinds.values()):5d}  {kinds}", flush=True)
+        return 0
     if args.misses:
         return misses(args.minutes, args.seeds)
     print("profile  buses  cards  sweep ms (per bus, in parallel)")
