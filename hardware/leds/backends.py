@@ -127,20 +127,29 @@ class GpioLeds(SeatLeds):
                 f"leds.pins: give {LEDS_PER_SEAT} BCM pins for each of the "
                 f"{self.config.seats} seats"
             )
-        if self._gpio is None:
-            try:
+        try:
+            if self._gpio is None:
                 self._gpio = importlib.import_module("RPi.GPIO")
-            except ImportError as error:
-                raise LedError(
-                    "RPi.GPIO is not installed: on a Pi install python3-rpi-lgpio (Pi 5) or "
-                    "python3-rpi.gpio, or run with TABLETOP_LEDS=sim"
-                ) from error
-        gpio = self._gpio
-        gpio.setwarnings(False)
-        gpio.setmode(gpio.BCM)
-        for pins in self.config.pins:
-            for pin in pins:
-                gpio.setup(pin, gpio.OUT, initial=self._level(False))
+            gpio = self._gpio
+            gpio.setwarnings(False)
+            gpio.setmode(gpio.BCM)
+            for pins in self.config.pins:
+                for pin in pins:
+                    gpio.setup(pin, gpio.OUT, initial=self._level(False))
+        except ImportError as error:
+            raise LedError(
+                "RPi.GPIO is not installed: on a Pi install python3-rpi-lgpio (Pi 5) or "
+                "python3-rpi.gpio, or run with TABLETOP_LEDS=sim"
+            ) from error
+        except Exception as error:
+            # The GPIO libraries say "no access" in their own types (RPi.GPIO a RuntimeError
+            # "No access to /dev/mem", rpi-lgpio lgpio.error "can not open gpiochip"): a set-up
+            # a person fixes, so one line with the fix, never a traceback.
+            raise LedError(
+                f"leds.pins: the GPIO pins cannot be opened ({error}): run the bridge as a user "
+                "in the gpio group (sudo usermod -aG gpio tabletop, then restart it), or with "
+                "TABLETOP_LEDS=sim"
+            ) from error
         self._stopping.clear()
         self._blinker = threading.Thread(target=self._blink, name="seat-led-blink", daemon=True)
         self._blinker.start()

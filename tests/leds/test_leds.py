@@ -157,6 +157,19 @@ def test_gpio_pins_must_match_the_seats() -> None:
         leds.start()
 
 
+class NoAccessGpio(RecordingGpio):
+    """RPi.GPIO run by a user outside the gpio group (its own words)."""
+
+    def setmode(self, mode: str) -> None:
+        raise RuntimeError("No access to /dev/mem.  Try running as root!")
+
+
+def test_gpio_pins_the_user_may_not_open_are_one_line_with_the_fix() -> None:
+    leds = GpioLeds(LedConfig(backend="gpio", seats=2, pins=PINS), gpio=NoAccessGpio())
+    with pytest.raises(LedError, match=r"No access to /dev/mem.*a user in the gpio group"):
+        leds.start()
+
+
 def test_the_factory_follows_config_and_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     assert isinstance(open_leds(LedConfig(backend="sim")), SimulatedLeds)
     assert isinstance(open_leds(LedConfig(backend="gpio", pins=PINS, seats=2)), GpioLeds)
