@@ -24,9 +24,11 @@ layer below it and fits a new head to the table's dice:
 Before a person relies on it, the enrolment checks itself on photos it did not learn from:
 the photos are split into up to five folds, a head is fitted without each fold, and that fold's
 photos are read by the whole reader, once with the table's model of that fit and once with the
-shipped one, and each labelled die scored (`HeldOutCheck`). On a table where
-the shipped reader already does well (a slanted camera through a board's view), a head fitted
-to a few dozen dice can give more wrong values than it reads right, and this says so.
+shipped one, and each labelled die scored (`HeldOutCheck`: right, wrong, unsure, called
+cocked, not found). On a table where the shipped reader already does well (a slanted camera
+through a board's view), a head fitted to a few dozen dice can give more wrong values than it
+reads right, and this says so; the folder then keeps the shipped model (`kept`), so enrolling
+never makes a table read worse on the photos it was checked on (issue 49).
 
 No clock and no randomness: the same labels give the same model. The work is in seconds on
 a laptop and in minutes on a Pi (the reader's pass over each photo), with progress.

@@ -264,6 +264,9 @@ def test_dice_enrol_and_read_on_the_command_line(tmp_path: Path) -> None:
     assert enrolled.stdout.startswith("enrolled ")
     assert "On photos it did not learn from (2 fits" in enrolled.stdout
     assert "No die in these photos is labelled cocked" in enrolled.stdout
+    # The shipped reader already reads these photos: the folder keeps it, and says so.
+    assert f"so {tmp_path / 't'} keeps the shipped reader" in enrolled.stdout
+    assert "unsure of" in enrolled.stdout
     photo = next((tmp_path / "photos").iterdir())
     read = tabletop("dice", "read", "--json", "--model", str(tmp_path / "t"), str(photo))
     assert read.returncode == 0, read.stderr
