@@ -49,6 +49,11 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     build = commands.add_parser("build", help="netlist, ERC, BOM and power budget into a folder")
     build.add_argument("--out", type=Path, required=True, help="the folder to write into")
+    build.add_argument(
+        "--split-seats",
+        default="0",
+        help="seats with split touch pads, a bit per seat as board.SPLIT_SEATS (default 0)",
+    )
     drawings = commands.add_parser("drawings", help="a schematic SVG of each board")
     drawings.add_argument("--out", type=Path, required=True, help="the folder to write into")
     perfboard = commands.add_parser("perfboard", help="the seat board on perfboard (SVG)")
@@ -80,7 +85,11 @@ def main(argv: list[str] | None = None) -> int:
         for path in written:
             print(f"wrote {path}")
         return 0
-    mat = build_mat()
+    try:
+        split = int(getattr(args, "split_seats", "0"), 0)
+        mat = build_mat(split_seats=split)
+    except ValueError as error:
+        raise SystemExit(f"{args.command}: --split-seats: {error}") from None
     rows = bom_rows(mat)
     if args.command == "bom":
         markdown = bom_markdown(rows)

@@ -74,6 +74,8 @@ def bom_rows(mat: MatCircuit, data: dict[str, Any] | None = None) -> list[BomRow
         counts.items(), key=lambda kv: (order.index(kv[0][0]), kv[0][1])
     ):
         entry = catalogue[key]
+        if entry.get("free"):
+            continue
         qty = math.ceil(count / int(entry.get("per", 1)))
         name = f"{entry['name']} {value}" if value else str(entry["name"])
         each = float(entry["each"])

@@ -101,6 +101,14 @@ TOUCH_RIBBON: tuple[str, ...] = (
     "SPARE",
 )
 
+# A split seat's 26-way touch ribbon: twelve leads (slot 1 near, slot 1 far, ...), a ground
+# between every two (docs/mat.md, "Whose hand: split pads").
+TOUCH_RIBBON_SPLIT: tuple[str, ...] = (
+    *(item for lead in range(1, 13) for item in ("GND", f"T{lead}")),
+    "GND",
+    "SPARE",
+)
+
 # The MPR121s' ADDR pin for each address (docs/mat.md, "Touch pads").
 TOUCH_ADDRESS_NETS: dict[int, str] = {
     0x5A: "GND",
@@ -133,4 +141,5 @@ FOOTPRINTS: dict[str, str] = {
     "pi_header": "Connector_PinSocket_2.54mm:PinSocket_2x20_P2.54mm_Vertical",
     "jumper": "Connector_PinHeader_2.54mm:PinHeader_1x02_P2.54mm_Vertical",
     "electrode": "TestPoint:TestPoint_Pad_D2.0mm",
+    "tssop24": "Package_SO:TSSOP-24_4.4x7.8mm_P0.65mm",
 }

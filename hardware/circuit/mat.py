@@ -21,6 +21,7 @@ from .design import (
     SEAT_RIBBON,
     TOUCH_ADDRESS_NETS,
     TOUCH_RIBBON,
+    TOUCH_RIBBON_SPLIT,
 )
 from .symbols import LIBRARY
 
@@ -61,6 +62,11 @@ class MatCircuit:
     level_shifter: Any = None
     emitter_switch: Any = None
     seat_leds: dict[tuple[int, int], tuple[Any, Any]] = field(default_factory=dict)
+    # Split pads (docs/mat.md, "Whose hand"): the zones with two electrodes, the far halves'
+    # electrodes (`electrodes` holds the whole pads and the near halves), the I2C switch.
+    split_zones: frozenset[str] = frozenset()
+    far_electrodes: dict[str, Any] = field(default_factory=dict)
+    touch_switch: Any = None
     waivers: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -90,10 +96,16 @@ def symbol_library() -> Any:
 class _Builder:
     """Places parts and nets in one SKiDL circuit; `MatCircuit` is what it leaves."""
 
-    def __init__(self, seats: int, slots: int, pad: bool) -> None:
+    def __init__(self, seats: int, slots: int, pad: bool, split_seats: int = 0) -> None:
         self.circuit = skidl.Circuit()
         self.circuit.no_files = True
-        self.mat = MatCircuit(self.circuit, seats, slots, pad)
+        split = frozenset(
+            f"s{seat}.{slot}"
+            for seat in range(1, seats + 1)
+            if split_seats & (1 << (seat - 1))
+            for slot in range(1, slots + 1)
+        )
+        self.mat = MatCircuit(self.circuit, seats, slots, pad, split_zones=split)
         self.nets: dict[str, Any] = {}
         self.templates: dict[str, Any] = {}
         self.counts: dict[str, int] = {}
@@ -378,14 +390,27 @@ class _Builder:
                     self.no_connect(mat.muxes[(bus, index)][f"I{output}"], "no face sensor here")
 
     def touch(self) -> None:
-        """Four MPR121 modules on the controller board, 12 electrodes each in zone order; each
-        board's electrodes on a 14-way ribbon of their own."""
+        """The MPR121 modules on the controller board, 12 electrodes each in zone order (a
+        split pad takes two, its near half first); more than four chips sit behind a TCA9548A
+        switch (chips 0-3 on its channel 0, 4-7 on channel 1). Each board's electrodes come on
+        a ribbon of their own: 14-way for whole pads, 26-way for a split seat's."""
         mat = self.mat
-        zones = mat.zones
-        for chip, address in enumerate(TOUCH_ADDRESSES):
-            electrodes = zones[chip * ELECTRODES_PER_CHIP : (chip + 1) * ELECTRODES_PER_CHIP]
-            if not electrodes:
-                break
+        leads: list[str] = []  # the electrode nets in the chips' order
+        for zone in mat.zones:
+            if zone in mat.split_zones:
+                leads += [f"TOUCH_{zone}_NEAR", f"TOUCH_{zone}_FAR"]
+            else:
+                leads.append(f"TOUCH_{zone}")
+        chips = [
+            leads[start : start + ELECTRODES_PER_CHIP]
+            for start in range(0, len(leads), ELECTRODES_PER_CHIP)
+        ]
+        buses = [("SDA_RESET_DATA", "SCL_RESET_CLOCK")]
+        if len(chips) > len(TOUCH_ADDRESSES):
+            buses = self.touch_switch()
+        for index, electrodes in enumerate(chips):
+            address = TOUCH_ADDRESSES[index % len(TOUCH_ADDRESSES)]
+            sda, scl = buses[index // len(TOUCH_ADDRESSES)]
             module = self.part(
                 "MPR121_Module",
                 "mpr121",
@@ -397,15 +422,18 @@ class _Builder:
             mat.touch_chips.append(module)
             self.net("+3V3").connect(module["VIN"])
             self.net("GND").connect(module["GND"])
-            self.net("SDA_RESET_DATA").connect(module["SDA"])
-            self.net("SCL_RESET_CLOCK").connect(module["SCL"])
-            self.net(TOUCH_ADDRESS_NETS[address]).connect(module["ADDR"])
+            self.net(sda).connect(module["SDA"])
+            self.net(scl).connect(module["SCL"])
+            tie = {"SDA_RESET_DATA": sda, "SCL_RESET_CLOCK": scl}
+            self.net(tie.get(TOUCH_ADDRESS_NETS[address], TOUCH_ADDRESS_NETS[address])).connect(
+                module["ADDR"]
+            )
             self.no_connect(module["3VO"], "the module's regulator output, not needed")
             self.no_connect(module["IRQ"], "the firmware polls the touch status")
             for electrode in range(ELECTRODES_PER_CHIP):
                 pin = module[f"ELE{electrode}"]
                 if electrode < len(electrodes):
-                    self.net(f"TOUCH_{electrodes[electrode]}").connect(pin)
+                    self.net(electrodes[electrode]).connect(pin)
                 else:
                     self.no_connect(pin, "no zone on this electrode input")
         boards = [
@@ -415,19 +443,30 @@ class _Builder:
         if mat.pad:
             boards.append(("pad", ["pad"]))
         for board, board_zones in boards:
-            ends = [
-                self.part(
-                    "Conn_02x07_Odd_Even", "ribbon14", where, "14-way", bom="ribbon14", cable=board
+            split = any(zone in mat.split_zones for zone in board_zones)
+            wires = [
+                lead
+                for zone in board_zones
+                for lead in (
+                    [f"TOUCH_{zone}_NEAR", f"TOUCH_{zone}_FAR"] if split else [f"TOUCH_{zone}"]
                 )
+            ]
+            ribbon = TOUCH_RIBBON_SPLIT if split else TOUCH_RIBBON
+            symbol, kind, value = (
+                ("Conn_02x13_Odd_Even", "ribbon26", "26-way")
+                if split
+                else ("Conn_02x07_Odd_Even", "ribbon14", "14-way")
+            )
+            ends = [
+                self.part(symbol, kind, where, value, bom=kind, cable=f"{board} touch")
                 for where in ("controller", board)
             ]
-            leads = 0
-            for number, signal in enumerate(TOUCH_RIBBON, start=1):
+            for number, signal in enumerate(ribbon, start=1):
+                lead = int(signal[1:]) if signal[1:].isdigit() else 0
                 if signal == "GND":
                     wire = self.net("GND")
-                elif signal.startswith("T") and int(signal[1:]) <= len(board_zones):
-                    wire = self.net(f"TOUCH_{board_zones[int(signal[1:]) - 1]}")
-                    leads += 1
+                elif 1 <= lead <= len(wires):
+                    wire = self.net(wires[lead - 1])
                 else:
                     for end in ends:
                         self.no_connect(end[number], "a spare lead of the touch ribbon")
@@ -435,11 +474,51 @@ class _Builder:
                 for end in ends:
                     wire += end[number]
             for zone in board_zones:
-                pad = self.part(
-                    "Touch_Electrode", "electrode", board, "electrode", bom="electrode", zone=zone
-                )
-                mat.electrodes[zone] = pad
-                self.net(f"TOUCH_{zone}").connect(pad["PAD"])
+                halves = ("NEAR", "FAR") if zone in mat.split_zones else ("",)
+                for half in halves:
+                    pad = self.part(
+                        "Touch_Electrode",
+                        "electrode",
+                        board,
+                        f"electrode {half.lower()}".strip(),
+                        bom="electrode" if half != "FAR" else "electrode_half",
+                        zone=zone,
+                    )
+                    if half == "FAR":
+                        mat.far_electrodes[zone] = pad
+                    else:
+                        mat.electrodes[zone] = pad
+                    self.net(f"TOUCH_{zone}_{half}" if half else f"TOUCH_{zone}").connect(
+                        pad["PAD"]
+                    )
+
+    def touch_switch(self) -> list[tuple[str, str]]:
+        """The TCA9548A at 0x70 (A0-A2 low) on the shared lines; returns the (SDA, SCL) nets
+        of its channels 0 and 1, each with its own pull-ups (the rest are unused)."""
+        switch = self.part("TCA9548APWR", "tssop24", "controller", "TCA9548A", bom="tca9548a")
+        self.mat.touch_switch = switch
+        self.net("SDA_RESET_DATA").connect(switch["SDA"])
+        self.net("SCL_RESET_CLOCK").connect(switch["SCL"])
+        for pin in ("A0", "A1", "A2"):
+            self.net("GND").connect(switch[pin])
+        self.net("+3V3").connect(switch["~{RESET}"])
+        self.net("+3V3").connect(switch["VCC"])
+        self.net("GND").connect(switch["GND"])
+        self.decouple("controller", "+3V3")
+        buses = []
+        for channel in range(8):
+            sd, sc = switch[f"SD{channel}"], switch[f"SC{channel}"]
+            if channel < 2:
+                sda, scl = f"TOUCH_SDA{channel}", f"TOUCH_SCL{channel}"
+                self.net(sda).connect(sd)
+                self.net(scl).connect(sc)
+                for line in (sda, scl):
+                    self.resistor("controller", "4.7k", self.net(line), self.net("+3V3"), "r")
+                buses.append((sda, scl))
+            else:
+                self.no_connect(sd, "a switch channel no touch chip uses")
+                self.no_connect(sc, "a switch channel no touch chip uses")
+        return buses
 
     def pi_seat_leds(self) -> None:
         """The seat LEDs on the Raspberry Pi's header: GPIO, 1 kohm, LED, ground (active high,
@@ -482,6 +561,9 @@ class _Builder:
                 self.no_connect(pin, "the LEDs run from GPIOs, not from the header's rails")
 
 
-def build_mat(seats: int = 6, slots: int = 6, pad: bool = True) -> MatCircuit:
-    """Builds the mat's circuit (a full mat by default) in a circuit of its own."""
-    return _Builder(seats, slots, pad).build()
+def build_mat(seats: int = 6, slots: int = 6, pad: bool = True, split_seats: int = 0) -> MatCircuit:
+    """Builds the mat's circuit (a full mat with whole pads by default) in a circuit of its
+    own; `split_seats` (a bit per seat, as `board.SPLIT_SEATS`) gives those seats split pads."""
+    if split_seats >> seats:
+        raise ValueError(f"split_seats 0x{split_seats:02x} names a seat past {seats}")
+    return _Builder(seats, slots, pad, split_seats).build()

@@ -37,6 +37,7 @@ KICAD_PARTS = (
     ("Connector_Generic", "Conn_02x07_Odd_Even"),
     ("Connector_Generic", "Conn_02x13_Odd_Even"),
     ("Jumper", "Jumper_2_Open"),
+    ("Interface_Expansion", "TCA9548APWR"),  # the I2C switch of a mat with split pads
 )
 
 # Modules: name -> (reference prefix, pins as (number, name, KiCad electrical type)).

@@ -7,7 +7,8 @@ from types import ModuleType
 
 import pytest
 
-from hardware.circuit.mat import MatCircuit
+from hardware.circuit.erc import run_erc
+from hardware.circuit.mat import MatCircuit, build_mat
 
 from . import wiring
 
@@ -129,3 +130,21 @@ def test_a_wire_broken_in_the_circuit_fails_naming_it(
         was += target
     assert any(line.startswith(named) for line in problems), problems
     assert wiring.every_check(mat) == []  # the wire put back, all is well again
+
+
+def test_a_mat_with_split_pads_is_wired_as_the_firmware_reads_it() -> None:
+    # All six seats split (board.SPLIT_SEATS = 0x3F): 73 electrodes on seven chips, behind the
+    # TCA9548A (docs/mat.md, "Whose hand: split pads").
+    split = build_mat(split_seats=0x3F)
+    assert wiring.every_check(split) == []
+    assert len(split.touch_chips) == 7 and split.touch_switch is not None
+    assert len(split.far_electrodes) == 36
+    far = split.far_electrodes["s4.2"]["PAD"]
+    was = far.net
+    far.disconnect()
+    try:
+        problems = wiring.check_touch(split)
+    finally:
+        was += far
+    assert "s4.2: electrode far half not on chip 0x5D ELE3" in problems, problems
+    assert run_erc(split).errors == ()

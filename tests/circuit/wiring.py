@@ -20,13 +20,17 @@ if _FAKES not in sys.path:
 from firmware import board as firmware_board  # noqa: E402
 from firmware.mfrc522 import seat_board_positions  # noqa: E402
 from firmware.mpr121 import ADDRESSES  # noqa: E402
-from firmware.touch import zones_per_chip  # noqa: E402
+from firmware.touch import (  # noqa: E402
+    MAX_CHIPS,
+    SIDE_FAR,
+    SIDE_NEAR,
+    split_seat_zones,
+    split_zones_per_chip,
+)
 from firmware.zones import Layout  # noqa: E402
 from hardware.circuit.mat import GATES, SHIFT_OUTPUTS, MatCircuit  # noqa: E402
 
 BUS_NAMES = ("A", "B")
-# What the MPR121's ADDR pin is tied to for each address (its datasheet, table 1).
-ADDRESS_BY_TIE = {"GND": 0x5A, "+3V3": 0x5B, "sda": 0x5C, "scl": 0x5D}
 
 
 def firmware_pin_functions(board: ModuleType = firmware_board) -> dict[int, dict[str, str]]:
@@ -305,33 +309,60 @@ def check_led_chain(mat: MatCircuit, board: ModuleType = firmware_board) -> list
 
 
 def check_touch(mat: MatCircuit, board: ModuleType = firmware_board) -> list[str]:
-    """Each zone's electrode is on the MPR121 input the firmware reads it from: chip at
-    ADDRESSES[c] (set by its ADDR pin), electrode e of `zones_per_chip`."""
+    """Each zone's electrode (each half of a split pad) is on the MPR121 input the firmware
+    reads it from (`split_zones_per_chip`): chip c at ADDRESSES[c % 4], set by its ADDR pin,
+    on the shared I2C or, past four chips, on channel c // 4 of the TCA9548A at 0x70."""
     layout = _layout(mat)
+    split = split_seat_zones(layout.seats, layout.slots, _split_seats(mat))
+    wiring = split_zones_per_chip(layout.count, split)
     sda, scl = pico_net(mat, board.TOUCH_SDA), pico_net(mat, board.TOUCH_SCL)
-    ties = {"sda": sda, "scl": scl}
     problems = []
-    by_address = {}
+    buses = [(sda, scl)]
+    if len(wiring) > MAX_CHIPS:
+        switch = mat.touch_switch
+        if switch is None:
+            return [f"touch: {len(wiring)} chips need the TCA9548A; the circuit has none"]
+        if not (on_net(pin(switch, "SDA"), sda) and on_net(pin(switch, "SCL"), scl)):
+            problems.append(f"touch switch {switch.ref}: not on the firmware's I2C pins")
+        if any(net_name(pin(switch, a)) != "GND" for a in ("A0", "A1", "A2")):
+            problems.append(f"touch switch {switch.ref}: A0-A2 not low, so not at 0x70")
+        buses = [(net_of(pin(switch, f"SD{c}")), net_of(pin(switch, f"SC{c}"))) for c in range(2)]
+    found = {}
     for chip in mat.touch_chips:
-        if not on_net(pin(chip, "SDA"), sda) or not on_net(pin(chip, "SCL"), scl):
-            problems.append(f"touch chip {chip.ref}: not on the firmware's I2C pins")
         tie = net_of(pin(chip, "ADDR"))
-        for key, address in ADDRESS_BY_TIE.items():
-            net = ties.get(key)
-            if (net is not None and tie is net) or (tie is not None and tie.name == key):
-                by_address[address] = chip
-    for index, zones in enumerate(zones_per_chip(layout.count)):
-        chip = by_address.get(ADDRESSES[index])
+        for channel, (bus_sda, bus_scl) in enumerate(buses):
+            if not (on_net(pin(chip, "SDA"), bus_sda) and on_net(pin(chip, "SCL"), bus_scl)):
+                continue
+            ties = {"GND": 0x5A, "+3V3": 0x5B}
+            address = ties.get(tie.name) if tie is not None else None
+            if tie is not None and tie is bus_sda:
+                address = 0x5C
+            if tie is not None and tie is bus_scl:
+                address = 0x5D
+            found[(channel, address)] = chip
+    for index, electrodes in enumerate(wiring):
+        channel = index // MAX_CHIPS if len(wiring) > MAX_CHIPS else 0
+        address = ADDRESSES[index % MAX_CHIPS]
+        chip = found.get((channel, address))
         if chip is None:
-            problems.append(f"touch: no chip at 0x{ADDRESSES[index]:02X}")
+            problems.append(f"touch: no chip at 0x{address:02X} on channel {channel}")
             continue
-        for electrode, zone in enumerate(zones):
+        for electrode, entry in enumerate(electrodes):
+            zone, side = entry if isinstance(entry, tuple) else (entry, None)
             name = layout.name(zone)
-            if not on_net(pin(chip, f"ELE{electrode}"), net_of(pin(mat.electrodes[name], "PAD"))):
+            pad = (mat.far_electrodes if side == SIDE_FAR else mat.electrodes).get(name)
+            half = {None: "", SIDE_NEAR: " near half", SIDE_FAR: " far half"}[side]
+            if pad is None or not on_net(pin(chip, f"ELE{electrode}"), net_of(pin(pad, "PAD"))):
                 problems.append(
-                    f"{name}: electrode not on chip 0x{ADDRESSES[index]:02X} ELE{electrode}"
+                    f"{name}: electrode{half} not on chip 0x{address:02X} ELE{electrode}"
                 )
     return problems
+
+
+def _split_seats(mat: MatCircuit) -> int:
+    return sum(
+        1 << (seat - 1) for seat in range(1, mat.seats + 1) if f"s{seat}.1" in mat.split_zones
+    )
 
 
 def check_emitters(mat: MatCircuit, board: ModuleType = firmware_board) -> list[str]:
