@@ -13,17 +13,25 @@ import io
 import logging
 import os
 import sys
+import tempfile
 from types import FrameType
 
-with contextlib.redirect_stderr(io.StringIO()):
+# In a folder of its own: two processes importing SKiDL in one folder (pytest's workers) would
+# each remove the other's log file and the second would fail. The files go before we leave.
+with (
+    tempfile.TemporaryDirectory(prefix="skidl-") as _private,
+    contextlib.chdir(_private),
+    contextlib.redirect_stderr(io.StringIO()),
+):
     import skidl
+    from skidl.logger import stop_log_file_output
+
+    stop_log_file_output()
 
 from skidl import circuit as skidl_circuit
 from skidl import logger as skidl_logger
 from skidl import node as skidl_node
-from skidl.logger import stop_log_file_output
 
-stop_log_file_output()
 for _name in ("skidl", "ERC_Logger"):
     _logger = logging.getLogger(_name)
     for _handler in list(_logger.handlers):
