@@ -266,7 +266,7 @@ class TableServer:
         if trial is None:
             # Refused, or a repeat: answered now, never held while the mat is awaited. The
             # refusal is the game master's reply; nothing on the table is to be put right.
-            self._execute(table, raw, payload, outcomes, now)
+            self._execute(table, raw, payload, outcomes, now, by_game_master=True)
             return
         rules, state = trial
         table.use(rules)  # a new game of another game is read by that game's reader
@@ -278,7 +278,7 @@ class TableServer:
             # `end_adventure`). What it reads as a move on the mat is not made here: the game
             # master's command is no move on the mat, and a table whose mat never reported
             # would read every face-up card as lifted.
-            after = self._execute(table, raw, payload, outcomes, now)
+            after = self._execute(table, raw, payload, outcomes, now, by_game_master=True)
             table.record([action for action in after if not isinstance(action, Execute)])
             return
         what = "the deal on the mat" if raw.get("cmd") != "turn_order" else "cards on the pad"
@@ -313,6 +313,8 @@ class TableServer:
         payload: bytes,
         outcomes: list[Outcome],
         now: float,
+        *,
+        by_game_master: bool = False,
     ) -> list[Action]:
         outcome = self.referee.handle(payload)
         outcomes.append(outcome)
@@ -321,6 +323,12 @@ class TableServer:
             return []
         if outcome.ok:
             return table.reader.applied(state, command, now)
+        if by_game_master:
+            # A game master's own command that the rules refuse is their mistake, answered on
+            # their screen (the reply on game/reply, and referee/state's refused list): it is no
+            # alert for the room, the phones and the stream, and nothing on the table is to be
+            # put right (issue 48: "Ana is already in a duel" stood through a poker hand).
+            return []
         actions = table.reader.refused(command, str(outcome.reply.get("error", "")))
         if self.referee.rules.is_over(state):
             # No game in play (the last one just ended): cards gathered up or a move that
