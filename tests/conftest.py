@@ -51,6 +51,16 @@ def live_children() -> dict[int, str]:
     return found
 
 
+def ignored_signals() -> int:
+    """The signals this process ignores, as the kernel keeps them: what every program it
+    starts inherits (an ignored SIGINT survives exec, and such a program cannot be Ctrl-C'd)."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("SigIgn:"):
+                return int(line.split()[1], 16)
+    return 0
+
+
 @dataclass
 class Snapshot:
     """What the process holds at one moment that a test could leave behind."""
@@ -59,6 +69,7 @@ class Snapshot:
     children: dict[int, str]
     handlers: dict[signal.Signals, object]
     blocked: set[int]
+    ignored: int  # the kernel's own mask of ignored signals (a library's C code may set one)
     environ: dict[str, str]
     cwd: str
 
@@ -69,6 +80,7 @@ class Snapshot:
             children=live_children(),
             handlers={s: signal.getsignal(s) for s in SIGNALS},
             blocked={int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, [])},
+            ignored=ignored_signals(),
             environ=dict(os.environ),
             cwd=os.getcwd(),
         )
@@ -206,6 +218,15 @@ def leaks(before: Snapshot) -> list[str]:
             f"blocked signals changed to {sorted(signal.Signals(s).name for s in blocked)}"
         )
         signal.pthread_sigmask(signal.SIG_SETMASK, before.blocked)
+    ignored = ignored_signals()
+    if ignored != before.ignored:
+        by_number = {s.value: s.name for s in signal.Signals}
+        names = [
+            by_number.get(n, str(n))
+            for n in range(1, 65)
+            if (ignored ^ before.ignored) >> (n - 1) & 1
+        ]
+        problems.append(f"the signals ignored changed: {', '.join(names)}")
     changed = sorted(
         k
         for k in set(before.environ) | set(os.environ)
