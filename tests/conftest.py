@@ -23,9 +23,11 @@ from dataclasses import dataclass, field
 
 import pytest
 
+pytest_plugins = ("pytester",)  # tests/test_suite_hygiene.py runs this check on small suites
+
 # A safety net, not a speed figure: what a test stopped may take a moment to end on a loaded
 # host, so the check waits for it to end before it calls it a leak.
-GRACE_S = 20.0
+GRACE_S = float(os.environ.get("TABLETOP_LEAK_GRACE_S", "20"))
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE, signal.SIGCHLD)
 
 
@@ -142,6 +144,13 @@ def pytest_configure(config: pytest.Config) -> None:
     # so that the first test to import it is not blamed for the library's own set-up.
     import cv2  # noqa: F401
 
+    # A suite started in the background (`scripts/test.sh &`, nohup, some CI runners) inherits
+    # an ignored SIGINT, which every program its tests start would inherit too: the README's
+    # daemons, stopped with Ctrl-C as a person stops them, would never stop. Those programs
+    # get the default back; a person's Ctrl-C in the suite's terminal is unchanged.
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
     # A plugin rather than this conftest's own hooks: a session-wide fixture is set up by the
     # session's node, which calls only the root folder's conftest hooks, not this one's.
     config.pluginmanager.register(LeakCheck(), "tabletop-leak-check")
@@ -230,12 +239,15 @@ def leaks(before: Snapshot) -> list[str]:
     changed = sorted(
         k
         for k in set(before.environ) | set(os.environ)
-        if before.environ.get(k) != os.environ.get(k)
+        if before.environ.get(k) != os.environ.get(k) and k != "PYTEST_CURRENT_TEST"
     )
     if changed:
         problems.append(f"environment variables changed: {', '.join(changed)}")
-        os.environ.clear()
-        os.environ.update(before.environ)
+        for key in changed:
+            if key in before.environ:
+                os.environ[key] = before.environ[key]
+            else:
+                os.environ.pop(key, None)
     if os.getcwd() != before.cwd:
         problems.append(f"working folder changed to {os.getcwd()}")
         os.chdir(before.cwd)
