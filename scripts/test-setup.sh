@@ -40,25 +40,18 @@ command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/n
 command -v shellcheck >/dev/null 2>&1 || install_deb shellcheck "for the install script's lint"
 export PATH="$root/.venv/bin:$PATH"
 
+# An npm folder's packages, installed again when its lock is newer than its node_modules.
+npm_folder() {  # npm_folder DIR WHAT
+    if [ ! -d "$1/node_modules" ] || [ "$1/package-lock.json" -nt "$1/node_modules" ]; then
+        if ! command -v npm >/dev/null 2>&1; then
+            echo "test: npm (Node.js 20 or newer) is needed for $2" >&2
+            exit 1
+        fi
+        echo "== npm ci ($1: $2)"
+        (cd "$1" && npm ci --no-audit --no-fund --loglevel=error) && touch "$1/node_modules"
+    fi
+}
 # The firmware's logic tests also run under MicroPython (WebAssembly, from npm) in Node.js.
-mpdir=tests/mat/micropython
-if [ ! -d "$mpdir/node_modules" ] || [ "$mpdir/package-lock.json" -nt "$mpdir/node_modules" ]; then
-    if ! command -v npm >/dev/null 2>&1; then
-        echo "test: npm (Node.js 20 or newer) is needed to run the firmware tests under MicroPython" >&2
-        exit 1
-    fi
-    echo "== npm ci ($mpdir: MicroPython for the firmware tests)"
-    (cd "$mpdir" && npm ci --no-audit --no-fund --loglevel=error) && touch "$mpdir/node_modules"
-fi
-
+npm_folder tests/mat/micropython "MicroPython for the firmware tests"
 # The console's accessibility check injects axe-core (from npm) into each page in Chromium.
-axedir=tests/console/axe
-if [ ! -d "$axedir/node_modules" ] || [ "$axedir/package-lock.json" -nt "$axedir/node_modules" ]; then
-    if ! command -v npm >/dev/null 2>&1; then
-        echo "test: npm (Node.js 20 or newer) is needed for the console's accessibility check (axe-core)" >&2
-        exit 1
-    fi
-    echo "== npm ci ($axedir: axe-core for the console's accessibility check)"
-    (cd "$axedir" && npm ci --no-audit --no-fund --loglevel=error) && touch "$axedir/node_modules"
-fi
-
+npm_folder tests/console/axe "axe-core for the console's accessibility check"
