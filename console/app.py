@@ -50,6 +50,7 @@ from .corrections import COCKED, CorrectionError, Corrections, read_correction, 
 from .feed import TableFeed
 from .forms import FormError, forms_for
 from .guard import BodyTooLarge, Guard, ServedNames
+from .players import EXAMPLE_DECKS, known_decks, player_setup
 from .seats import MAX_PHONES_PER_CODE, JoinRefused, SeatScreens, seat_snapshot
 from .sessions import LoginRefused, Sessions
 from .throttle import TryLater
@@ -85,10 +86,13 @@ def build_app(
     *,
     secure: bool = False,
     corrections: Corrections | None = None,
+    decks_folder: Path = EXAMPLE_DECKS,
 ) -> Starlette:
     """The Starlette app over the room's feed and the game masters' sessions, serving the
     host names `served`; `secure`: served over TLS, so the cookie is sent over TLS only;
-    `corrections`: where corrected throws are kept (None: the console keeps none)."""
+    `corrections`: where corrected throws are kept (None: the console keeps none);
+    `decks_folder`: the Showdown decks a game master picks from (`*.toml`)."""
+    decks = known_decks(decks_folder)
     screens = SeatScreens(sessions)
     # No users in the table's file and an anonymous room view: the broker takes any login
     # (the simulated table, a laptop), so the login page says that any name opens the view.
@@ -287,7 +291,8 @@ def build_app(
         """The forms of the game on the table, or of `wanted` (`?game=NAME`: a game the game
         master is about to start, of which only `new` may be sent)."""
         game = games.get(wanted if wanted is not None else playing(feed))
-        return game.name, forms_for(game.gm_actions(), game.roster_keys)
+        setup = player_setup(game.name, decks)
+        return game.name, forms_for(game.gm_actions(), game.roster_keys, setup)
 
     def game_asked(request: Request) -> str | None:
         wanted = request.query_params.get("game")

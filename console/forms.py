@@ -20,6 +20,7 @@ from rules.games.game import EVERYONE, PLAYER, PLAYER_OR_ALL, GmAction
 from rules.games.roster import RosterError, roster_from_data
 
 from . import ConsoleError
+from .players import PlayerChoiceError, PlayerSetup
 
 
 class FormError(ConsoleError):
@@ -55,9 +56,12 @@ class Field:
     # a choice's values; for a "player", the words it takes besides a player's name ("all")
     choices: tuple[str, ...] = ()
     option: str | None = None  # "--card" for an optional argument, None for a positional
+    # a roster's choices per player, with their defaults (console/players.py), when the game
+    # starts from names
+    players: PlayerSetup | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        described: dict[str, Any] = {
             "name": self.name,
             "label": self.label,
             "help": self.help,
@@ -65,6 +69,9 @@ class Field:
             "required": self.required,
             "choices": list(self.choices),
         }
+        if self.players is not None:
+            described["players"] = self.players.to_json()
+        return described
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +121,9 @@ class Form:
 
 
 def forms_for(
-    actions: Sequence[GmAction], roster_keys: Sequence[str] = ("players", "seed", "options")
+    actions: Sequence[GmAction],
+    roster_keys: Sequence[str] = ("players", "seed", "options"),
+    players: PlayerSetup | None = None,
 ) -> dict[str, Form]:
     """Each verb's form, in the game's order.
 
@@ -125,7 +134,7 @@ def forms_for(
     for action in actions:
         if action.reads_files:
             if action.verb == "new":
-                forms[action.verb] = roster_form(action, tuple(roster_keys))
+                forms[action.verb] = roster_form(action, tuple(roster_keys), players)
             continue
         parser = _Parser(prog=action.verb, add_help=False)
         action.arguments(parser)
@@ -139,19 +148,27 @@ ROSTER_FIELD = "roster"
 _PATH_HINTS = ("/", "\\", "~", ".toml", ".json")
 
 
-def roster_form(action: GmAction, keys: tuple[str, ...]) -> Form:
-    """The game's `new` as a roster given in the page: its players' names, or the roster's
-    own text (TOML or JSON, what a roster file holds), never a file's name."""
+def roster_form(
+    action: GmAction, keys: tuple[str, ...], players: PlayerSetup | None = None
+) -> Form:
+    """The game's `new` as a roster given in the page: its players' names (each with the
+    game's choices per player, `players`, defaults filled in), or the roster's own text (TOML
+    or JSON, what a roster file holds), never a file's name."""
     help_text = (
         "the players' names, one a line, or the roster itself as TOML or JSON (keys: "
         f"{', '.join(keys)}); 'Read a file' reads a roster from this device into the page"
     )
     field = Field(
-        name=ROSTER_FIELD, label=ROSTER_FIELD, help=help_text, kind="roster", required=True
+        name=ROSTER_FIELD,
+        label=ROSTER_FIELD,
+        help=help_text,
+        kind="roster",
+        required=True,
+        players=players,
     )
 
     def build(namespace: argparse.Namespace) -> dict[str, Any]:
-        return {"cmd": "new_game", **read_roster_value(namespace.roster, keys)}
+        return {"cmd": "new_game", **read_roster_value(namespace.roster, keys, players)}
 
     web = replace(
         action,
@@ -186,9 +203,12 @@ class _RosterForm(Form):
             raise FormError(f"{self.action.verb}: {error}", ROSTER_FIELD) from None
 
 
-def read_roster_value(value: Any, keys: Sequence[str]) -> dict[str, Any]:
+def read_roster_value(
+    value: Any, keys: Sequence[str], players: PlayerSetup | None = None
+) -> dict[str, Any]:
     """The roster a page sent: a JSON object or list, or text (names one a line, TOML or
-    JSON). Never opens anything: a value that looks like a file's name is refused in words."""
+    JSON); with the game's `players` setup, each player completed (a bare name gets the
+    defaults). Never opens anything: a value that looks like a file's name is refused."""
     if isinstance(value, str):
         text = value.strip()
         if not text:
@@ -203,8 +223,14 @@ def read_roster_value(value: Any, keys: Sequence[str]) -> dict[str, Any]:
             )
         value = _parse_roster_text(text)
     try:
-        return roster_from_data(value, keys, "roster")
+        roster = roster_from_data(value, keys, "roster")
     except RosterError as error:
+        raise FormError(str(error), ROSTER_FIELD) from None
+    if players is None:
+        return roster
+    try:
+        return players.roster(roster)
+    except PlayerChoiceError as error:
         raise FormError(str(error), ROSTER_FIELD) from None
 
 
@@ -214,7 +240,9 @@ def _parse_roster_text(text: str) -> Any:
         try:
             return json.loads(text)
         except (ValueError, RecursionError) as error:
-            raise FormError(f"roster: not valid JSON: {error}", ROSTER_FIELD) from None
+            # TOML's tables start with "[" too (`[[players]]`): read as TOML when it has keys
+            if "=" not in text:
+                raise FormError(f"roster: not valid JSON: {error}", ROSTER_FIELD) from None
     if "=" in text:
         try:
             return tomllib.loads(text)

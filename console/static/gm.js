@@ -24,11 +24,14 @@
     } else if (field.kind === "names") {
       control = el("textarea", { id, name: field.name, rows: 4, required: field.required,
                                  "aria-describedby": described, placeholder: "Ana\nBo" });
+      const saved = savedGroup(verb);
+      if (saved && typeof saved.names === "string") control.value = saved.names;
     } else if (field.kind === "roster") {
       // The roster is written here or read from a file on this device: the console is never
       // given a file name on its own machine.
       control = el("textarea", { id, name: field.name, rows: 5, required: true,
                                  "aria-describedby": described, placeholder: "Ana\nBo" });
+      const rows = field.players ? playerRows(verb, id, control, field.players) : null;
       const picker = el("input", { id: `${id}-file`, type: "file",
                                    accept: ".toml,.json,.txt,text/plain,application/json" });
       picker.addEventListener("change", async () => {
@@ -39,7 +42,8 @@
       });
       const label = el("label", { for: id, text: field.label });
       const help = field.help ? el("small", { id: described, text: field.help }) : null;
-      return el("div", { class: "field roster" }, label, control,
+      picker.addEventListener("change", () => control.dispatchEvent(new Event("input")));
+      return el("div", { class: "field roster" }, label, control, ...(rows || []),
                 el("label", { for: `${id}-file`, text: "Read a file from this device" }), picker, help);
     } else if (field.kind === "repeat") {
       control = el("textarea", { id, name: field.name, rows: 2, "aria-describedby": described,
@@ -53,6 +57,70 @@
     const label = el("label", { for: id, text: field.label + (field.required ? "" : " (optional)") });
     const help = field.help ? el("small", { id: described, text: field.help }) : null;
     return el("div", { class: field.kind === "flag" ? "field flag" : "field" }, label, control, help);
+  }
+
+  // The group last started on this device, per game (kept in the browser, for next week).
+  const groupKey = (verb) => `tabletop-group:${document.body.dataset.game}:${verb}`;
+  function savedGroup(verb) {
+    try { return JSON.parse(window.localStorage.getItem(groupKey(verb)) || "null"); }
+    catch (failed) { return null; }
+  }
+  function saveGroup(verb, group) {
+    try { window.localStorage.setItem(groupKey(verb), JSON.stringify(group)); } catch (failed) { /* private mode */ }
+  }
+  const looksLikeRosterText = (text) => /^\s*[{[]/.test(text) || text.includes("=");
+
+  // A roster started from names: a row per name typed, with the game's choices per player
+  // (a Descriptor, an Archetype and a Lucky Number; a deck), each filled in with a legal
+  // default the player may change. The roster is sent as those players, completed by the
+  // console; roster text (TOML or JSON, or a file read into the field) is sent as it is.
+  function playerRows(verb, id, control, setup) {
+    const chosen = {};  // each player's choices by name, kept while names are typed
+    const saved = savedGroup(verb);
+    if (saved && Array.isArray(saved.players)) {
+      control.value = saved.players.map((player) => player.name).join("\n");
+      for (const player of saved.players) chosen[player.name] = player;
+    }
+    const note = el("p", { class: "help player-note", id: `${id}-note`,
+                           text: setup.note + (saved ? " The last group started on this device is filled in." : "") });
+    const rows = el("div", { class: "player-rows", id: `${id}-players` });
+    const names = () => (looksLikeRosterText(control.value) ? []
+      : control.value.split("\n").map((line) => line.trim()).filter(Boolean));
+    function draw() {
+      rows.replaceChildren(...names().map((name, index) => {
+        const defaults = setup.defaults[index % setup.defaults.length] || {};
+        return el("fieldset", { class: "player-row", "data-player": name },
+          el("legend", { text: name }),
+          ...setup.choices.map((choice) => {
+            const choiceId = `${id}-${index}-${choice.name}`;
+            const control = choice.kind === "choice"
+              ? el("select", { id: choiceId, "data-choice": choice.name },
+                   ...choice.choices.map((value, at) => el("option", { value,
+                     text: choice.titles ? choice.titles[at] : value })))
+              : el("input", { id: choiceId, "data-choice": choice.name });
+            const kept = (chosen[name] || {})[choice.name];
+            control.value = String(kept !== undefined ? kept : (defaults[choice.name] !== undefined ? defaults[choice.name] : ""));
+            if (choice.kind === "choice" && control.selectedIndex < 0) control.selectedIndex = 0;
+            control.addEventListener("input", () => { chosen[name] = { ...(chosen[name] || {}), [choice.name]: control.value }; });
+            // the player's name is the row's legend: said again to a screen reader only
+            return el("div", { class: "field" }, el("label", { for: choiceId },
+              el("span", { class: "visually-hidden", text: `${name}: ` }), choice.label), control);
+          }));
+      }));
+    }
+    control.addEventListener("input", draw);
+    draw();
+    // What the form sends: the players with their choices, or the roster text as typed.
+    control.rosterValue = () => {
+      if (!names().length) return control.value;
+      const players = [...rows.querySelectorAll(".player-row")].map((row) => {
+        const player = { name: row.dataset.player };
+        for (const choice of row.querySelectorAll("[data-choice]")) player[choice.dataset.choice] = choice.value;
+        return player;
+      });
+      return { players };
+    };
+    return [note, rows];
   }
 
   // The last reply to each game's action, kept apart from its form: a game that starts
@@ -84,7 +152,8 @@
       const values = {};
       for (const field of action.fields) {
         const control = node.elements[field.name];
-        values[field.name] = field.kind === "flag" ? control.checked : control.value;
+        values[field.name] = field.kind === "flag" ? control.checked
+          : (control.rosterValue ? control.rosterValue() : control.value);
       }
       say("result pending", "Sending…");
       try {
@@ -95,6 +164,11 @@
         const body = await response.json();
         if (response.ok && body.ok) {
           say("result accepted", body.reply.waiting ? `Done: waiting for ${body.reply.waiting}` : "Done.");
+          if (action.verb === "new") {  // the group, kept on this device for the next game
+            const roster = values.roster;
+            if (roster && typeof roster === "object") saveGroup(action.verb, roster);
+            else if (typeof values.players === "string") saveGroup(action.verb, { names: values.players });
+          }
         } else {
           say("result refusal", "Refused: " + (body.reply ? body.reply.error : body.error));
         }
