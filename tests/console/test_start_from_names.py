@@ -114,3 +114,18 @@ def test_a_refused_command_is_the_game_master_s_answer_not_the_room_s_alert(
     expect(room.locator('.seat .dots[aria-label="Luck 3 of 3"]')).to_have_count(1)
     expect(room.locator("#alerts-box")).to_be_hidden()
     expect(page.locator("#alerts-box")).to_be_hidden()  # nor the game master's own alerts
+
+
+def test_an_os_six_group_is_kept_on_the_device_for_next_week(table: Table, page: Page) -> None:
+    gm_login(page, table.console.url)
+    chooser = page.get_by_label("Game (pick another to start it)")
+    chooser.select_option("ossix")
+    new = page.locator('form[data-verb="new"]')
+    new.get_by_label("players").fill("Jack\nKate")
+    new.locator("button").click()
+    expect(new.locator(".result")).to_have_text("Done.")
+    expect(page.locator("#game-name")).to_have_text("(OS-SIX)")
+    page.reload()
+    expect(page.locator('form[data-verb="new"]').get_by_label("players")).to_have_value(
+        "Jack\nKate"
+    )
