@@ -126,6 +126,8 @@ class MatController:
         if self.ready:
             return True
         for scanner in self.scanners:
+            if not scanner.zones:
+                continue  # a bus with no reader (one seat, no pad) is never swept
             if scanner.sweeps < WARM_UP_SWEEPS:
                 return False
             if scanner.sweeps < 2 * WARM_UP_SWEEPS and scanner.pending():

@@ -59,7 +59,8 @@ def run():
         while True:
             scanners[1].step()
 
-    _thread.start_new_thread(second_core, ())
+    if zones_per_bus[1]:  # a one-seat mat without a draw pad has no reader on bus B
+        _thread.start_new_thread(second_core, ())
     controller.start()
     first = scanners[0]
     while True:

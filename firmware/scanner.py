@@ -33,7 +33,8 @@ class ZoneScanner:
         return len(self._pending)
 
     def step(self):
-        """Reads one zone: a due confirm read first, else the next zone in turn."""
+        """Reads one zone: a due confirm read first, else the next zone in turn (None: the bus
+        has no zone)."""
         now = self.clock.now_ms()
         self.last_step_ms = now
         gap = self.table.config.confirm_gap_ms
@@ -41,6 +42,8 @@ class ZoneScanner:
             if now - self.table.states[zone].last_read_ms >= gap:
                 self._read(zone, now)
                 return zone
+        if not self.zones:
+            return None  # a bus with no reader on it (a one-seat mat without a draw pad)
         zone = self.zones[self._turn]
         self._turn += 1
         if self._turn >= len(self.zones):

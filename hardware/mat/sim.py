@@ -349,6 +349,7 @@ class SimulatedMat:
         self._threads += [
             threading.Thread(target=self._core1, args=(s,), daemon=True, name="sim mat core 1")
             for s in scanners[1:]
+            if s.zones  # a bus with no reader (one seat, no pad) has nothing to scan
         ]
         self.controller.start()
         for thread in self._threads:

@@ -263,3 +263,17 @@ def test_open_mat_takes_the_url_from_the_environment(monkeypatch: pytest.MonkeyP
     assert open_mat("socket://mat:9000").url == "socket://mat:9000"
     monkeypatch.delenv("TABLETOP_MAT")
     assert open_mat().url == "sim:"
+
+
+def test_a_one_seat_mat_without_a_draw_pad_says_hello() -> None:
+    """Its second SPI bus has no reader at all: the firmware's scanner of that bus has nothing
+    to read, where it raised IndexError on its core and the mat never said HELLO."""
+    with MatDriver("sim:?seats=1&slots=2&pad=0") as driver:
+        assert wait_for(driver, lambda e: isinstance(e, LinkEvent)).kind is EventKind.LINK_UP
+        assert driver.layout == MatLayout(1, 2, False)
+        simulator = driver.simulator
+        assert simulator is not None
+        simulator.place("s1.1", "QS")
+        assert card_events(driver) == [
+            {"event": "placed", "zone": "s1.1", "card": "QS", "face": "up"}
+        ]
