@@ -104,10 +104,14 @@ def test_a_refused_command_is_the_game_master_s_answer_not_the_room_s_alert(
     expect(room.locator("#connection")).to_have_text("Table online")
     gm_login(page, seated.console.url)
     expect(page.locator("#connection")).to_have_text("Table online")
-    roll = page.locator('form[data-verb="roll"]')
-    roll.locator("input").first.fill("3 4")
-    roll.locator("button").click()
-    expect(roll.locator(".result")).to_contain_text("Refused:")
+    duel = {"cmd": "duel", "player": "Ana", "opponent": "Bo", "two_pistols": False}
+    assert seated.send(duel)["ok"]
+    # the game master starts the same duel again: the "Ana is already in a duel"
+    again = page.locator('form[data-verb="duel"]')
+    again.locator('select[name="player"]').select_option("Ana")
+    again.locator('[name="opponent"]').fill("Bo")
+    again.locator("button").click()
+    expect(again.locator(".result")).to_have_text("Refused: Ana is already in a duel")
     expect(page.locator("#refused li")).not_to_have_text(["None refused."])
     # a later command shows on the room's screen: the refusal before it was answered by then
     assert seated.send({"cmd": "award_luck", "player": "Ana"})["ok"]
