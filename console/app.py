@@ -50,7 +50,7 @@ from .corrections import COCKED, CorrectionError, Corrections, read_correction, 
 from .feed import TableFeed
 from .forms import FormError, forms_for
 from .guard import BodyTooLarge, Guard, ServedNames
-from .players import EXAMPLE_DECKS, known_decks, player_setup
+from .players import EXAMPLE_DECKS, player_setup
 from .seats import MAX_PHONES_PER_CODE, JoinRefused, SeatScreens, seat_snapshot
 from .sessions import LoginRefused, Sessions
 from .throttle import TryLater
@@ -92,7 +92,9 @@ def build_app(
     host names `served`; `secure`: served over TLS, so the cookie is sent over TLS only;
     `corrections`: where corrected throws are kept (None: the console keeps none);
     `decks_folder`: the Showdown decks a game master picks from (`*.toml`)."""
-    decks = known_decks(decks_folder)
+    # Each game's choices per player, read once (a game whose players pick a deck reads the
+    # decks folder now, not on every page).
+    setups = {name: player_setup(games.get(name), decks_folder) for name in games.names()}
     screens = SeatScreens(sessions)
     # No users in the table's file and an anonymous room view: the broker takes any login
     # (the simulated table, a laptop), so the login page says that any name opens the view.
@@ -291,7 +293,7 @@ def build_app(
         """The forms of the game on the table, or of `wanted` (`?game=NAME`: a game the game
         master is about to start, of which only `new` may be sent)."""
         game = games.get(wanted if wanted is not None else playing(feed))
-        setup = player_setup(game.name, decks)
+        setup = setups[game.name] if game.name in setups else player_setup(game, decks_folder)
         return game.name, forms_for(game.gm_actions(), game.roster_keys, setup)
 
     def game_asked(request: Request) -> str | None:

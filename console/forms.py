@@ -18,9 +18,9 @@ from typing import Any, NoReturn
 from rules.games.errors import RulesError
 from rules.games.game import EVERYONE, PLAYER, PLAYER_OR_ALL, GmAction
 from rules.games.roster import RosterError, roster_from_data
+from rules.games.setup import PlayerChoiceError, PlayerSetup
 
 from . import ConsoleError
-from .players import PlayerChoiceError, PlayerSetup
 
 
 class FormError(ConsoleError):
@@ -56,7 +56,7 @@ class Field:
     # a choice's values; for a "player", the words it takes besides a player's name ("all")
     choices: tuple[str, ...] = ()
     option: str | None = None  # "--card" for an optional argument, None for a positional
-    # a roster's choices per player, with their defaults (console/players.py), when the game
+    # a roster's choices per player, with their defaults (rules/games/setup.py), when the game
     # starts from names
     players: PlayerSetup | None = None
 

@@ -20,10 +20,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from enum import Enum
+from pathlib import Path
 from typing import Any, Final, Generic, Protocol, TypeVar, runtime_checkable
 
 from .errors import InvalidCommand, NoGame, quote
 from .reading import Action, SlotView
+from .setup import PlayerSetup
 
 
 class FoldsEvents(Protocol):
@@ -833,6 +835,12 @@ class GameRules(ABC):
     def gm_actions(self) -> tuple[GmAction, ...]:
         """The game master's verbs for `tabletop gm` (besides new, send, state and follow)."""
         return self.verbs
+
+    def player_setup(self, decks_folder: Path) -> PlayerSetup | None:
+        """What each player chooses when the game starts from names on a page, with legal
+        defaults (rules/games/setup.py); None: the game's `new` takes names as they are.
+        `decks_folder`: where the table's deck files lie, for a game whose players pick one."""
+        return None
 
     @abstractmethod
     def random_command(self, state: Any, rng: random.Random) -> dict[str, Any] | None:

@@ -1,4 +1,5 @@
-"""The per-player choices a game started from names gets (console/players.py): every default
+"""The per-player choices a game started from names gets (rules/games/setup.py, each game's
+`player_setup`, drawn by the console): every default
 starts a legal game, a player's own choice wins, and a deck the console does not know is
 refused in words."""
 
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from console.forms import Form, FormError, forms_for
-from console.players import EXAMPLE_DECKS, known_decks, player_setup
+from console.players import EXAMPLE_DECKS, player_setup
 from rules import games
 from rules.games.game import GameRules
 
@@ -18,7 +19,7 @@ NAMES = ("Ana", "Bo", "Cy", "Dee", "Eli", "Fay")
 
 def _new(game: str, folder: Path = EXAMPLE_DECKS) -> tuple[GameRules, Form]:
     rules = games.get(game)
-    setup = player_setup(game, known_decks(folder))
+    setup = player_setup(rules, folder)
     return rules, forms_for(rules.gm_actions(), rules.roster_keys, setup)["new"]
 
 
@@ -65,7 +66,6 @@ def test_a_deck_the_console_does_not_know_is_refused_in_words() -> None:
 def test_a_bad_deck_file_is_left_out_and_the_others_offered(tmp_path: Path) -> None:
     (tmp_path / "broken.toml").write_text('format = "six-gun-showdown-deck"\n')
     (tmp_path / "cowboy.toml").write_text((EXAMPLE_DECKS / "cowboy.toml").read_text())
-    assert list(known_decks(tmp_path)) == ["cowboy"]
     _, new = _new("showdown", tmp_path)
     described = new.to_json()["fields"][0]["players"]
     assert described["choices"][0]["choices"] == ["cowboy"] and described["count"] == 2

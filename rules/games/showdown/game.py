@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from ..game import (
@@ -18,6 +19,7 @@ from ..game import (
     TableReader,
     Waiting,
 )
+from ..setup import PlayerSetup
 from .actions import GM_ACTIONS
 from .decks import DECK_FORMAT, enrolment_codes, read_deck
 from .engine import Game
@@ -25,6 +27,7 @@ from .events import CODEC, Event, GameStarted, event_type
 from .model import OPTIONS
 from .people import Gunslingers, random_command
 from .reading import ShowdownReader
+from .setup import known_decks, showdown_setup
 from .state import GameState
 from .view import describe_event, render_view, state_to_json, waiting
 
@@ -46,6 +49,10 @@ class Showdown(GameRules):
     start_event = GameStarted
     verbs = GM_ACTIONS
     people = Gunslingers
+
+    def player_setup(self, decks_folder: Path) -> PlayerSetup | None:
+        """Each gunslinger's deck, from the decks in `decks_folder` (None: there are none)."""
+        return showdown_setup(known_decks(decks_folder))
 
     def new_engine(self, events: Sequence[Any] = ()) -> Engine:
         return Game(events)

@@ -6,6 +6,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
 from enum import Enum
+from pathlib import Path
 from typing import Any
 
 from ..game import (
@@ -23,6 +24,8 @@ from ..game import (
     Waiting,
     WaitKind,
 )
+from ..setup import PlayerSetup
+from . import choices
 from .actions import GM_ACTIONS, ROSTER_KEYS
 from .engine import Game
 from .events import Event, GameStarted, event_from_json, event_to_json
@@ -84,6 +87,15 @@ class SixShooter(GameRules):
     roster_keys = ROSTER_KEYS
     start_event = GameStarted
     verbs = GM_ACTIONS
+
+    def player_setup(self, decks_folder: Path) -> PlayerSetup:
+        """Each Operator's Descriptor, Archetype and Lucky Number (`choices.py`)."""
+        return PlayerSetup(
+            choices.PLAYER_CHOICES,
+            choices.CHOICES_NOTE,
+            choices.default_player,
+            choices.complete_player,
+        )
 
     def read_options(self, raw: object, where: str = "options") -> dict[str, Any]:
         return Options.from_json(raw, where).to_json()
