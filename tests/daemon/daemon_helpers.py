@@ -572,7 +572,9 @@ class RabbitMQ:
             stderr=subprocess.DEVNULL,
             start_new_session=True,  # stop() ends the script and the Erlang VM it starts
         )
-        wait_until(lambda: port_open(self.port), 120, f"RabbitMQ's MQTT port {self.port}")
+        # A safety net, not a speed figure: an Erlang VM's boot is CPU-heavy, and three nodes of
+        # a cluster booting at once on a host loaded twice over took more than 120 s.
+        wait_until(lambda: port_open(self.port), 300, f"RabbitMQ's MQTT port {self.port}")
 
     def ctl(self, *arguments: str, timeout: float = 120) -> str:
         """Runs rabbitmqctl against this node (with its cookie); its output."""
@@ -640,19 +642,29 @@ class RabbitCluster:
         return BrokerUrl(first.scheme, first.host, first.port, alternates=tuple(others))
 
     def start(self) -> None:
-        starting = [threading.Thread(target=node.start) for node in self.nodes]
+        failures: list[BaseException] = []
+
+        def start(node: RabbitMQ) -> None:
+            try:
+                node.start()
+            except BaseException as error:  # said by the test's own thread, below
+                failures.append(error)
+
+        starting = [threading.Thread(target=start, args=(node,)) for node in self.nodes]
         for thread in starting:
             thread.start()
         for thread in starting:
             thread.join()
+        if failures:
+            raise RuntimeError(f"a RabbitMQ node did not start: {failures[0]}") from failures[0]
         if any(node.process is None or node.process.poll() is not None for node in self.nodes):
-            raise RuntimeError("a RabbitMQ node did not start")
+            raise RuntimeError("a RabbitMQ node did not start: its process ended")
         seed = self.nodes[0].nodename
         for node in self.nodes[1:]:
             node.ctl("stop_app")
             node.ctl("join_cluster", seed)
             node.ctl("start_app")
-        wait_until(lambda: all(port_open(node.port) for node in self.nodes), 120, "the MQTT ports")
+        wait_until(lambda: all(port_open(node.port) for node in self.nodes), 300, "the MQTT ports")
 
     def running_nodes(self) -> str:
         alive = next(node for node in self.nodes if node.process is not None)
