@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import logging
+from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -160,6 +161,17 @@ class TableTopicPlugin(BaseTopicPlugin):  # type: ignore[misc]
         return bool(allowed)
 
 
+class SubscriptionTable(dict[str, Any]):
+    """amqtt's topic filter -> subscriptions, walked over a copy: a subscription made while a
+    message is being sent no longer ends the sending."""
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(super().keys()))
+
+    def items(self) -> Any:
+        return list(super().items())
+
+
 class TableBroker(Broker):  # type: ignore[misc]
     """amqtt's broker with every connection closed on stop and client ids tied to users."""
 
@@ -167,6 +179,11 @@ class TableBroker(Broker):  # type: ignore[misc]
         super().__init__(config)
         self.with_users = users
         self.writers: list[asyncio.StreamWriter] = []
+        # amqtt walks its subscriptions with awaits inside the loop (`_run_broadcast`): a client
+        # subscribing meanwhile changed the dict's size, the walk raised, and the message was
+        # lost for every subscriber not yet reached (seen as "dictionary changed size during
+        # iteration" in a role test). Each walk now goes over a copy of the filters.
+        self._subscriptions = SubscriptionTable(self._subscriptions)  # type: ignore[has-type]
 
     async def stream_connected(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, listener_name: str
