@@ -25,9 +25,24 @@ GAME_PACKAGES = tuple(games.built_in_packages())
 REGISTRY = ROOT / "rules" / "games" / "registry.py"
 
 
+def parse(source: str) -> ast.Module:
+    """`ast.parse`, tried again on CPython 3.11's spurious "SystemError: AST constructor
+    recursion depth mismatch": its AST builder keeps one depth counter for the interpreter,
+    which a parse on another thread at the same moment (pytest's assertion rewriter, importing
+    a module for a fixture's thread) upsets (CPython gh-106905). Nothing in the source is wrong,
+    and the next try parses it."""
+    for _ in range(4):
+        try:
+            return ast.parse(source)
+        except SystemError as error:
+            if "recursion depth mismatch" not in str(error):
+                raise
+    return ast.parse(source)
+
+
 def imported_modules(path: Path) -> set[str]:
     """Every module `path` imports, relative imports resolved against its package."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parse(path.read_text(encoding="utf-8"))
     package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
     found: set[str] = set()
     for node in ast.walk(tree):
