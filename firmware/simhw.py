@@ -287,6 +287,10 @@ I2C_READ_US = 150
 I2C_WRITE_US = 25  # per byte written
 
 
+# How long after a finger lands an MPR121 tells it: its second filter (SFI x ESI).
+CHIP_RESPONSE_MS = 4
+
+
 class SimMpr121Bus:
     """An I2C bus of simulated MPR121s whose electrodes feel the fingers a SimTable records.
 
@@ -301,12 +305,12 @@ class SimMpr121Bus:
 
     SWITCH = 0x70
 
-    def __init__(self, table, zones_per_chip, clock, pacer, response_ms=4):
+    def __init__(self, table, zones_per_chip, clock, pacer, response_ms=None):
         self.table = table
         self.zones_per_chip = zones_per_chip
         self.clock = clock
         self.pacer = pacer
-        self.response_ms = response_ms
+        self.response_ms = CHIP_RESPONSE_MS if response_ms is None else response_ms
         self.absent = set()
         self.registers = {}
         self.reads = 0

@@ -71,14 +71,45 @@ def sim_card_levels(card: TaggedCard | None, uid: str) -> tuple[int, int]:
     return BACK_LEVEL, 46000 + spread
 
 
-class RealClock:
-    """Milliseconds since the simulated mat booted."""
+class MatClock:
+    """The simulated mat controller's clock: milliseconds since it booted.
+
+    It runs on real time, and a test that is about time can hold it and step it: `hold()`
+    stops it, `advance(ms)` moves it on, `resume()` lets it run again from where it stands
+    (no jump). While it is held the firmware goes on scanning and polling its pads, all at the
+    one instant, so a touch is dated exactly when the test steps past it, whatever the load
+    on the host."""
 
     def __init__(self) -> None:
-        self._start = time.monotonic()
+        self._lock = threading.Lock()
+        self._origin = time.monotonic()
+        self._held_ms: float | None = None
 
     def now_ms(self) -> int:
-        return int((time.monotonic() - self._start) * 1000)
+        with self._lock:
+            if self._held_ms is not None:
+                return int(self._held_ms)
+            return int((time.monotonic() - self._origin) * 1000)
+
+    def hold(self) -> None:
+        with self._lock:
+            if self._held_ms is None:
+                self._held_ms = (time.monotonic() - self._origin) * 1000
+
+    def advance(self, ms: float) -> None:
+        if ms < 0:
+            raise MatError(f"the mat's clock only goes forward, not by {ms} ms")
+        with self._lock:
+            if self._held_ms is not None:
+                self._held_ms += ms
+            else:
+                self._origin -= ms / 1000
+
+    def resume(self) -> None:
+        with self._lock:
+            if self._held_ms is not None:
+                self._origin = time.monotonic() - self._held_ms / 1000
+                self._held_ms = None
 
 
 class RealPacer:
@@ -206,7 +237,7 @@ class SimulatedMat:
             raise MatError(f"split: {error}") from None
         self.split_seats = split_seats
         self.touch_bus: SimMpr121Bus | None = None
-        self._clock: RealClock | None = None
+        self._clock: MatClock | None = None
 
     @classmethod
     def from_url(cls, url: str) -> SimulatedMat:
@@ -305,7 +336,7 @@ class SimulatedMat:
         zones = ZoneTable(layout, lock=threading.Lock())
         if self.profile == "plain":
             zones.config.presence_checks = 0
-        clock = RealClock()
+        clock = MatClock()
         self._power.set()
         sensors = SimFaceSensors(self.table, RealPacer(self._power), seed=self.seed + 3)
         scanners = []
@@ -355,7 +386,7 @@ class SimulatedMat:
         for thread in self._threads:
             thread.start()
 
-    def _touch_pads(self, layout: Layout, clock: RealClock, zones: ZoneTable) -> TouchPads:
+    def _touch_pads(self, layout: Layout, clock: MatClock, zones: ZoneTable) -> TouchPads:
         split = split_seat_zones(layout.seats, layout.slots, self.split_seats)
         # The electrodes as the mat is built: split pads take two, in zone order.
         wiring = split_zones_per_chip(layout.count, split)
@@ -436,9 +467,33 @@ class SimulatedMat:
 
     def touch_ms(self) -> int:
         """The mat controller's clock now: milliseconds since it booted."""
+        return self.clock.now_ms()
+
+    @property
+    def clock(self) -> MatClock:
+        """The running controller's clock, which a test about time holds and steps."""
         if self._clock is None or not self.plugged_in:
             raise MatError("the simulated mat is not plugged in")
-        return self._clock.now_ms()
+        return self._clock
+
+    def wait_polled(self, polls: int = 3, timeout: float = 20.0) -> None:
+        """Waits until the firmware has polled its touch pads `polls` more times.
+
+        With the clock held and stepped past a finger's landing, two polls settle it (the
+        firmware's debounce) and the next one has sent it: the barrier before the test steps
+        the clock again. The timeout is a safety net for a host starved of CPU."""
+        controller = self.controller
+        if controller is None or controller.touch is None or not self.plugged_in:
+            raise MatError("the simulated mat has no touch pads running")
+        pads = controller.touch
+        target = pads.polls + polls
+        deadline = time.monotonic() + timeout
+        while pads.polls < target:
+            if time.monotonic() > deadline or not self.plugged_in:
+                raise MatError(
+                    f"the mat's firmware did not poll its pads {polls} times in {timeout} s"
+                )
+            time.sleep(0.001)
 
     def _finger(
         self, zone: str, touched: bool, hand: int | None = None, spread: bool = True

@@ -17,6 +17,8 @@ import pytest
 from daemon_helpers import Broker, MatTable, client, pump_until
 
 from bridge.bridge import ALERT_COLOUR, SLOT_COLOURS
+from firmware.simhw import CHIP_RESPONSE_MS as RESPONSE_MS
+from hardware.mat.sim import SimulatedMat
 from rules.games.showdown.decks import deck_to_json, load_deck
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "decks"
@@ -47,6 +49,15 @@ def running(broker: Broker, table: str, db: Path) -> Iterator[ShowdownTable]:
         yield table_
     finally:
         table_.close()
+
+
+def _felt(sim: SimulatedMat, zone: str, hand: int | None = None, spread: bool = True) -> int:
+    """On the mat's held clock: a finger lands on `zone` and the clock steps until the firmware
+    has felt it and sent it; returns the mat's time the touch is dated."""
+    sim.touch(zone, hand, spread=spread)
+    sim.clock.advance(RESPONSE_MS)
+    sim.wait_polled()
+    return sim.touch_ms()
 
 
 def _body(raw: Any) -> Any:
@@ -120,10 +131,12 @@ def test_wrong_and_unknown_cards_alert_slots_light_and_the_race_is_judged_from_t
         pump_until(gm, lambda: running.colour("s2.2") == race, 10, "Bo's slots racing")
         assert running.colour("s1.2") == (0, 0, 0, False)  # Ana's own: dark
         # Ana's hand lands on Bo's slot 3; Bo's on his slot 1 half a second later.
-        sim.touch("s2.3")
-        attacker_ms = sim.touch_ms()
-        time.sleep(0.5)
-        sim.touch("s2.1")
+        # The race is about time: the mat's clock is held and stepped 500 ms between them.
+        sim.clock.hold()
+        attacker_ms = _felt(sim, "s2.3")
+        sim.clock.advance(500 - RESPONSE_MS)
+        defender_ms = _felt(sim, "s2.1")
+        sim.clock.resume()
         sim.flip("s2.1")
         pump_until(gm, lambda: phase() == "shoot", 10, "the race judged")
         sim.release("s2.3")
@@ -136,9 +149,9 @@ def test_wrong_and_unknown_cards_alert_slots_light_and_the_race_is_judged_from_t
         assert running.colour("s2.4") == SLOT_COLOURS["lost"]
         state = gm.state()
         assert state["race_winner"] == "Ana"
-        # The judgement used the mat's own clock: about 500 ms apart, Ana first.
-        assert abs(attacker_ms - judged[-1]["attacker_ms"]) <= 50
-        assert 400 <= judged[-1]["defender_ms"] - judged[-1]["attacker_ms"] <= 2000
+        # The judgement used the mat's own clock: 500 ms apart, Ana first.
+        assert (judged[-1]["attacker_ms"], judged[-1]["defender_ms"]) == (attacker_ms, defender_ms)
+        assert defender_ms - attacker_ms == 500
         assert judged[-1]["winner"] == "attacker"
 
 
@@ -187,19 +200,22 @@ def test_the_attackers_touch_on_the_very_bullet_the_defender_turns_is_credited_t
             # it reached: a host too slow to poll the pads within SECOND_HAND_MS would take a
             # finger spreading to the other half for a second hand (the spreading finger is
             # tested in tests/showdown/test_race.py and the firmware's touch tests).
-            sim.touch("s2.4", hand=0, spread=False)
-            attacker_ms = sim.touch_ms()
-            time.sleep(0.15)
+            sim.clock.hold()  # the mat's clock, stepped: the margin is exact under any load
+            attacker_ms = _felt(sim, "s2.4", hand=0, spread=False)
+            sim.clock.advance(150 - RESPONSE_MS)
             sim.release("s2.4")
-            time.sleep(0.15)
-            sim.touch("s2.4", spread=False)
+            sim.clock.advance(RESPONSE_MS)
+            sim.wait_polled()
+            sim.clock.advance(150 - RESPONSE_MS)
+            defender_ms = _felt(sim, "s2.4", spread=False)
+            sim.clock.resume()
             sim.flip("s2.4")
             pump_until(gm, lambda: phase() == "shoot", 10, "the race judged")
             sim.release("s2.4")
             (race,) = [c for c in running.applied() if c["cmd"] == "race"]
             assert race["how"] == "touch pads, whose hand from split pads", race
             assert race["winner"] == "attacker" and gm.state()["race_winner"] == "Ana"
-            assert abs(attacker_ms - race["attacker_ms"]) <= 50
-            assert 250 <= race["defender_ms"] - race["attacker_ms"] <= 2000
+            assert (race["attacker_ms"], race["defender_ms"]) == (attacker_ms, defender_ms)
+            assert defender_ms - attacker_ms == 300
     finally:
         running.close()

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from firmware.simhw import CHIP_RESPONSE_MS as RESPONSE_MS
 from hardware.mat import MatDriver, MatLayout
 from hardware.mat.cardmap import simulated_deck
 from hardware.mat.cli import sim_command
@@ -39,7 +40,7 @@ from hardware.mat.protocol import (
     unwrap_ms,
 )
 from hardware.mat.session import MatSession
-from hardware.mat.sim import SimulatedMat
+from hardware.mat.sim import FINGER_LEAD_MS, SimulatedMat
 
 TOUCH_VECTORS = Path(__file__).resolve().parents[2] / "firmware" / "vectors" / "touch-v1.json"
 SIDES_VECTORS = TOUCH_VECTORS.with_name("touch-v2.json")
@@ -373,14 +374,20 @@ def test_a_touch_on_the_simulated_mat_reaches_the_driver_with_the_mats_time(
     released = _touch_event(driver)
     assert (released.kind, released.zone) == (EventKind.RELEASE, "s2.3")
     assert released.t_ms > touched.t_ms
-    # Two fingers in turn are told apart in that order, each dated after it landed.
+    # Two fingers in turn are told apart in that order, each dated when it was felt: on a
+    # held clock, stepped 200 ms between them, exactly 200 ms apart.
+    mat.clock.hold()
     before = mat.touch_ms()
     mat.touch("s1.1")
-    time.sleep(0.2)
+    mat.clock.advance(RESPONSE_MS)
+    first = _touch_event(driver)
+    mat.clock.advance(200)
     mat.touch("pad")
-    first, second = _touch_event(driver), _touch_event(driver)
+    mat.clock.advance(RESPONSE_MS)
+    second = _touch_event(driver)
+    mat.clock.resume()
     assert (first.zone, second.zone) == ("s1.1", "pad")
-    assert before + 4 <= first.t_ms < second.t_ms
+    assert (first.t_ms, second.t_ms) == (before + RESPONSE_MS, before + 2 * RESPONSE_MS + 200)
 
 
 def test_the_sim_commands_touch_and_release(rig: tuple[SimulatedMat, MatDriver]) -> None:
@@ -447,16 +454,24 @@ def test_the_simulated_mats_split_pads_feel_the_side_a_hand_comes_from(tmp_path:
         _wait_for(driver, lambda e: isinstance(e, LinkEvent))
         caps = driver.session.capabilities
         assert caps is not None and caps.sides and caps.split_zones == {3, 4, 5}
-        time.sleep(0.3)  # past the boot's busy first sweeps, when polls may come late
+        # The mat's clock held and stepped: each half is felt when the clock steps past it,
+        # however late the host lets the firmware poll.
+        mat.clock.hold()
+        landed = mat.touch_ms()
         mat.touch("s2.1", hand=0)  # seat 1's hand on seat 2's slot: from across the table
-        far, near = _touch_event(driver), _touch_event(driver)
+        mat.clock.advance(RESPONSE_MS)  # the far half, through the chip's filter
+        far = _touch_event(driver)
+        mat.clock.advance(FINGER_LEAD_MS)  # the fingertip spreading to the near half
+        near = _touch_event(driver)
         assert (far.zone, far.side, near.zone, near.side) == (
             "s2.1",
             PadSide.FAR,
             "s2.1",
             PadSide.NEAR,
         )
-        assert 0 < near.t_ms - far.t_ms < 15  # the fingertip spreading, not a second hand
+        assert far.t_ms == landed + RESPONSE_MS
+        assert near.t_ms - far.t_ms == FINGER_LEAD_MS  # the fingertip spreading, not a second hand
+        mat.clock.resume()
         mat.release("s2.1")
         released = _touch_event(driver)
         assert released.kind is EventKind.RELEASE and released.side is None
