@@ -409,10 +409,17 @@ def test_an_old_host_gets_no_touch_frames_and_a_padless_mat_says_so(tmp_path: Pa
     driver.start()
     try:
         assert isinstance(_wait_for(driver, lambda e: isinstance(e, LinkEvent)), LinkEvent)
+        mat.clock.hold()
         mat.touch("s1.1")
-        time.sleep(0.3)
+        mat.clock.advance(RESPONSE_MS)
+        mat.wait_polled()  # the firmware has felt it (and would have sent it by now)
+        mat.clock.resume()
+        # A PING's PONG as a barrier: whatever the mat sent before it is queued by then.
+        nonce = driver.ping()
+        while driver.pongs.get(timeout=30).nonce != nonce:
+            pass
         events = []
-        while (event := driver.get_event(0.05)) is not None:
+        while (event := driver.get_event(0)) is not None:
             events.append(event)
         assert not [e for e in events if isinstance(e, TouchEvent)]
         assert driver.stats.malformed == 0 and driver.decoder.stats.damaged == 0
