@@ -168,6 +168,23 @@ def test_a_clear_race_gives_its_margin_in_milliseconds() -> None:
     )
 
 
+def test_a_defenders_timed_win_is_told_as_the_defenders_in_every_view() -> None:
+    # Issue 48: "a defender's timed win is told as the defender's". Without the state at hand
+    # (the game master's log words) the words were the attacker's: "Bo was first to the
+    # defender's cards by 200 ms", Bo being the defender.
+    game = racing()
+    events = game.execute(race(attacker_ms=1200, defender_ms=1000))
+    won = "Bo, the defender, was first by 200 ms: fast enough"
+    assert describe_event(events[0]) == won
+    assert SHOWDOWN.describe_event(events[0]) == won
+    assert SHOWDOWN.public_event(events[0], game.state)["text"] == won
+    # The attacker touched no bullet: the defender's win, said as the defender's.
+    assert race_words("Bo", None, 1000, 40) == "Bo, the defender, was fast enough"
+    # The attacker's timed win stays the attacker's, with or without the state.
+    assert race_words("Ana", 1000, 1200, 40) == "Ana was first to the defender's cards by 200 ms"
+    assert race_words("Ana", 1000, None, 40) == "Ana won the race to the defender's cards"
+
+
 def test_words_never_call_a_player_first_inside_the_window() -> None:
     for attacker_ms in range(900, 1101, 7):
         for window in (0, 10, 50):

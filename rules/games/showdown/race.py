@@ -67,7 +67,14 @@ def race_words(
     names a player "first" when the times are too close to tell them apart.
 
     `winner` is the name the race went to; `defender` the defender's name when known (None:
-    a race decided without the state at hand, said without naming the defender)."""
+    a race decided without the state at hand, said without naming the defender). Without
+    it, a race judged by its times with a recorded window still tells whose it was
+    (`judge_race`, which the engine holds every race's winner to): a defender's timed win is
+    said as the defender's in the game master's log too, never in the attacker's words."""
+    timed = attacker_ms is not None or defender_ms is not None
+    if defender is None and tie_window_ms is not None and timed:
+        side = judge_race(attacker_ms, defender_ms, tie_window_ms)
+        defender = winner if side is RaceWinner.DEFENDER else None
     if attacker_ms is None or defender_ms is None:
         # No margin to give: the result alone (a defender who won is "fast enough", which is
         # also what an unclear race gives them, so no claim to have been first is made).
