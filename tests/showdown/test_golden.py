@@ -59,6 +59,7 @@ def test_showdown_is_registered() -> None:
         "race_settle_ms",
         "single_shot_discard",
         "reach_scores",
+        "bonus_after_reach",
     ]
 
 

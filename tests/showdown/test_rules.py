@@ -222,6 +222,34 @@ def test_a_table_may_choose_that_a_hit_after_a_reach_scores_its_point_but_no_bon
     assert points(game) == {"Ana": 0, "Bo": 1}
 
 
+def _reach_then_draw_and_hit(**options: object) -> Game:
+    """Ana reaches without a Draw and misses; Bo reveals his Draw, the round's only one, and
+    hits."""
+    game = loaded(ANA_DRAWS_2, BO_DRAWS_3, **options)
+    play(game, [reveal("Ana", 1), {"cmd": "reach", "player": "Ana"}])
+    play(game, [{"cmd": "race", "winner": "attacker"}, roll(1)])  # Ana misses
+    assert game.state.phase is Phase.REPLY
+    play(game, [reveal("Bo", 3), roll(6)])  # Bo's Draw: the shot back hits
+    assert game.state.last_round is not None and game.state.last_round.hits == ("Bo",)
+    return game
+
+
+def test_by_default_a_draw_after_a_reach_without_a_draw_is_no_drawing_second_bonus() -> None:
+    # "If a player revealed their Draw card second and hit their opponent, then they get a
+    # second point as a bonus for drawing second": Bo's Draw is the round's only Draw card,
+    # so no Draw was revealed before it (the reach revealed none); his hit scores one point.
+    game = _reach_then_draw_and_hit()
+    assert game.state.options["bonus_after_reach"] is False
+    assert points(game) == {"Ana": 0, "Bo": 1}
+
+
+def test_a_table_may_count_a_reach_as_the_first_draw_for_the_bonus() -> None:
+    # The other reading: the reach "signalled their intention to shoot" first, so Bo, who drew
+    # after it, "had drawn second" ("score 1 bonus point if you had drawn second").
+    game = _reach_then_draw_and_hit(bonus_after_reach=True)
+    assert points(game) == {"Ana": 0, "Bo": 2}
+
+
 def test_a_defender_reveals_at_most_two_cards_after_the_attackers_draw() -> None:
     game = loaded(ANA_DRAWS_2, BO_DRAWS_3)
     attack(game)

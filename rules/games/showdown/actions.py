@@ -46,8 +46,9 @@ def _new(a: argparse.Namespace) -> dict[str, Any]:
         value = getattr(a, key)
         if value is not None:
             options[key] = value
-    if a.reach_scores is not None:
-        options["reach_scores"] = a.reach_scores == "yes"
+    for key in ("reach_scores", "bonus_after_reach"):
+        if getattr(a, key) is not None:
+            options[key] = getattr(a, key) == "yes"
     return {"cmd": "new_game", "players": players, "options": options}
 
 
@@ -114,6 +115,14 @@ _VERBS: tuple[GmAction, ...] = (
             (
                 ("--reach-scores",),
                 {"dest": "reach_scores", "choices": ("yes", "no"), **_option_help("reach_scores")},
+            ),
+            (
+                ("--bonus-after-reach",),
+                {
+                    "dest": "bonus_after_reach",
+                    "choices": ("yes", "no"),
+                    **_option_help("bonus_after_reach"),
+                },
             ),
         ),
         _new,

@@ -590,8 +590,18 @@ def _end_round(out: _Out) -> None:
             player in state.drew or state.options.get("reach_scores", False)
         ):
             points = 1
-            # "If a player revealed their Draw card second and hit their opponent"
-            if len(state.signalled) > 1 and state.signalled[1] == player and player in state.drew:
+            # "If a player revealed their Draw card second and hit their opponent": second
+            # to signal a shot, with a Draw; after a reach without a Draw only if the table
+            # chose `bonus_after_reach` (the reach revealed no Draw card to be second to).
+            if (
+                len(state.signalled) > 1
+                and state.signalled[1] == player
+                and player in state.drew
+                and (
+                    state.signalled[0] in state.drew
+                    or state.options.get("bonus_after_reach", False)
+                )
+            ):
                 points += 1
         scored.append((player, points))
     spent = tuple(

@@ -59,6 +59,17 @@ OPTIONS: Final = (
         "a hit by a player who reached without revealing a Draw scores its point (default "
         "no: 'Fail to draw or hit your opponent, you don't score points for the round')",
     ),
+    # "If a player revealed their Draw card second and hit their opponent, then they get a
+    # second point as a bonus for drawing second": after a reach without a Draw, the other
+    # player's Draw is the round's first Draw card, so by default it earns no bonus; true is
+    # the reading that the reach was the first signal to shoot and the Draw after it second.
+    Option(
+        "bonus_after_reach",
+        False,
+        "a player who hits with a Draw revealed after the other's reach without a Draw gets "
+        "the drawing-second bonus (default no: 'revealed their Draw card second' needs a Draw "
+        "revealed before it)",
+    ),
 )
 OPTION_DEFAULTS: Final[dict[str, Any]] = {o.name: o.default for o in OPTIONS}
 

@@ -118,6 +118,7 @@ def new_game_command(rng: random.Random) -> dict[str, Any]:
             "hit_face": rng.choice((0, 6, 6, 1)),
             "single_shot_discard": rng.choice(("mixed", "always", "never")),
             "reach_scores": rng.random() < 0.2,
+            "bonus_after_reach": rng.random() < 0.2,
         },
     }
 
