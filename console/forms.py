@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NoReturn
 
 from rules.games.errors import RulesError
-from rules.games.game import EVERYONE, PLAYER, PLAYER_OR_ALL, GmAction
+from rules.games.game import EVERYONE, PLAYER, PLAYER_OR_ALL, YES_NO, GmAction
 from rules.games.roster import RosterError, roster_from_data
 from rules.games.setup import PlayerChoiceError, PlayerSetup
 
@@ -50,7 +51,10 @@ class Field:
     help: str
     # "text", "number", "choice", "flag", "list" (space separated), "repeat" (lines),
     # "roster" (names one a line, or a roster's TOML or JSON text), "player" (one of the
-    # game's players: the page offers them in a list), "names" (new players' names, one a line)
+    # game's players: the page offers them in a list), "names" (new players' names, one a line),
+    # "yesno" (an answer: two buttons), "card" (a seat's card: the page offers the seats'
+    # slots, sent as OWNER:SLOT), "pairs" (a value per player: the page shows a row per
+    # player, sent as NAME=VALUE lines; `pair` says what the value is)
     kind: str
     required: bool
     # a choice's values; for a "player", the words it takes besides a player's name ("all")
@@ -59,6 +63,11 @@ class Field:
     # a roster's choices per player, with their defaults (rules/games/setup.py), when the game
     # starts from names
     players: PlayerSetup | None = None
+    titles: tuple[str, ...] = ()  # each choice in words ("hold_em": "hold em")
+    # a "pairs" field: its value per row ("number", "card" or "text"), and whether a row
+    # names one of the game's players ("player") or anyone ("name": an NPC at the poker table)
+    pair: str = ""
+    keys: str = ""
 
     def to_json(self) -> dict[str, Any]:
         described: dict[str, Any] = {
@@ -68,7 +77,11 @@ class Field:
             "kind": self.kind,
             "required": self.required,
             "choices": list(self.choices),
+            "titles": list(self.titles or self.choices),
         }
+        if self.kind == "pairs":
+            described["pair"] = self.pair
+            described["keys"] = self.keys
         if self.players is not None:
             described["players"] = self.players.to_json()
         return described
@@ -111,13 +124,13 @@ class Form:
             namespace = self.parser().parse_args(words)
         except FormError as error:
             where = _field_named(self, str(error))
-            raise FormError(f"{self.action.verb}: {error}", where) from None
+            raise FormError(_in_words(self, str(error)), where) from None
         try:
             return self.action.build(namespace)
         except (ValueError, OSError, ConsoleError) as error:
-            raise FormError(f"{self.action.verb}: {error}") from None
+            raise FormError(_in_words(self, str(error))) from None
         except Exception as error:  # a game's own error type (RulesError, UserError, ...)
-            raise FormError(f"{self.action.verb}: {error}") from None
+            raise FormError(_in_words(self, str(error))) from None
 
 
 def forms_for(
@@ -138,7 +151,8 @@ def forms_for(
             continue
         parser = _Parser(prog=action.verb, add_help=False)
         action.arguments(parser)
-        fields = tuple(_field(argument) for argument in parser._actions)
+        labels = dict(action.labels)
+        fields = tuple(_field(argument, labels) for argument in parser._actions)
         forms[action.verb] = Form(action, fields)
     return forms
 
@@ -155,12 +169,12 @@ def roster_form(
     game's choices per player, `players`, defaults filled in), or the roster's own text (TOML
     or JSON, what a roster file holds), never a file's name."""
     help_text = (
-        "the players' names, one a line, or the roster itself as TOML or JSON (keys: "
-        f"{', '.join(keys)}); 'Read a file' reads a roster from this device into the page"
+        "the players' names, one a line (or a whole roster, as a roster file holds it); "
+        "'Read a file' reads a roster from this device into the page"
     )
     field = Field(
         name=ROSTER_FIELD,
-        label=ROSTER_FIELD,
+        label=ROSTER_FIELD,  # the players, or the roster's text
         help=help_text,
         kind="roster",
         required=True,
@@ -251,13 +265,43 @@ def _parse_roster_text(text: str) -> Any:
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
-def _field(argument: argparse.Action) -> Field:
+def _words_of(name: str) -> str:
+    """A program's spelling in words: "drop_lucky" and "--two-pistols" as "drop lucky" and
+    "two pistols", "gm" as "game master"."""
+    words = name.lstrip("-").replace("_", " ").replace("-", " ").split()
+    return " ".join("game master" if word == "gm" else word for word in words)
+
+
+def _label(argument: argparse.Action, labels: Mapping[str, str]) -> str:
+    if argument.dest in labels:
+        return labels[argument.dest]
     option = argument.option_strings[-1] if argument.option_strings else None
-    label = (option or argument.dest).lstrip("-").replace("_", " ")
+    return _words_of(option or argument.dest)
+
+
+# A NAME=VALUE metavar: a value per player (PLAYER=N, PLAYER=OWNER:SLOT) or per name
+# (NAME=MONEY: the poker table seats the game master's NPCs too).
+_PAIR_VALUES = {"OWNER:SLOT": "card", "N": "number", "MONEY": "number", "POINTS": "number"}
+
+
+def _field(argument: argparse.Action, labels: Mapping[str, str] | None = None) -> Field:
+    option = argument.option_strings[-1] if argument.option_strings else None
+    label = _label(argument, labels or {})
     kind = "text"
     choices = tuple(str(choice) for choice in argument.choices or ())
+    metavar = argument.metavar if isinstance(argument.metavar, str) else ""
+    pair = keys = ""
     if isinstance(argument, argparse._StoreTrueAction | argparse._StoreFalseAction):
         kind = "flag"
+    elif metavar == YES_NO:
+        kind = "yesno"
+    elif metavar == "OWNER:SLOT":
+        kind = "card"
+    elif "=" in metavar:
+        kind = "pairs"
+        key, _, value = metavar.partition("=")
+        keys = "player" if key == PLAYER else "name"
+        pair = _PAIR_VALUES.get(value, "text")
     elif isinstance(argument, argparse._AppendAction):
         kind = "repeat"
     elif argument.nargs in ("+", "*") and argument.dest == "players" and argument.type is None:
@@ -282,12 +326,15 @@ def _field(argument: argparse.Action) -> Field:
         required=required,
         choices=choices,
         option=option,
+        titles=tuple(_words_of(choice) for choice in choices) if kind == "choice" else (),
+        pair=pair,
+        keys=keys,
     )
 
 
 def _words(field: Field, value: Any, verb: str) -> list[str]:
     """The command-line words one field's value stands for."""
-    where = f"{verb}.{field.name}"
+    where = field.label[:1].upper() + field.label[1:]
     if field.kind == "flag":
         if value in (None, False, "", "off", "false"):
             return []
@@ -301,9 +348,20 @@ def _words(field: Field, value: Any, verb: str) -> list[str]:
     if isinstance(value, bool) or not isinstance(value, str | int):
         raise FormError(f"{where}: expected text, got {value!r}", field.name)
     text = str(value).strip()
-    if field.kind == "repeat":
-        items = [line.strip() for line in text.splitlines() if line.strip()]
-        return [word for item in items for word in (field.option or "", item)]
+    if field.kind in {"pairs", "repeat"}:
+        # a line each, one word each ("Black Bart=30"): a name may hold a space; a line of
+        # several pairs ("Ana=10 Bo=20", as the command line writes them) is split at spaces
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        items = [
+            word
+            for line in lines
+            for word in (line.split() if field.kind == "pairs" and line.count("=") > 1 else [line])
+        ]
+        if field.option is not None and (field.kind == "repeat" or _appends(field)):
+            return [word for item in items for word in (field.option, item)]
+        if not items:
+            return []
+        return ["--", *items] if any(item.startswith("-") for item in items) else items
     if field.kind == "names":
         items = [line.strip() for line in text.splitlines() if line.strip()]
         if not items:
@@ -316,11 +374,71 @@ def _words(field: Field, value: Any, verb: str) -> list[str]:
     return [f"{field.option}={items[0]}", *items[1:]]
 
 
+def _appends(field: Field) -> bool:
+    """True for a "pairs" field given once per pair (`--card Ana=Ana:3 --card Bo=Bo:1`)."""
+    return field.option is not None
+
+
+_INVALID = (
+    (re.compile(r"invalid int value: '([^']*)'"), r"'\1' is not a whole number"),
+    (re.compile(r"invalid float value: '([^']*)'"), r"'\1' is not a number"),
+    (
+        re.compile(r"invalid choice: '([^']*)' \(choose from ([^)]*)\)"),
+        lambda m: (
+            f"'{m[1]}' is not one of "
+            + ", ".join(_words_of(choice.strip(" '")) for choice in m[2].split(","))
+        ),
+    ),
+)
+# What a field that the page fills in for the game master wants, when it is refused all the
+# same (typed by hand into the API): the program's own syntax stays out of it.
+_WANTED = {
+    "card": "pick one of the seats' cards from the list",
+    "pairs": "give each row its name and its value (the name's row is left empty if none)",
+}
+
+
+def _spellings(form: Form) -> dict[str, list[str]]:
+    """Each field's names as its program says them in a message: 'argument --card',
+    'argument PLAYER=POINTS', 'challenge.critical', 'seats'."""
+    spelled: dict[str, list[str]] = {field.name: [] for field in form.fields}
+    for action in form.parser()._actions:
+        if action.dest not in spelled:
+            continue
+        named = argparse._get_action_name(action)
+        spelled[action.dest] += [
+            f"argument {name}" for name in (named, action.dest, *action.option_strings) if name
+        ]
+        spelled[action.dest] += [f"{form.action.verb}.{action.dest}", *action.option_strings]
+        spelled[action.dest].append(action.dest)
+    return spelled
+
+
+def _in_words(form: Form, message: str) -> str:
+    """An argparse or build message in the form's own words: "argument slot: invalid int
+    value: '6,'" is "Slot: '6,' is not a whole number", a field by its label, never by its
+    program's name; a field the page fills in says what it wants instead."""
+    text = message.strip()
+    for pattern, words in _INVALID:
+        text = pattern.sub(words, text)
+    spelled = _spellings(form)
+    for field in form.fields:
+        label = field.label[:1].upper() + field.label[1:]
+        for name in spelled[field.name]:
+            if text.startswith(f"{name}:") or text.startswith(f"{name} "):
+                if field.kind in _WANTED:
+                    return f"{label}: {_WANTED[field.kind]}"
+                return label + text[len(name) :]
+    return text
+
+
 def _field_named(form: Form, message: str) -> str | None:
     """The field an argparse message is about, if it names one."""
+    spelled = _spellings(form)
     for field in form.fields:
         if field.option and field.option in message:
             return field.name
-        if f"argument {field.name}" in message or f" {field.name}" in message:
+        named = (name for name in spelled[field.name] if name.startswith("argument "))
+        if any(name in message for name in named) or f" {field.name}" in message:
             return field.name
     return None

@@ -408,6 +408,8 @@ PLAYER: Final = "PLAYER"
 # at once: OS-SIX's `award` and `rest`); the tablet offers the players and "all" in its list.
 PLAYER_OR_ALL: Final = "PLAYER|all"
 EVERYONE: Final = "all"
+# An argument whose metavar is YES_NO is a yes-or-no answer (the tablet offers two buttons).
+YES_NO: Final = "yes|no"
 
 
 @dataclass(frozen=True, slots=True)
@@ -429,6 +431,9 @@ class GmAction:
     title: str = ""
     group: VerbGroup = VerbGroup.CALLS
     answers: tuple[str, ...] = ()
+    # A label in people's words for an argument whose name would not do on a page (argument
+    # dest -> label): "gm_vigor" is "the GM's starting Vigor" (`labelled`).
+    labels: tuple[tuple[str, str], ...] = ()
 
 
 def worded(
@@ -449,6 +454,23 @@ def worded(
             group=words[action.verb][1],
             answers=words[action.verb][2],
         )
+        for action in listed
+    )
+
+
+def labelled(
+    actions: Iterable[GmAction], labels: Mapping[str, Mapping[str, str]]
+) -> tuple[GmAction, ...]:
+    """The verbs with the labels in people's words of some of their arguments (verb -> dest
+    -> label); a label for no verb is a mistake said at import."""
+    listed = tuple(actions)
+    extra = sorted(set(labels) - {action.verb for action in listed})
+    if extra:
+        raise ValueError(f"labels for no verb: {extra}")
+    return tuple(
+        replace(action, labels=tuple(labels[action.verb].items()))
+        if action.verb in labels
+        else action
         for action in listed
     )
 

@@ -37,7 +37,8 @@ def test_every_action_of_the_game_is_a_form_with_its_arguments(forms: dict[str, 
     assert [(f["name"], f["kind"]) for f in forms["new"].to_json()["fields"]] == [
         ("roster", "roster")
     ]
-    assert forms["contest"].to_json()["fields"][3]["kind"] == "repeat"
+    # a card per contestant: a row per player on the page, not PLAYER=OWNER:SLOT typed
+    assert forms["contest"].to_json()["fields"][3]["kind"] == "pairs"
 
 
 def test_a_filled_in_form_builds_the_games_command(forms: dict[str, Form]) -> None:
@@ -57,10 +58,10 @@ def test_a_filled_in_form_builds_the_games_command(forms: dict[str, Form]) -> No
 @pytest.mark.parametrize(
     ("values", "message", "field"),
     [
-        ({"player": "Ana", "method": "charm"}, "challenge.critical: required", "critical"),
+        ({"player": "Ana", "method": "charm"}, "^Critical Number .*: required", "critical"),
         (
             {"player": "Ana", "method": "magic", "critical": "4"},
-            "invalid choice: 'magic'",
+            "Method: 'magic' is not one of danger, sharpness",
             "method",
         ),
         (

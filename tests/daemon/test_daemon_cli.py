@@ -134,7 +134,7 @@ def test_follow_prints_the_table_live(amqtt: AmqttBroker, table: str, db: Path) 
             retained = {next_line() for _ in range(2)}
             assert retained == {
                 "[rules daemon online]",
-                "waiting for: no game yet: the game master starts one (tabletop gm new ROSTER)",
+                "waiting for: no game yet: the game master starts one",
             }
             with client(amqtt.url, table) as other:
                 other.send({"cmd": "teleport"})

@@ -170,7 +170,7 @@ def test_lucky_number_discard_offers_a_face_up_replacement_in_the_same_slot() ->
     pending = state_to_json(game.state)["pending"]
     assert pending == {**pending, "type": "lucky", "player": "Ana", "slot": 4, "card": "7S"}
     with pytest.raises(
-        OutOfTurn, match="cannot take a roll now: Ana: 7S matched your Lucky Number"
+        OutOfTurn, match="cannot take a roll now: Ana: the 7 of spades matched your Lucky Number"
     ):
         game.execute({"cmd": "roll", "value": 3})
     run(game, {"cmd": "lucky", "player": "Ana", "replace": True})

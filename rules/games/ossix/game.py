@@ -220,7 +220,7 @@ def _player(parser: argparse.ArgumentParser) -> None:
 def _action_arguments(parser: argparse.ArgumentParser) -> None:
     _player(parser)
     parser.add_argument(
-        "attribute", choices=ATTRIBUTES, help="the attribute rolled: " + ", ".join(ATTRIBUTES)
+        "attribute", choices=ATTRIBUTES, help="the attribute rolled (one of the choices listed)"
     )
     parser.add_argument("score", type=int, help="the attribute's value")
     parser.add_argument("--skill", action="store_true", help="a relevant skill: one more die")
@@ -241,7 +241,7 @@ def _values(parser: argparse.ArgumentParser) -> None:
 def _spend(parser: argparse.ArgumentParser) -> None:
     _player(parser)
     parser.add_argument(
-        "use", choices=LUCK_USES, help="what the Luck Point buys: " + ", ".join(LUCK_USES)
+        "use", choices=LUCK_USES, help="what the Luck Point buys (one of the choices listed)"
     )
 
 
@@ -263,7 +263,7 @@ def _strain(parser: argparse.ArgumentParser) -> None:
 
 
 def _gm_roll(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("kind", choices=GM_ROLLS, help="the roll: " + ", ".join(GM_ROLLS))
+    parser.add_argument("kind", choices=GM_ROLLS, help="the roll (one of the choices listed)")
     parser.add_argument("--morale", type=int, help="the NPC's Morale value (morale checks)")
 
 
@@ -351,7 +351,12 @@ def _seats(words: Sequence[str]) -> list[dict[str, Any]]:
 
 
 def _poker(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("seats", nargs="+", help="NAME=MONEY for each player, clockwise")
+    parser.add_argument(
+        "seats",
+        nargs="+",
+        metavar="NAME=MONEY",
+        help="each player at the poker table and the money they bring, clockwise",
+    )
     parser.add_argument("--ante", type=int, help="the ante (default: the table's option)")
     parser.add_argument(
         "--variant",
@@ -482,7 +487,7 @@ _VERBS: tuple[GmAction, ...] = (
     ),
     GmAction(
         "duel",
-        "a quick-draw duel: then action ... --duel standoff/draw/...",
+        "a quick-draw duel: then each of its action rolls is called with its duel step",
         _duel,
         lambda a: {
             "cmd": "duel",
@@ -499,7 +504,7 @@ _VERBS: tuple[GmAction, ...] = (
     ),
     GmAction(
         "poker",
-        "start dice poker: NAME=MONEY ... clockwise (the GM's NPC too)",
+        "start dice poker: each player with their money, clockwise (the GM's NPC too)",
         _poker,
         _poker_command,
     ),
@@ -508,11 +513,11 @@ _VERBS: tuple[GmAction, ...] = (
     ),
     GmAction("check", "poker: check (pass)", _player, lambda a: _bet(a, "check")),
     GmAction(
-        "bet", "poker: open the betting with AMOUNT dollars", _amount, lambda a: _bet(a, "bet")
+        "bet", "poker: open the betting with this many dollars", _amount, lambda a: _bet(a, "bet")
     ),
     GmAction("call", "poker: put in the same amount", _player, lambda a: _bet(a, "call")),
     GmAction(
-        "raise", "poker: raise the bet BY AMOUNT dollars", _amount, lambda a: _bet(a, "raise")
+        "raise", "poker: raise the bet by this many dollars", _amount, lambda a: _bet(a, "raise")
     ),
     GmAction("fold", "poker: fold", _player, lambda a: _bet(a, "fold")),
     GmAction(

@@ -120,7 +120,7 @@ def state_to_json(state: GameState, reveal: frozenset[str] | None = None) -> dic
 def waiting(state: GameState) -> Waiting:
     """What the game waits for now, in words that name no face-down card."""
     if not state.started:
-        return Waiting(WaitKind.NOTHING, "no game yet: the game master starts one (gm new)")
+        return Waiting(WaitKind.NOTHING, "no game yet: the game master starts one")
     if state.over:
         won = f"{state.winner} wins" if state.winner else "nobody wins"
         return Waiting(WaitKind.NOTHING, f"the game is over: {won}")
@@ -159,7 +159,7 @@ def waiting(state: GameState) -> Waiting:
         left = DEFENDER_REVEALS - state.defender_reveals
         words = (
             f"{attacker} missed: {defender}, reveal another bullet ({left} more at most) and "
-            f"shoot back if it is a Draw, or stop (gm pass {defender})"
+            f"shoot back if it is a Draw, or stop revealing"
         )
         detail["lights"] = _lights(state, (defender,), "turn")
         return _wait(WaitKind.CARD, words, (defender,), detail)
@@ -172,7 +172,7 @@ def waiting(state: GameState) -> Waiting:
             result = "hits" if hits(state, shooter, value) else "misses"
             words = (
                 f"{shooter} rolled {value} and {result}: {owner}, throw {shooter}'s die again "
-                f"with your Re-roll, or let it stand (gm keep)"
+                f"with your Re-roll, or let it stand"
             )
             detail = {
                 "type": "reroll",
@@ -202,7 +202,7 @@ def waiting(state: GameState) -> Waiting:
         for player in state.discards_due:
             low, high = discard_bounds(state, player)
             parts.append(f"{player} discards {low} to {high} of this round's revealed cards")
-        words = "; ".join(parts) + " (gm discard)"
+        words = "; ".join(parts)
         return _wait(WaitKind.CHOICE, words, state.discards_due, detail)
     return Waiting(WaitKind.GAME_MASTER, "the game master", (), None, detail)
 

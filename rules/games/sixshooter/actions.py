@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from ..errors import InvalidCommand
-from ..game import PLAYER, ArgumentAdder, GmAction, VerbGroup, worded
+from ..game import PLAYER, YES_NO, ArgumentAdder, GmAction, VerbGroup, labelled, worded
 from ..roster import load_roster
 
 ROSTER_KEYS = ("players", "jokers", "seed", "deck", "options", "campaign")
@@ -161,13 +161,13 @@ _VERBS: tuple[GmAction, ...] = tuple(
             "call a challenge against a Critical Number",
             _args(
                 _PLAYER,
-                _a("method", choices=METHODS, help="the method: " + ", ".join(METHODS)),
+                _a("method", choices=METHODS, help="the method (one of the choices listed)"),
                 _a("critical", type=_critical, help="the Critical Number, or 'impossible'"),
                 _a(
                     "--card",
                     type=_card_ref,
                     metavar="OWNER:SLOT",
-                    help="a face-up card to use, e.g. Ana:3 (default: none)",
+                    help="a face-up card to use, its owner's and its slot (default: none)",
                 ),
                 _a(
                     "--wager",
@@ -188,7 +188,7 @@ _VERBS: tuple[GmAction, ...] = tuple(
         (
             "lucky",
             "answer a Lucky Number offer: draw a replacement (yes) or not (no)",
-            _args(_PLAYER, _a("answer", type=_yes_no, help="yes or no")),
+            _args(_PLAYER, _a("answer", type=_yes_no, metavar=YES_NO, help="yes or no")),
             lambda a: {"cmd": "lucky", "player": a.player, "replace": a.answer},
         ),
         (
@@ -200,7 +200,7 @@ _VERBS: tuple[GmAction, ...] = tuple(
                 _a(
                     "--method",
                     choices=METHODS,
-                    help="the method both use (needed with --card, for the suit rule; "
+                    help="the method both use (needed with a card, for the suit rule; "
                     "default: none)",
                 ),
                 _a(
@@ -208,16 +208,14 @@ _VERBS: tuple[GmAction, ...] = tuple(
                     type=_keyed,
                     action="append",
                     metavar="PLAYER=OWNER:SLOT",
-                    help="a contestant uses a face-up card, e.g. Ana=Ana:3; repeat for each "
-                    "(default: no card)",
+                    help="the face-up card each contestant uses, if any (default: no card)",
                 ),
                 _a(
                     "--wager",
                     type=_keyed,
                     action="append",
                     metavar="PLAYER=N",
-                    help="a contestant wagers N Strikes (All Or Nothing), e.g. Bo=1; repeat for "
-                    "each (default: no wager)",
+                    help="the Strikes each contestant wagers, All Or Nothing (default: no wager)",
                 ),
             ),
             _contest,
@@ -284,6 +282,18 @@ _VERBS: tuple[GmAction, ...] = tuple(
         ),
         ("end-game", "end the game for good", _args(), lambda a: {"cmd": "end_game"}),
     )
+)
+
+_VERBS = labelled(
+    _VERBS,
+    {
+        "challenge": {"critical": "Critical Number (or the word impossible)"},
+        "contest": {"first": "who rolls first", "second": "who rolls second", "card": "cards"},
+        "stage": {"id": "name of the challenge"},
+        "grant": {"giver": "who gives it", "to": "who receives it"},
+        "return": {"drop_lucky": "the Lucky Number given up"},
+        "lucky": {"answer": "draw a replacement"},
+    },
 )
 
 _S, _D, _C, _P, _G = (

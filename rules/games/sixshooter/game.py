@@ -199,16 +199,14 @@ def _waiting(state: GameState, hide_critical: bool) -> Waiting:
     pending = pending_to_json(state, hide_critical=hide_critical)
     phase = state.phase
     if phase is None:
-        return Waiting(
-            WaitKind.NOTHING, "no game yet: the game master starts one (tabletop gm new ROSTER)"
-        )
+        return Waiting(WaitKind.NOTHING, "no game yet: the game master starts one")
     if phase is Phase.FINISHED:
         return Waiting(WaitKind.NOTHING, "the game is over")
     if pending is None:
         if phase is Phase.BETWEEN_ADVENTURES:
             words = (
-                "the game master, between adventures: grant Lucky Numbers (gm grant), then "
-                "start the next adventure (gm start-adventure) or end the game (gm end-game)"
+                "the game master, between adventures: grant Lucky Numbers, then start the "
+                "next adventure or end the game"
             )
         else:
             words = "the game master: call a challenge, a contest or the end of the adventure"

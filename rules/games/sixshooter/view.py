@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..cards import Card, Rank
 from . import events as ev
 from .model import Phase, SlotState, Status
 from .state import GameState, Pending, PendingLucky, PendingRoll, Slot
@@ -134,12 +135,22 @@ def _and(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
+_RANK_WORDS = {Rank.ACE: "ace", Rank.JACK: "jack", Rank.QUEEN: "queen", Rank.KING: "king"}
+
+
+def card_words(card: Card) -> str:
+    """A card as people say it: "6 of hearts", "ace of spades", "joker" (a prompt, not a code)."""
+    if card.suit is None:
+        return "joker"
+    return f"{_RANK_WORDS.get(card.rank, card.rank.value)} of {card.suit.name.lower()}"
+
+
 def describe_pending(state: GameState, item: Pending, hide_critical: bool = False) -> str:
     """One pending item in plain words, for prompts and error messages."""
     if isinstance(item, PendingLucky):
         return (
-            f"{item.player}: {item.card} matched your Lucky Number; draw a replacement into "
-            f"slot {item.slot}? (lucky yes/no)"
+            f"{item.player}: the {card_words(item.card)} matched your Lucky Number; draw a "
+            f"replacement into slot {item.slot}, yes or no?"
         )
     if item.purpose is ev.RollPurpose.CHALLENGE and state.challenge is not None:
         challenge = state.challenge

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..game import PLAYER, ArgumentAdder, GmAction, VerbGroup, worded
+from ..game import PLAYER, ArgumentAdder, GmAction, VerbGroup, labelled, worded
 from .model import GmCost, OrderKind
 
 _NUMBERS = ("outnumbering", "base", "conditions")
@@ -155,7 +155,7 @@ _VERBS: tuple[GmAction, ...] = (
     GmAction("gm-fold", "the GM folds, giving each present player a Vigor", *_plain("gm_fold")),
     GmAction(
         "turn-order",
-        "set a turn order: scene (Empathy), physical (Spot/Athletics/Physique) or mental",
+        "set a turn order: scene (Empathy), physical (Spot, Athletics, Physique) or mental",
         _args(
             (
                 ("kind",),
@@ -192,14 +192,19 @@ _VERBS: tuple[GmAction, ...] = (
         _args(
             (
                 ("bids",),
-                {"nargs": "+", "type": _bid, "metavar": "PLAYER=POINTS", "help": "e.g. Ana=2 Bo=1"},
+                {
+                    "nargs": "+",
+                    "type": _bid,
+                    "metavar": "PLAYER=POINTS",
+                    "help": "the points of Vigor each player bids",
+                },
             )
         ),
         lambda a: {"cmd": "narrate", "bids": dict(a.bids)},
     ),
     GmAction(
         "gm-buy",
-        "the GM spends Vigor: " + ", ".join(c.value for c in GmCost),
+        "the GM spends Vigor (on one of the choices listed)",
         _args(
             (("on",), {"choices": [c.value for c in GmCost], "help": "what the GM buys"}),
             (
@@ -229,6 +234,15 @@ _VERBS: tuple[GmAction, ...] = (
         lambda a: {"cmd": "award", "player": a.player, "points": a.points},
     ),
     GmAction("end-game", "end the game", *_plain("end_game")),
+)
+
+_VERBS = labelled(
+    _VERBS,
+    {
+        "new": {"vigor": "each player's starting Vigor", "gm_vigor": "the GM's starting Vigor"},
+        "gm-buy": {"on": "what the GM buys", "points": "Vigor spent"},
+        "condition": {"by": "who throws its severity", "name": "the condition"},
+    },
 )
 
 _S, _D, _P, _G = VerbGroup.START, VerbGroup.DICE, VerbGroup.CHOICES, VerbGroup.CALLS

@@ -95,7 +95,7 @@ def vigor_problem(
     if reroll.moved:
         return (
             f"{who}: the rethrown dice knocked a six that stayed (now {_faces(reroll.moved)}); "
-            "the game master enters the reroll as it should stand (gm reroll)"
+            "the game master enters the reroll by hand as it should stand"
         )
     stayed = reroll.kept
     if any(v != SUCCESS_FACE for v in stayed):

@@ -137,7 +137,7 @@ def state_to_json(state: GameState) -> dict[str, Any]:
 def waiting(state: GameState) -> Waiting:
     """What the game waits for now, with the dice throw it expects."""
     if not state.started:
-        return Waiting(WaitKind.NOTHING, "no game yet: the game master starts one (gm new)")
+        return Waiting(WaitKind.NOTHING, "no game yet: the game master starts one")
     if state.over:
         return Waiting(WaitKind.NOTHING, "the game is over")
     if state.condition is not None:
@@ -188,10 +188,10 @@ def _pool_waiting(state: GameState, pool: Pool) -> Waiting:
     if can:
         words = (
             f"{thrower}{owner}: {sixes}; throw the {others} other "
-            f"{'die' if others == 1 else 'dice'} again for a point of Vigor, or keep (gm keep)"
+            f"{'die' if others == 1 else 'dice'} again for a point of Vigor, or keep them"
         )
     else:
-        words = f"{thrower}{owner}: {sixes}; no Vigor left for a reroll: keep (gm keep)"
+        words = f"{thrower}{owner}: {sixes}; no Vigor left for a reroll: keep the dice"
     # "reroll all dice not showing sixes": the sixes stay where they lie, the others are thrown.
     throw = DiceThrow(
         thrower, pool.dice, Scoring.COUNT_SIXES, rerollable=can, rethrow=others or None
@@ -209,7 +209,7 @@ def _gm_words(state: GameState) -> str:
     if order is not None and order.current is not None:
         return (
             f"exchange {order.exchange}: {order.current}'s turn; the game master calls the "
-            "action's pools, then ends the turn (gm end-turn)"
+            "action's pools, then ends the turn"
         )
     return "the game master: call a check, a contest or a turn order"
 
