@@ -30,6 +30,7 @@ def test_the_registry_finds_the_game_and_its_table_has_no_cards() -> None:
         "starting_vigor",
         "gm_vigor",
         "vigor_once_per_roll",
+        "fold_after_failed_throw",
     ]
 
 

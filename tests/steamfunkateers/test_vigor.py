@@ -155,3 +155,50 @@ def test_a_fold_takes_the_player_out_of_the_conflicts_turns_and_rolls() -> None:
     game.execute({"cmd": "end_conflict"})
     conflict(game)  # a new conflict: she is in it again
     check(game, pool("Ana", 1))
+
+
+# -- a fold after the player's own failed throw (issue 48: read differently by careful readers) --
+
+
+def _ana_failed_her_throw(**options: object) -> Game:
+    game = Game()
+    game.execute(
+        {
+            "cmd": "new_game",
+            "players": ["Ana", "Bo"],
+            "options": {"starting_vigor": 2, **options},
+        }
+    )
+    check(game, pool("Ana", 2), {"npc": "Thug"})
+    roll(game, 1, 3)  # no six: Ana's throw failed; she may still reroll or keep
+    assert game.state.round is not None and game.state.round.current is not None
+    assert game.state.round.current.who == "Ana"
+    return game
+
+
+def test_by_default_a_player_cannot_fold_after_her_own_throw_failed() -> None:
+    # "Fold—The player may spend one point of Vigor to Fold, thereby removing his or her
+    # character from the risks and the rewards of a given action": once her own dice have
+    # failed the risk has come; a fold is a step back from it, not out of its result.
+    game = _ana_failed_her_throw()
+    assert game.state.options["fold_after_failed_throw"] is False
+    with pytest.raises(VigorError, match="Ana's throw failed: too late to fold") as refused:
+        game.execute({"cmd": "fold", "player": "Ana"})
+    assert "reroll" in str(refused.value)
+    assert vigor(game, "Ana") == 2
+    # Another player still folds before his own throw; and Ana before hers.
+    game = Game()
+    game.execute({"cmd": "new_game", "players": ["Ana", "Bo"], "options": {"starting_vigor": 1}})
+    check(game, pool("Ana", 2), pool("Bo", 2))
+    roll(game, 1, 3)
+    game.execute({"cmd": "keep"})
+    game.execute({"cmd": "fold", "player": "Bo"})
+    assert vigor(game, "Bo") == 0 and "Bo" in game.state.unrewarded
+
+
+def test_a_table_may_let_a_player_fold_after_her_own_failed_throw() -> None:
+    # The other reading: a fold may come at any time before the dice are kept, as a way out
+    # of a failure's consequences ("removing ... from the risks and the rewards").
+    game = _ana_failed_her_throw(fold_after_failed_throw=True)
+    game.execute({"cmd": "fold", "player": "Ana"})
+    assert vigor(game, "Ana") == 1 and "Ana" in game.state.unrewarded

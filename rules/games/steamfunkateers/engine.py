@@ -70,6 +70,7 @@ OPTION_DEFAULTS: dict[str, Any] = {
     "starting_vigor": 0,
     "gm_vigor": 0,
     "vigor_once_per_roll": True,
+    "fold_after_failed_throw": False,
 }
 
 
@@ -164,7 +165,13 @@ def _new_game(out: _Out, command: Mapping[str, Any]) -> None:
         vigor.append((name, read.integer(entry, "vigor", 0, None, starting, at=f"{at}.")))
     vigor.append((GM, gm_vigor))
     once = read.flag(options, "vigor_once_per_roll", at="options.")
-    chosen = (("starting_vigor", starting), ("gm_vigor", gm_vigor), ("vigor_once_per_roll", once))
+    late_fold = read.flag(options, "fold_after_failed_throw", at="options.")
+    chosen = (
+        ("starting_vigor", starting),
+        ("gm_vigor", gm_vigor),
+        ("vigor_once_per_roll", once),
+        ("fold_after_failed_throw", late_fold),
+    )
     out.add(GameStarted(tuple(names), tuple(vigor), chosen))
 
 
@@ -597,6 +604,19 @@ def _fold(out: _Out, command: Mapping[str, Any]) -> None:
     )
     if pool is not None and pool.done:
         raise VigorError(f"{player} has kept their dice: too late to fold this roll")
+    if (
+        pool is not None
+        and pool.thrown
+        and pool.sixes == 0
+        and not out.state.options.get("fold_after_failed_throw", False)
+    ):
+        # "Fold—The player may spend one point of Vigor to Fold, thereby removing his or her
+        # character from the risks and the rewards of a given action": once her own throw has
+        # failed, the risk has come (the option `fold_after_failed_throw` reads it otherwise).
+        raise VigorError(
+            f"{player}'s throw failed: too late to fold out of its risks; reroll the dice "
+            "not showing sixes for a point of Vigor, or keep them"
+        )
     _spend(out, player, 1, "a fold")
     out.add(Folded(player))
     if not _present(out.state):

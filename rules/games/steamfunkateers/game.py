@@ -50,6 +50,13 @@ class Steamfunkateers(GameRules):
                 'point of Vigor once for each roll"); false: the sentence limits rerolls only, '
                 "and a roll may have both",
             ),
+            Option(
+                "fold_after_failed_throw",
+                False,
+                "a player may fold after her own throw failed, before keeping it (default no: "
+                'a fold removes the character "from the risks" of the action, and once her dice '
+                "failed the risk has come)",
+            ),
         ),
     )
     roster_keys = ("players", "options")
