@@ -241,7 +241,12 @@ class TableServer:
                 len(item.payload),
             )
         elif item.topic == self.topics.command:
-            if table is None:
+            sync = _sync_reply(item.payload)
+            if sync is not None:
+                # Answered in order with the round's replies, after every earlier round's
+                # events and views: a client's barrier, never logged, never a command.
+                outcomes.append(Outcome(sync, duplicate=True))
+            elif table is None:
                 outcomes.append(self.referee.handle(item.payload))
             else:
                 self._table_command(table, item.payload, outcomes, now)
@@ -943,6 +948,34 @@ def _table_of(topic: str) -> str | None:
         return None
     table, slash, _ = topic[len(prefix) :].partition("/")
     return table if slash and table else None
+
+
+def _sync_reply(payload: bytes) -> dict[str, Any] | None:
+    """The answer to `{"cmd": "sync", "id": ...}` (None for any other payload).
+
+    A client that has had the reply to its command sends a sync and waits for its answer:
+    by then every event and view of the rounds before has been published to it, where
+    waiting for a quiet spell would be a guess at how fast the host is."""
+    if b'"sync"' not in payload:
+        return None
+    try:
+        raw = read_json(payload)
+    except PayloadError:
+        return None
+    if not isinstance(raw, dict) or raw.get("cmd") != "sync" or set(raw) - {"cmd", "id", "v"}:
+        return None
+    return {"v": PROTOCOL_VERSION, "id": raw.get("id"), "ok": True, "sync": True}
+
+
+def _seat_command_of(payload: bytes) -> dict[str, Any] | None:
+    """The command a seat's phone sent (it names its `seat`), or None for any other payload."""
+    if b'"seat"' not in payload:
+        return None
+    try:
+        raw = read_json(payload)
+    except PayloadError:
+        return None
+    return raw if is_seat_command(raw) else None
 
 
 def _internal_refusal(payload: bytes) -> dict[str, Any]:

@@ -227,6 +227,8 @@ def test_pushing_your_luck_costs_d6_then_2d6_then_3d6_and_the_point_is_used_at_o
     game.execute({"cmd": "spend_luck", "player": "Ana", "use": "reduce_damage"})
     roll(game, 3)
     game.execute({"cmd": "long_rest"})
+    act(game)
+    roll(game, 2, 2)  # a failure since the long rest: the first push again
     game.execute({"cmd": "push", "player": "Ana"})
     assert game.state.pending is not None and game.state.pending.dice == 1
 
@@ -363,3 +365,49 @@ def test_without_a_container_a_character_carries_four_items_at_most() -> None:
         )
     assert error.value.rule == "carrying capacity"
     game.execute({"cmd": "load", "player": "Ana", "brawn": 2, "items": 12})  # with a bag
+
+
+def test_a_push_or_a_luck_reroll_answers_only_a_failure_since_the_last_long_rest() -> None:
+    """Pushing Your Luck: "... fails a crucial action roll, but really needs a second chance to
+    avoid dire consequences. ... They immediately gain D6 Strain but also gain a Luck Point,
+    which they must use immediately"; Luck Points: "Re-roll one failed roll". A long rest
+    between the failure and the push (or the re-roll) has let the moment pass (issue 48)."""
+    game = started(starting_luck=0)
+    act(game)
+    roll(game, 2, 3)  # a failure
+    game.execute({"cmd": "long_rest"})
+    with pytest.raises(IllegalMove, match="before the long rest") as error:
+        game.execute({"cmd": "push", "player": "Ana"})
+    assert error.value.rule == "pushing your luck"
+    assert game.state.pending is None and char(game).pushes == 0
+    game.execute({"cmd": "award_luck", "player": "Ana"})
+    with pytest.raises(IllegalMove, match="before the long rest") as error:
+        game.execute({"cmd": "spend_luck", "player": "Ana", "use": "reroll"})
+    assert error.value.rule == "luck points" and char(game).luck == 1
+    act(game)
+    roll(game, 1, 2)  # a failure since the rest: its re-roll is taken
+    game.execute({"cmd": "spend_luck", "player": "Ana", "use": "reroll"})
+    assert game.state.pending is not None and game.state.pending.kind is PendingKind.ACTION
+    # Bo's rest is not Ana's: a long rest for one character leaves the others' failures.
+    game = started(starting_luck=0)
+    act(game)
+    roll(game, 2, 3)
+    game.execute({"cmd": "long_rest", "player": "Bo"})
+    game.execute({"cmd": "push", "player": "Ana"})
+
+
+def test_a_table_may_let_a_failure_before_the_long_rest_be_pushed_or_re_rolled() -> None:
+    # The other reading: the seed ties the push to a failure and to the long rest only for
+    # its cost (2D6 "again before having a long rest"), not for when the failure was thrown.
+    game = started(starting_luck=0, second_chance_after_long_rest=True)
+    act(game)
+    roll(game, 2, 3)
+    game.execute({"cmd": "long_rest"})
+    game.execute({"cmd": "push", "player": "Ana"})
+    assert game.state.pending is not None and game.state.pending.dice == 1
+    game = started(starting_luck=1, second_chance_after_long_rest=True)
+    act(game)
+    roll(game, 2, 3)
+    game.execute({"cmd": "long_rest"})
+    game.execute({"cmd": "spend_luck", "player": "Ana", "use": "reroll"})
+    assert game.state.pending is not None and game.state.pending.kind is PendingKind.ACTION

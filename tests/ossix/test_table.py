@@ -39,6 +39,7 @@ def test_the_registry_serves_os_six_by_name() -> None:
         "starting_luck",
         "luck_after_long_rest",
         "push_needs_a_failure",
+        "second_chance_after_long_rest",
         "critical_failure_strain_stacks",
         "poker_variant",
         "poker_ante",

@@ -36,6 +36,7 @@ OPTIONS: Final[dict[str, Any]] = {
     "luck_after_long_rest": False,
     "push_needs_a_failure": True,
     "critical_failure_strain_stacks": False,
+    "second_chance_after_long_rest": False,
     "poker_variant": "draw",
     "poker_ante": 1,
     "poker_minimum_raise": True,
@@ -391,6 +392,12 @@ class Game(EventLog[State, Event]):
             raise IllegalMove("max damage only on a complete success, once", "luck points")
         elif use == "reroll" and (last is None or last.outcome is not Outcome.FAILURE):
             raise IllegalMove("only a failed roll can be re-rolled", "luck points")
+        elif use == "reroll" and not forced and self._rested_since(me):
+            raise IllegalMove(
+                f"{me.name}'s failed roll came before the long rest: a Luck Point re-rolls a "
+                "failure since the last long rest",
+                "luck points",
+            )
         return (Event(EventKind.LUCK_SPENT, me.name, text=use),)
 
     def _award_luck(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
@@ -425,7 +432,19 @@ class Game(EventLog[State, Event]):
                 "after failing a crucial action roll",
                 "pushing your luck",
             )
+        if failed and self._rested_since(me):
+            raise IllegalMove(
+                f"{me.name}'s failed roll came before the long rest: a push is a second chance "
+                "for a failure since the last long rest",
+                "pushing your luck",
+            )
         return (Event(EventKind.PUSHED, me.name, number=me.pushes + 1),)
+
+    def _rested_since(self, me: Character) -> bool:
+        """Whether a long rest came between `me`'s latest action roll and now, and the table
+        keeps a push and a Luck Point's re-roll to a failure since the last long rest (the
+        option `second_chance_after_long_rest` reads the seed otherwise)."""
+        return me.rested and not self._state.options.get("second_chance_after_long_rest", False)
 
     def _roll(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
         pending = self._state.pending

@@ -66,6 +66,12 @@ class OsSix(GameRules):
                 'a crucial action roll"); false: the GM may allow it after any roll',
             ),
             Option(
+                "second_chance_after_long_rest",
+                False,
+                "a push, or a Luck Point's re-roll, may answer a failure thrown before the last "
+                "long rest (default no: the second chance is for a failure since the rest)",
+            ),
+            Option(
                 "critical_failure_strain_stacks",
                 False,
                 "a critical failure in a high-pressure situation gives two Strain, not one",

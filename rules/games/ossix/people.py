@@ -154,15 +154,18 @@ def random_command(state: State, rng: random.Random) -> dict[str, Any]:
         return {"cmd": "spend_luck", "player": pending.player, "use": _forced_use(last)}
     able = [c for c in state.characters if not c.incapacitated]
     choices: list[dict[str, Any]] = [_action(rng, c.name) for c in able for _ in range(3)]
+    # A push and a Luck Point's re-roll answer a failure since the last long rest.
+    late = bool(state.options.get("second_chance_after_long_rest", False))
     for c in state.characters:
         if c.luck < MAX_LUCK:
             choices.append({"cmd": "award_luck", "player": c.name})
         latest = c.last
-        if c.luck == 0 and c.strain < MAX_STRAIN and _failed(latest):
+        second_chance = late or not c.rested
+        if c.luck == 0 and c.strain < MAX_STRAIN and _failed(latest) and second_chance:
             # "fails a crucial action roll, but really needs a second chance"
             choices.append({"cmd": "push", "player": c.name})
         if c.luck > 0 and latest is not None:
-            if latest.outcome is Outcome.FAILURE:
+            if latest.outcome is Outcome.FAILURE and second_chance:
                 choices.append({"cmd": "spend_luck", "player": c.name, "use": "reroll"})
             if latest.outcome is Outcome.PARTIAL:
                 choices.append({"cmd": "spend_luck", "player": c.name, "use": "upgrade"})

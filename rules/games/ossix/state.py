@@ -138,6 +138,7 @@ class Character:
     brawn: int | None = None
     load_quarters: int = 0  # items carried, in quarters of a normal item
     last: LastRoll | None = None
+    rested: bool = False  # a long rest since `last` was thrown
 
     @property
     def incapacitated(self) -> bool:
@@ -228,7 +229,9 @@ class State:
                 pending.high_pressure,
                 duel_step=pending.duel_step,
             )
-            state = self._with(who, last=last, bonus_next=critical is Critical.SUCCESS)
+            state = self._with(
+                who, last=last, bonus_next=critical is Critical.SUCCESS, rested=False
+            )
             after = Pending(PendingKind.PANIC, who) if critical is Critical.FAILURE else None
             duel = self.duel
             if duel is not None and duel.player == who:
@@ -267,7 +270,10 @@ class State:
             return self._with(who, brawn=event.number, load_quarters=quarters)
         if kind is EventKind.LONG_REST:
             rested = set(event.players)
-            chars = tuple(replace(c, pushes=0) if c.name in rested else c for c in self.characters)
+            chars = tuple(
+                replace(c, pushes=0, rested=True) if c.name in rested else c
+                for c in self.characters
+            )
             return replace(self, characters=chars)
         return self
 
