@@ -61,7 +61,7 @@ def latencies(table: TableClient, count: int) -> dict[str, float]:
 
 
 def state_bytes(table: TableClient) -> int:
-    table.settle(quiet=0.2)
+    table.sync()
     return len(json.dumps(table.state()))
 
 

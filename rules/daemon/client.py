@@ -145,7 +145,8 @@ class TableClient:
         except ValueError:
             return item
         if item.topic == self.topics.reply and isinstance(body, dict):
-            self.replies.append(body)
+            if not body.get("sync"):  # a barrier's answer is no reply to a command
+                self.replies.append(body)
             key = None if body.get("id") is None else str(body["id"])
             if key is not None and key in self._pending_ids:
                 self._answers[key] = body
@@ -180,9 +181,19 @@ class TableClient:
             if message is not None:
                 yield message
 
-    def settle(self, quiet: float = 0.2, timeout: float = 5.0) -> None:
-        """Files messages until none arrived for `quiet` seconds (or `timeout` passed)."""
+    def gather_retained(self, quiet: float = 0.05, timeout: float = 0.5) -> None:
+        """Files the retained messages the broker sends on subscribing, for a one-shot read
+        such as `tabletop gm state` that must work with no daemon running (so no `sync`):
+        they come at once after the subscription, so a short quiet spell ends them."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.pump(quiet) is None:
                 return
+
+    def sync(self, timeout: float = 30.0) -> None:
+        """Files every message the daemon published before now: the events and views of the
+        commands already answered (a `sync`, answered in order after them, is the barrier).
+        The timeout is a safety net; NoReply if the daemon does not answer in it."""
+        reply = self.send({"cmd": "sync"}, timeout=timeout)
+        if not reply.get("sync"):
+            raise NoReply(f"the rules daemon did not take the sync: {reply.get('error', reply)}")

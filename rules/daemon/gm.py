@@ -8,12 +8,12 @@ the reason it was refused (exit status 1). `state` and `follow` read the table.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
 import sys
 import threading
-import time
 from typing import Any
 
 from errors import UserError
@@ -81,19 +81,17 @@ def run_gm(args: argparse.Namespace) -> int:
 
 
 def _print_outcome(client: Any, reply: dict[str, Any]) -> None:
-    deadline = time.monotonic() + 2.0
-    wanted = int(reply.get("events", 0))
-    mine: list[dict[str, Any]] = []
-    while time.monotonic() < deadline:
-        mine = [e for e in client.events if e.get("seq") == reply.get("seq")]
-        if len(mine) >= wanted:
-            break
-        client.pump(0.05)
+    from .client import NoReply
+
+    # The command's events and the views it changed are in after a sync; a daemon gone
+    # away since it replied leaves what came.
+    with contextlib.suppress(NoReply):
+        client.sync(timeout=5.0)
+    mine = [e for e in client.events if e.get("seq") == reply.get("seq")]
     if reply.get("duplicate"):
         print("(already applied earlier; nothing changed)")
     for event in mine:
         print(f"  {event.get('text')}")
-    client.settle(quiet=0.1, timeout=1.0)
     prompt = client.retained.get(client.topics.prompt)
     if isinstance(prompt, dict):
         print(f"waiting for: {prompt.get('prompt')}")
@@ -106,7 +104,7 @@ def run_state(args: argparse.Namespace) -> int:
     client = _client(args)
     try:
         state = client.state(timeout=args.timeout)
-        client.settle(quiet=0.05, timeout=0.5)
+        client.gather_retained()
         prompt = client.retained.get(client.topics.prompt)
     except NoReply as error:
         raise UserError(f"{error}: has the rules daemon of this table ever run?") from error

@@ -967,17 +967,6 @@ def _sync_reply(payload: bytes) -> dict[str, Any] | None:
     return {"v": PROTOCOL_VERSION, "id": raw.get("id"), "ok": True, "sync": True}
 
 
-def _seat_command_of(payload: bytes) -> dict[str, Any] | None:
-    """The command a seat's phone sent (it names its `seat`), or None for any other payload."""
-    if b'"seat"' not in payload:
-        return None
-    try:
-        raw = read_json(payload)
-    except PayloadError:
-        return None
-    return raw if is_seat_command(raw) else None
-
-
 def _internal_refusal(payload: bytes) -> dict[str, Any]:
     """The reply to a command the daemon failed on before deciding it: nothing applied."""
     try:

@@ -129,7 +129,7 @@ def test_the_overlay_never_holds_a_face_down_card(table: Table, page: Page) -> N
     assert table.send({"cmd": "reveal", "player": "Bo", "slot": 3})["ok"]
     assert table.gm is not None
     wait_for(page, lambda data: "Bo turns slot 3" in json.dumps(data.get("events")))
-    table.gm.settle()
+    table.gm.sync()
     hidden = face_down_cards(table.gm.state())
     assert len(hidden) == 11
     data = snapshot(page)
@@ -149,7 +149,7 @@ def test_the_overlay_never_holds_a_face_down_bullet(seated: Table, page: Page) -
     expect(page.locator("#seats .card.back")).to_have_count(11)
     expect(page.locator("#seats .card.bullet")).to_have_count(1)
     assert seated.gm is not None
-    seated.gm.settle()
+    seated.gm.sync()
     down = [
         bullet
         for player in seated.gm.state()["players"]

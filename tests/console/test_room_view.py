@@ -65,7 +65,7 @@ def test_the_room_pages_data_never_holds_a_face_down_card(table: Table, page: Pa
     assert table.send({"cmd": "reveal", "player": "Ana", "slot": 2})["ok"]
     assert table.gm is not None
     wait_for(page, lambda data: "Ana turns slot 2" in json.dumps(data.get("events")))
-    table.gm.settle()
+    table.gm.sync()
     hidden = face_down_cards(table.gm.state())
     assert len(hidden) == 11
 

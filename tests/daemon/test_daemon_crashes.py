@@ -60,7 +60,7 @@ def test_kill_9_mid_game_loses_nothing_acknowledged_and_applies_nothing_twice(
                         assert reply.get("duplicate"), f"{reply['id']} was applied twice"
                         assert reply["seq"] == acknowledged[reply["id"]]["seq"]
                 assert [r["seq"] for r in replies] == list(range(1, len(commands) + 1))
-                gm.settle()
+                gm.sync()
                 assert gm.state() == expected
             finally:
                 second.send_signal(signal.SIGTERM)

@@ -30,7 +30,7 @@ def test_bad_input_gets_a_reply_naming_the_problem_and_the_daemon_goes_on(
 ) -> None:
     with running_daemon(broker.url, table, db), client(broker.url, table) as gm:
         assert gm.send(ROSTER)["ok"]
-        gm.settle()
+        gm.sync()
         before = gm.state()
         bad = [
             {"cmd": "roll", "value": "six"},
@@ -52,7 +52,7 @@ def test_bad_input_gets_a_reply_naming_the_problem_and_the_daemon_goes_on(
         assert {r["kind"] for r in gm.replies[-2:]} == {"invalid", "too_large"}
         assert all(r["id"] is None for r in gm.replies[-2:])
         assert gm.send({"cmd": "reveal", "player": "Ana", "slot": 2})["ok"], "daemon is alive"
-        gm.settle()
+        gm.sync()
         after = gm.state()
         assert [e["line"] for e in after["rejected"]] == list(range(2, 9))
         assert after["players"][1] == before["players"][1]
@@ -63,10 +63,10 @@ def test_a_repeated_id_gets_the_same_reply_and_is_applied_once(
 ) -> None:
     with running_daemon(broker.url, table, db), client(broker.url, table, True) as gm:
         first = gm.send({**ROSTER, "id": "roster-1"})
-        gm.settle()
+        gm.sync()
         events = len(gm.events)
         again = gm.send({**ROSTER, "id": "roster-1"})
-        gm.settle()
+        gm.sync()
         assert again == {**first, "duplicate": True}
         assert len(gm.events) == events
         assert gm.state()["rejected"] == []
@@ -78,7 +78,7 @@ def test_late_subscribers_find_the_state_prompt_and_availability_retained(
     with running_daemon(broker.url, table, db) as daemon:
         with client(broker.url, table) as gm:
             gm.send(ROSTER)
-            gm.settle()
+            gm.sync()
         with client(broker.url, table) as late:
             assert late.state() == daemon.daemon.referee.state_json()
             prompt = late.wait_for(late.topics.prompt)

@@ -158,7 +158,7 @@ def test_a_retained_command_or_table_event_is_never_executed(
         for _ in range(2):  # the game survives every restart of the daemon
             with running_daemon(broker.url, table, db), client(broker.url, table) as gm:
                 gm.send({**ROSTER, "id": f"roster-{uuid.uuid4().hex[:6]}"})
-                gm.settle(quiet=0.3)
+                gm.sync()
                 assert gm.state()["phase"] == "setup"
                 assert not any(r.get("id") == "sticky" for r in gm.replies)
     finally:
@@ -176,13 +176,13 @@ def test_refusals_do_not_grow_the_state(broker: Broker, table: str, db: Path) ->
         for n in range(30):
             reply = gm.send({"cmd": "reveal", "player": big, "slot": 1, "id": f"big-{n}"})
             assert not reply["ok"] and len(reply["error"]) < 400
-        gm.settle()
+        gm.sync()
         state = gm.state()
         assert len(state["rejected"]) == 20 and state["rejected"][-1]["line"] == 31
         assert len(json.dumps(state)) < 20_000
         assert gm.send({"cmd": "end_game"})["ok"]
         assert gm.send({**ROSTER, "id": "second-game"})["ok"]
-        gm.settle()
+        gm.sync()
         assert gm.state()["rejected"] == [], "refusals belong to their game"
     with sqlite3.connect(db) as raw:
         (logged,) = raw.execute(
@@ -424,7 +424,7 @@ def test_fuzzed_messages_on_every_topic_never_break_a_table(
         tables.attacker.publish(f"{tables.topics.root}/{suffix}", payload)
     probe = tables.gm.send({"cmd": "teleport", "id": prefix})
     assert probe["kind"] == "invalid", "the daemon is alive and deciding"
-    tables.gm.settle(quiet=0.05, timeout=1)
+    tables.gm.sync()
     mine = [r for r in tables.gm.replies[replies_before:] if str(r.get("id")).startswith(prefix)]
     # A command held for the mat (a deal to read) is answered "waiting" first; its final reply
     # follows if the deal lands. Either way each command counts as answered once.
@@ -461,14 +461,14 @@ class FuzzedTables:
         _subscribed(self.gm)
         self.gm.state()
         assert self.other.send(ROSTER)["ok"]
-        self.other.settle()
+        self.other.sync()
         self.bystander_state = self.other.state()
 
     def close(self) -> None:
         try:
             # the other table, sharing the log file, noticed nothing
             assert self.other.send({"cmd": "reveal", "player": "Ana", "slot": 1})["ok"]
-            self.other.settle()
+            self.other.sync()
             after = self.other.state()
             assert after["players"][1] == self.bystander_state["players"][1]
         finally:

@@ -53,7 +53,7 @@ def test_a_game_bad_input_and_the_retained_views_on_rabbitmq(
         pump_until(gm, lambda: gm.retained.get(gm.state_topic) == expected, 10, "the state")
         refused = gm.send({"cmd": "teleport"})
         assert not refused["ok"] and refused["kind"] == "invalid"
-        gm.settle()
+        gm.sync()
         final = gm.state()
         assert final["rejected"][-1]["error"] == refused["error"]
     # retained: a client that comes later gets the state from the broker

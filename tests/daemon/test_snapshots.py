@@ -354,7 +354,7 @@ def test_kill_9_across_snapshots_loses_nothing_acknowledged_and_applies_nothing_
                     assert reply.get("duplicate"), f"{reply['id']} was applied twice"
                     assert reply["seq"] == acknowledged[reply["id"]]["seq"]
             assert [r["seq"] for r in replies] == list(range(1, len(commands) + 1))
-            gm.settle()
+            gm.sync()
             assert gm.state() == expected
             second.send_signal(signal.SIGTERM)
             assert second.wait(10) == 0
