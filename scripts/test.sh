@@ -13,4 +13,6 @@ echo "== mypy --strict (every package)"
 mypy --strict rules hardware vision bridge tabletop wire firmware console errors
 echo "== pytest"
 # On every core by default; `scripts/test.sh -n 0` runs in one process (easier to debug).
-exec pytest -n "${PYTEST_WORKERS:-auto}" "$@"
+# Work stealing: in a random order the long tests (whole games, a RabbitMQ cluster) fall
+# anywhere, and a worker that has run out takes tests queued for the other.
+exec pytest -n "${PYTEST_WORKERS:-auto}" --dist worksteal "$@"

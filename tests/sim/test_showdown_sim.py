@@ -78,11 +78,12 @@ def test_a_table_where_nothing_moves_stops_and_says_what_it_waited_for(
     )
 
     def unplug_once_loaded() -> None:
+        # In the middle of the game: once the people have laid their first bullets.
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            if table.mat_simulator is not None and table.summary.alerts_raised >= 0:
-                time.sleep(3.0)
-                table.mat_simulator.unplug()
+            mat = table.mat_simulator
+            if mat is not None and sum(p.action == "place" for p in mat.history) >= 2:
+                mat.unplug()
                 return
             time.sleep(0.05)
 
