@@ -65,7 +65,7 @@ for run in $(seq 1 "$runs"); do
         echo "== stress run $run of $runs, -n $n, --randomly-seed=$seed ($log)"
         start="$(date +%s)"
         set +e
-        pytest -n "$n" --randomly-seed="$seed" -p no:cacheprovider -q "$@" >"$log" 2>&1
+        pytest -n "$n" --dist worksteal --randomly-seed="$seed" -p no:cacheprovider -q "$@" >"$log" 2>&1
         code=$?
         set -e
         wall=$(($(date +%s) - start))
