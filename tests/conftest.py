@@ -1,8 +1,9 @@
 """The suite's hygiene: a test that leaves something behind fails, by name (issue 52).
 
 A test that passes alone but fails after another shares state with it: a child process still
-running, a thread still going, a signal disposition changed (an ignored SIGINT is inherited by
-every program the next test starts), an environment variable, the working folder. After each
+running, a thread still going, a port still listening, a signal disposition changed (an ignored
+SIGINT is inherited by every program the next test starts), an environment variable, the
+working folder. After each
 test's teardown this plugin checks each of them against what was there before the test's set-up,
 fails the test that leaked with what it left, and cleans up so the next test is not blamed.
 
@@ -63,12 +64,40 @@ def ignored_signals() -> int:
     return 0
 
 
+def listening_ports() -> dict[int, int]:
+    """The TCP ports this process listens on (its own sockets, not other processes'):
+    socket inode -> port. A server a test forgot keeps its port, and the next test that picks
+    a free port may be handed one that is not free for long."""
+    inodes = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue  # closed while we looked (the listing's own fd, say)
+        if target.startswith("socket:["):
+            inodes.add(int(target[8:-1]))
+    found: dict[int, int] = {}
+    for table in ("/proc/self/net/tcp", "/proc/self/net/tcp6"):
+        try:
+            with open(table, encoding="ascii") as lines:
+                next(lines)  # the header
+                for line in lines:
+                    fields = line.split()
+                    # local address (hex ip:port), state 0A = LISTEN, inode
+                    if fields[3] == "0A" and int(fields[9]) in inodes:
+                        found[int(fields[9])] = int(fields[1].rsplit(":", 1)[1], 16)
+        except OSError:
+            continue  # no IPv6 on this host
+    return found
+
+
 @dataclass
 class Snapshot:
     """What the process holds at one moment that a test could leave behind."""
 
     threads: set[threading.Thread]
     children: dict[int, str]
+    ports: dict[int, int]
     handlers: dict[signal.Signals, object]
     blocked: set[int]
     ignored: int  # the kernel's own mask of ignored signals (a library's C code may set one)
@@ -80,6 +109,7 @@ class Snapshot:
         return cls(
             threads=set(threading.enumerate()),
             children=live_children(),
+            ports=listening_ports(),
             handlers={s: signal.getsignal(s) for s in SIGNALS},
             blocked={int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, [])},
             ignored=ignored_signals(),
@@ -94,6 +124,7 @@ class Owned:
 
     threads: set[threading.Thread] = field(default_factory=set)
     children: set[int] = field(default_factory=set)
+    ports: set[int] = field(default_factory=set)  # socket inodes
 
 
 OWNED = Owned()
@@ -139,6 +170,14 @@ def new_children(before: Snapshot) -> dict[int, str]:
     }
 
 
+def new_ports(before: Snapshot) -> dict[int, int]:
+    return {
+        inode: port
+        for inode, port in listening_ports().items()
+        if inode not in before.ports and inode not in OWNED.ports
+    }
+
+
 def pytest_configure(config: pytest.Config) -> None:
     # OpenCV's loader adds its folder to LD_LIBRARY_PATH when first imported: done once here,
     # so that the first test to import it is not blamed for the library's own set-up.
@@ -167,11 +206,13 @@ class LeakCheck:
         if fixturedef.scope == "function":
             return (yield)
         threads, children = set(threading.enumerate()), set(live_children())
+        ports = set(listening_ports())
         try:
             return (yield)
         finally:
             OWNED.threads |= set(threading.enumerate()) - threads
             OWNED.children |= set(live_children()) - children
+            OWNED.ports |= set(listening_ports()) - ports
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, None, None]:
@@ -194,9 +235,17 @@ class LeakCheck:
 def leaks(before: Snapshot) -> list[str]:
     """What the test left, each put right so that the next test starts clean."""
     deadline = time.monotonic() + GRACE_S
-    while (new_threads(before) or new_children(before)) and time.monotonic() < deadline:
+    while (
+        new_threads(before) or new_children(before) or new_ports(before)
+    ) and time.monotonic() < deadline:
         time.sleep(0.05)
     problems = []
+    ports = new_ports(before)
+    if ports:
+        problems.append(
+            f"{len(ports)} port(s) still listening: {', '.join(map(str, sorted(ports.values())))}"
+        )
+        OWNED.ports |= set(ports)  # the socket is the test's object, not ours to close
     threads = new_threads(before)
     if threads:
         named = ", ".join(

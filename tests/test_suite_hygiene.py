@@ -23,9 +23,10 @@ def suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.
 def test_each_leftover_fails_its_own_test_and_is_cleaned_up(suite: pytest.Pytester) -> None:
     suite.makepyfile(
         test_leaky="""
-        import os, signal, subprocess, sys, threading
+        import os, signal, socket, subprocess, sys, threading
 
         STOP = threading.Event()
+        KEPT = []
 
         def test_thread():
             threading.Thread(target=STOP.wait, name="forgotten", daemon=True).start()
@@ -39,20 +40,26 @@ def test_each_leftover_fails_its_own_test_and_is_cleaned_up(suite: pytest.Pytest
         def test_handler():
             signal.signal(signal.SIGTERM, lambda *_: None)
 
+        def test_port():
+            server = socket.create_server(("127.0.0.1", 0))
+            KEPT.append(server)  # a server never closed
+
         def test_clean_after_all_that():
             assert "TABLETOP_LEFT_HERE" not in os.environ
             assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
             STOP.set()
+            KEPT[0].close()
         """
     )
     result = suite.runpytest_subprocess("-p", "no:randomly", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=5, errors=4)
+    result.assert_outcomes(passed=6, errors=5)
     result.stdout.re_match_lines(
         [
             r".*test_thread left behind: 1 thread\(s\) still running: forgotten \(daemon\).*",
             r".*test_child left behind: 1 child process\(es\) still running: \d+ `.*sleep\(60\)`.*",
             r".*test_environment left behind: environment variables changed: TABLETOP_LEFT_HERE.*",
             r".*test_handler left behind: SIGTERM's handler changed.*",
+            r".*test_port left behind: 1 port\(s\) still listening: \d+.*",
         ],
         consecutive=False,
     )
