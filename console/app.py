@@ -6,7 +6,8 @@ Routes:
     GET  /dice.jpg         the last throw as the camera saw it, annotated (JPEG)
     GET  /overlay          the stream overlay: a transparent page of the room's public data
     GET  /gm               the game master's view, or its login form
-    POST /gm/login         a broker user of role `gm` logs in (form: username, password)
+    POST /gm/login         a broker user of role `gm` logs in (form: username, password;
+                           GET, the address opened by hand, goes to /gm: the login page)
     POST /gm/logout
     GET  /gm/events        the referee's live stream (logged in only)
     GET  /gm/session       whether this browser's login is live (200) or not (401)
@@ -200,6 +201,8 @@ def build_app(
         return _page("gm.html")
 
     async def gm_login(request: Request) -> Response:
+        if request.method == "GET":  # the address opened by hand: the login page, not JSON
+            return RedirectResponse("/gm", status_code=303)
         # A plain HTML form (urlencoded): read here rather than add python-multipart.
         body = await request.body()
         try:
@@ -413,7 +416,7 @@ def build_app(
             Route("/overlay", overlay_page),
             Route("/gm", gm_page),
             Route("/gm/dice.jpg", logged_in(gm_picture)),
-            Route("/gm/login", gm_login, methods=["POST"]),
+            Route("/gm/login", gm_login, methods=["GET", "POST"]),
             Route("/gm/logout", gm_logout, methods=["POST"]),
             Route("/gm/events", logged_in(gm_events)),
             Route("/gm/session", logged_in(gm_session)),

@@ -33,6 +33,14 @@ class NoReply(ConsoleError):
     """The rules daemon did not answer a command in the time allowed."""
 
 
+class Offline(NoReply):
+    """A command not sent at all: the table is offline (no broker, or the rules daemon said
+    it is gone), so no answer could come; said at once rather than after the wait."""
+
+
+OFFLINE = "Not sent: the table is offline"
+
+
 @dataclass(frozen=True, slots=True)
 class Audience:
     """Which topics feed which part of the snapshot: the room's or the game master's."""
@@ -199,9 +207,14 @@ class TableFeed:
         self, command: Mapping[str, Any], timeout: float = 10.0, resend_after: float = 2.0
     ) -> dict[str, Any]:
         """Sends a command and returns the daemon's reply, resending it (same id) while none
-        comes, as rules.daemon.client.TableClient does."""
+        comes, as rules.daemon.client.TableClient does.
+
+        While the table is offline (no connection to the broker, or the daemon's retained
+        availability says "offline") nothing is sent and Offline says so at once: a command
+        queued for later would be played when nobody expects it any more."""
         if not self.audience.commands:
             raise ConsoleError("the room's feed sends no commands")
+        self._refuse_offline()
         payload = {**command, "id": f"console-{uuid.uuid4().hex[:16]}", "source": "console"}
         key = str(payload["id"])
         loop = asyncio.get_running_loop()
@@ -217,12 +230,20 @@ class TableFeed:
                     reply: dict[str, Any] = await asyncio.wait_for(asyncio.shield(answer), wait)
                     return reply
                 except TimeoutError:
+                    self._refuse_offline()  # it went offline during the wait
                     if loop.time() >= deadline:
-                        rules = self.parts.get("rules")
-                        why = "the rules daemon is offline" if rules != "online" else "none came"
-                        raise NoReply(f"no reply in {timeout:g} s: {why}") from None
+                        raise NoReply(
+                            f"No answer: the rules daemon did not reply in {timeout:g} s; look "
+                            "at the table before sending it again"
+                        ) from None
         finally:
             self._replies.pop(key, None)
+
+    def _refuse_offline(self) -> None:
+        if not self.broker_connected:
+            raise Offline(f"{OFFLINE}: the console has no connection to the broker")
+        if self.parts.get("rules") == "offline":
+            raise Offline(f"{OFFLINE}: the rules daemon is not running")
 
     # -- the MQTT side --------------------------------------------------------------------
 

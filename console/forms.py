@@ -68,6 +68,7 @@ class Field:
     # names one of the game's players ("player") or anyone ("name": an NPC at the poker table)
     pair: str = ""
     keys: str = ""
+    pair_words: str = ""  # what the value is, in words ("money")
 
     def to_json(self) -> dict[str, Any]:
         described: dict[str, Any] = {
@@ -82,6 +83,7 @@ class Field:
         if self.kind == "pairs":
             described["pair"] = self.pair
             described["keys"] = self.keys
+            described["value"] = self.pair_words
         if self.players is not None:
             described["players"] = self.players.to_json()
         return described
@@ -282,6 +284,7 @@ def _label(argument: argparse.Action, labels: Mapping[str, str]) -> str:
 # A NAME=VALUE metavar: a value per player (PLAYER=N, PLAYER=OWNER:SLOT) or per name
 # (NAME=MONEY: the poker table seats the game master's NPCs too).
 _PAIR_VALUES = {"OWNER:SLOT": "card", "N": "number", "MONEY": "number", "POINTS": "number"}
+_PAIR_WORDS = {"OWNER:SLOT": "card", "N": "number", "MONEY": "money", "POINTS": "points"}
 
 
 def _field(argument: argparse.Action, labels: Mapping[str, str] | None = None) -> Field:
@@ -290,7 +293,7 @@ def _field(argument: argparse.Action, labels: Mapping[str, str] | None = None) -
     kind = "text"
     choices = tuple(str(choice) for choice in argument.choices or ())
     metavar = argument.metavar if isinstance(argument.metavar, str) else ""
-    pair = keys = ""
+    pair = keys = pair_words = ""
     if isinstance(argument, argparse._StoreTrueAction | argparse._StoreFalseAction):
         kind = "flag"
     elif metavar == YES_NO:
@@ -302,6 +305,7 @@ def _field(argument: argparse.Action, labels: Mapping[str, str] | None = None) -
         key, _, value = metavar.partition("=")
         keys = "player" if key == PLAYER else "name"
         pair = _PAIR_VALUES.get(value, "text")
+        pair_words = _PAIR_WORDS.get(value, "value")
     elif isinstance(argument, argparse._AppendAction):
         kind = "repeat"
     elif argument.nargs in ("+", "*") and argument.dest == "players" and argument.type is None:
@@ -329,6 +333,7 @@ def _field(argument: argparse.Action, labels: Mapping[str, str] | None = None) -
         titles=tuple(_words_of(choice) for choice in choices) if kind == "choice" else (),
         pair=pair,
         keys=keys,
+        pair_words=pair_words,
     )
 
 

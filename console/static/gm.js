@@ -13,7 +13,32 @@
     } else if (field.kind === "choice") {
       control = el("select", { id, name: field.name, required: field.required, "aria-describedby": described },
                    field.required ? null : el("option", { value: "", text: "—" }),
-                   ...field.choices.map((choice) => el("option", { value: choice, text: choice })));
+                   ...field.choices.map((choice, at) => el("option", { value: choice,
+                     text: (field.titles || [])[at] || choice })));
+    } else if (field.kind === "yesno") {
+      control = el("select", { id, name: field.name, required: field.required, "aria-describedby": described },
+                   el("option", { value: "", text: "— pick one —" }),
+                   el("option", { value: "yes", text: "Yes" }), el("option", { value: "no", text: "No" }));
+    } else if (field.kind === "card") {
+      // A card on the table, picked from the seats' slots (filled in by fillPlayers).
+      control = el("select", { id, name: field.name, required: field.required, "data-kind": "card",
+                               "aria-describedby": described },
+                   el("option", { value: "", text: field.required ? "— pick a card —" : "— no card —" }));
+    } else if (field.kind === "pairs") {
+      // A value per player (a row each, drawn by fillPlayers): sent as the lines the game reads.
+      const rows = el("div", { class: "pair-rows", "data-kind": "pairs", "data-field": field.name,
+                               "data-pair": field.pair, "data-keys": field.keys, "data-value": field.value || "value",
+                               id: `${id}-rows` });
+      const help = field.help ? el("small", { id: described, text: field.help }) : null;
+      // the fieldset is the form's element of that name: what it sends is its rows' lines
+      control = el("fieldset", { class: "field pairs", name: field.name, id, "aria-describedby": described },
+                   el("legend", { text: field.label + (field.required ? "" : " (optional)") }), rows, help);
+      control.rosterValue = () => [...rows.querySelectorAll(".pair-row")].map((row) => {
+        const name = (row.querySelector("[data-part=name]") || {}).value || row.dataset.name || "";
+        const value = (row.querySelector("[data-part=value]") || {}).value || "";
+        return name.trim() && value.trim() ? `${name.trim()}=${value.trim()}` : "";
+      }).filter(Boolean).join("\n");
+      return control;
     } else if (field.kind === "player") {
       // One of the game's players, picked from those in the game (filled in by fillPlayers),
       // and the words the verb takes besides a name ("all": everyone at once), last.
@@ -155,28 +180,53 @@
         values[field.name] = field.kind === "flag" ? control.checked
           : (control.rosterValue ? control.rosterValue() : control.value);
       }
-      say("result pending", "Sending…");
-      try {
-        const response = await fetch(`/gm/actions/${encodeURIComponent(action.verb)}${chosen ? `?game=${encodeURIComponent(chosen)}` : ""}`, {
-          method: "POST", headers: { "Content-Type": "application/json" },
-          body: JSON.stringify(values) });
-        if (response.status === 401) { TableView.sessionEnded(); return; }
-        const body = await response.json();
-        if (response.ok && body.ok) {
-          say("result accepted", body.reply.waiting ? `Done: waiting for ${body.reply.waiting}` : "Done.");
-          if (action.verb === "new") {  // the group, kept on this device for the next game
-            const roster = values.roster;
-            if (roster && typeof roster === "object") saveGroup(action.verb, roster);
-            else if (typeof values.players === "string") saveGroup(action.verb, { names: values.players });
-          }
-        } else {
-          say("result refusal", "Refused: " + (body.reply ? body.reply.error : body.error));
-        }
-      } catch (failed) {
-        say("result refusal", "Not sent: the console is unreachable.");
+      const done = await send(action, values, say);
+      if (done && action.verb !== "new") {
+        // A fresh form for the next command: nothing of this one is sent again by mistake.
+        node.reset();
+        fillPlayers(window.tableSnapshot, true);
       }
     });
     return node;
+  }
+
+  // Sends one action's values; says the answer with `say` (beside its form, or under the
+  // one-tap answers); true when the game took it.
+  async function send(action, values, say) {
+    say("result pending", "Sending…");
+    try {
+      const response = await fetch(`/gm/actions/${encodeURIComponent(action.verb)}${chosen ? `?game=${encodeURIComponent(chosen)}` : ""}`, {
+        method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(values) });
+      if (response.status === 401) { TableView.sessionEnded(); return false; }
+      const body = await response.json();
+      if (response.ok && body.ok) {
+        say("result accepted", body.reply.waiting ? `Done: waiting for ${body.reply.waiting}` : "Done.");
+        if (action.verb === "new") {  // the group, kept on this device for the next game
+          const roster = values.roster;
+          if (roster && typeof roster === "object") saveGroup(action.verb, roster);
+          else if (typeof values.players === "string") saveGroup(action.verb, { names: values.players });
+        }
+        return true;
+      }
+      if (body.reply) say("result refusal", "Refused: " + inWords(action, body.reply.error));
+      else if (response.status >= 500) say("result refusal", body.error);  // not sent, or no answer
+      else say("result refusal", "Refused: " + inWords(action, body.error));
+    } catch (failed) {
+      say("result refusal", "Not sent: the console is unreachable.");
+    }
+    return false;
+  }
+
+  // A refusal in the form's words: "reveal.slot: must be 1 to 6" names the field by its
+  // label ("Slot: must be 1 to 6"), never by the program's name for it.
+  function inWords(action, message) {
+    const text = String(message || "");
+    const named = /^(?:[a-z_]+\.)?([a-z_]+)(?:\[\d+\])?(?:\.[a-z_]+)?:\s*/.exec(text);
+    if (!named) return text;
+    const field = action.fields.find((each) => each.name === named[1]);
+    const label = field ? field.label : named[1].replace(/_/g, " ");
+    return `${label.charAt(0).toUpperCase()}${label.slice(1)}: ${text.slice(named[0].length)}`;
   }
 
   // The game chooser: any game of `tabletop games` is started from here (its `new` form).
@@ -228,8 +278,165 @@
           ...items.map(({ node }) => node)));
       });
       document.getElementById("actions").replaceChildren(...sections);
+      // the awaited forms in view: the top of the actions, where they now stand
+      if (now.length && snapshot && snapshot.prompt) sections[0].scrollIntoView({ block: "nearest" });
     }
     fillPlayers(snapshot);
+    quick(snapshot, actions.filter(({ action }) => action.answers.some((a) => wanted.has(a))));
+  }
+
+  // -- One tap for what the game awaits -----------------------------------------------------
+  // The prompt's own decision as big buttons, built from the game's forms: a verb that needs
+  // only the player to act is one button (Check, Call, Fold, All in; keep the die; pass); one
+  // with an amount is a button beside its amount (Bet, Raise: the least raise filled in); a
+  // yes-or-no answer is Yes and No; a player's card is each of their cards to tap; the dice by
+  // hand are a 1-6 pad (sent when the awaited number of dice is tapped); the dice kept at a
+  // poker draw are the hand's dice to tap. Nothing game-specific but what the prompt says.
+  let quickKey = null;
+  const quickSay = (className, text) => {
+    const result = document.getElementById("quick-result");
+    result.className = className;
+    result.textContent = text;
+  };
+  function quick(snapshot, now) {
+    const box = document.getElementById("quick");
+    const body = document.getElementById("quick-body");
+    const prompt = (snapshot && snapshot.prompt) || {};
+    const pending = prompt.pending || {};
+    const acting = actor(prompt);
+    const cards = seatCards(snapshot && snapshot.state);
+    const key = JSON.stringify([chosen, prompt.prompt, pending, acting, now.map(({ action }) => action.verb),
+                                cards.map((card) => [card.player, card.slot, card.state])]);
+    if (key === quickKey) return;
+    quickKey = key;
+    const parts = [];
+    const plain = [];  // the verbs that need nothing but the player to act: one row of buttons
+    if (!chosen && pending.type) {
+      const names = playerNames(snapshot && snapshot.state);
+      const toCall = typeof pending.to_call === "number" ? pending.to_call : null;
+      for (const { action } of now) {
+        const part = quickPart(action, prompt, pending, acting, names, cards, toCall);
+        if (part && part.plain) plain.push(part.plain);
+        else if (part) parts.push(part);
+      }
+    }
+    if (plain.length) {
+      parts.unshift(el("div", { class: "quick-part", "data-verb": "plain" },
+        el("p", { class: "quick-label", text: acting ? `For ${acting}:` : "Now:" }),
+        el("div", { class: "quick-buttons" }, ...plain)));
+    }
+    body.replaceChildren(...parts);
+    box.hidden = !parts.length;
+  }
+
+  const isPlayer = (field) => field.kind === "player";
+  function quickPart(action, prompt, pending, acting, names, cards, toCall) {
+    const fields = action.fields;
+    const required = fields.filter((field) => field.required);
+    const others = fields.filter((field) => !isPlayer(field));
+    const tap = (text, values, extra) => {
+      const button = el("button", { type: "button", class: "quick-button", text, ...(extra || {}) });
+      button.addEventListener("click", () => send(action, values(), quickSay));
+      return button;
+    };
+    const playerValues = () => Object.fromEntries(fields.filter(isPlayer).map((field) => [field.name, acting || ""]));
+    const needsActor = fields.some(isPlayer);
+    if (needsActor && !(acting && names.includes(acting))) return null;
+    const group = (title, ...nodes) => el("div", { class: "quick-part", "data-verb": action.verb },
+      el("p", { class: "quick-label", text: title }), el("div", { class: "quick-buttons" }, ...nodes));
+    // a bet that cannot be made now is not offered: a check or a bet only when nothing is to
+    // call, a call or a raise only when something is
+    if (toCall !== null && action.answers.includes(pending.type)) {
+      if (toCall > 0 && ["check", "bet"].includes(action.verb)) return null;
+      if (toCall === 0 && ["call", "raise"].includes(action.verb)) return null;
+    }
+    const short = action.title.replace(/^[^:]*: /, "");
+    const plainTitle = short.charAt(0).toUpperCase() + short.slice(1);
+    const forWhom = acting && needsActor ? ` (${acting})` : "";
+    // the dice by hand: a 1-6 pad
+    if (action.group === "Dice entered by hand" && fields.length === 1 && ["list", "number"].includes(fields[0].kind)
+        && prompt.waiting === "dice") {
+      const field = fields[0];
+      const throwing = prompt.dice || {};
+      const count = field.kind === "number" ? 1 : (throwing.rethrow || (throwing.rerollable ? 0 : throwing.count) || 0);
+      const tapped = [];
+      const shown = el("p", { class: "quick-dice", "aria-live": "polite", text: "" });
+      const sendDice = () => send(action, { [field.name]: tapped.join(" ") }, quickSay).then(() => {
+        tapped.length = 0; shown.textContent = "";
+      });
+      const redraw = () => { shown.textContent = tapped.length ? `Dice: ${tapped.join(" ")}` + (count ? ` (${tapped.length} of ${count})` : "") : ""; };
+      const pad = [1, 2, 3, 4, 5, 6].map((value) => {
+        const button = el("button", { type: "button", class: "quick-button die-button", text: String(value),
+                                      "aria-label": `a die showing ${value}` });
+        button.addEventListener("click", () => {
+          tapped.push(value);
+          redraw();
+          if (count && tapped.length >= count) sendDice();
+        });
+        return button;
+      });
+      const extra = [];
+      const undo = el("button", { type: "button", class: "quick-button secondary", text: "Undo the last die" });
+      undo.addEventListener("click", () => { tapped.pop(); redraw(); });
+      if (count !== 1) extra.push(undo);
+      if (!count) {
+        const done = el("button", { type: "button", class: "quick-button", text: "Send these dice" });
+        done.addEventListener("click", () => { if (tapped.length) sendDice(); });
+        extra.push(done);
+      }
+      const title = `${action.title}` + (count > 1 ? `: tap the ${count} dice` : count === 1 ? ": tap the die" : ": tap each die");
+      const part = group(title, ...pad, ...extra);
+      part.append(shown);
+      return part;
+    }
+    // the dice kept at a draw: the hand's dice to tap
+    const keep = others.length === 1 && others[0].kind === "list" && Array.isArray(pending.hand) && pending.hand.length ? others[0] : null;
+    if (keep) {
+      const kept = new Set();
+      const toggles = pending.hand.map((value, index) => {
+        const button = el("button", { type: "button", class: "quick-button die-button", text: String(value),
+                                      "aria-pressed": "false", "aria-label": `keep the die showing ${value}` });
+        button.addEventListener("click", () => {
+          if (kept.has(index)) kept.delete(index); else kept.add(index);
+          button.setAttribute("aria-pressed", String(kept.has(index)));
+        });
+        return button;
+      });
+      const go = tap("Keep the dice tapped", () => ({ ...playerValues(),
+        [keep.name]: pending.hand.filter((_, index) => kept.has(index)).join(" ") }));
+      return group(`${plainTitle}${forWhom}: tap the dice kept`, ...toggles, go);
+    }
+    const left = required.filter((field) => !isPlayer(field));
+    // only the player to act: one button
+    if (!left.length) return { plain: tap(plainTitle, playerValues, { "data-verb": action.verb }) };
+    if (left.length !== 1) return null;
+    const field = left[0];
+    if (field.kind === "yesno") {
+      return group(`${plainTitle}${forWhom}`,
+        tap("Yes", () => ({ ...playerValues(), [field.name]: "yes" })),
+        tap("No", () => ({ ...playerValues(), [field.name]: "no" })));
+    }
+    if (field.kind === "number" && field.name === "slot") {
+      // a player's card: each of the awaited players' cards to tap (those not yet face up)
+      const players = Array.isArray(pending.players) ? pending.players : (prompt.who || []);
+      const playerField = fields.find(isPlayer);
+      if (!playerField) return null;
+      const taps = cards.filter((card) => players.includes(card.player) && card.state !== "face_up")
+        .map((card) => tap(cardLabel(card).replace(" (face down)", ""),
+                           () => ({ [playerField.name]: card.player, [field.name]: String(card.slot) }),
+                           { "data-player": card.player, "data-slot": String(card.slot) }));
+      return taps.length ? group(`${action.title}: tap the card`, ...taps) : null;
+    }
+    if (field.kind === "number") {
+      // an amount beside its button (the least raise filled in)
+      const id = `quick-${action.verb}-${field.name}`;
+      const amount = el("input", { id, inputmode: "numeric", class: "quick-amount",
+                                   value: String(pending.min_raise || "") });
+      amount.value = String(pending.min_raise || "");
+      const button = tap(plainTitle, () => ({ ...playerValues(), [field.name]: amount.value }));
+      return group(`${plainTitle}${forWhom}`, el("label", { for: id, text: field.label }), amount, button);
+    }
+    return null;
   }
 
   // The players a field may name: every name in the game's state (seats, characters, the
@@ -250,19 +457,103 @@
     if (state) visit(state, 0);
     return names;
   }
-  function fillPlayers(snapshot) {
+  // The player the game waits for now, as the prompt names them (null: nobody in particular).
+  function actor(prompt) {
+    if (!prompt) return null;
+    const pending = prompt.pending || {};
+    if (typeof pending.player === "string") return pending.player;
+    return (prompt.who || [])[0] || null;
+  }
+
+  // Each seat's cards as the referee sees them: [{ player, slot, card, state }].
+  function seatCards(state) {
+    const cards = [];
+    for (const player of (state && Array.isArray(state.players) ? state.players : [])) {
+      const slots = Array.isArray(player.slots) ? player.slots : (Array.isArray(player.bullets) ? player.bullets : []);
+      slots.forEach((slot, index) => {
+        if (!slot || (!slot.card && slot.state !== "face_down")) return;
+        cards.push({ player: player.name, slot: slot.slot || index + 1, card: slot.card, title: slot.title,
+                     state: slot.state || (slot.face_up ? "face_up" : "face_down") });
+      });
+    }
+    return cards;
+  }
+  const RANK_WORDS = { A: "ace", J: "jack", Q: "queen", K: "king", T: "10" };
+  const SUIT_WORDS = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+  function cardWords(card) {
+    if (card.title) return card.title;  // a game's own card (a Showdown bullet)
+    const code = String(card.card || "");
+    const match = /^(10|[2-9TJQKA])([SHDC])$/.exec(code);
+    if (match) return `${RANK_WORDS[match[1]] || match[1]} of ${SUIT_WORDS[match[2]]}`;
+    return code.startsWith("JK") ? "joker" : code;
+  }
+  const cardLabel = (card) => `${card.player}, slot ${card.slot}` +
+    (card.card || card.title ? `: ${cardWords(card)}` : "") + (card.state === "face_up" ? " (face up)" : " (face down)");
+
+  // The players, cards and rows the forms offer, from the game's state; with `fresh` (a form
+  // just sent, or the prompt now waits for someone else), the player to act is chosen anew in
+  // the forms of what the game waits for.
+  let lastActor = null;
+  function fillPlayers(snapshot, fresh) {
     const names = playerNames(snapshot && snapshot.state);
+    const acting = actor(snapshot && snapshot.prompt);
+    const renew = fresh || acting !== lastActor;
+    lastActor = acting;
     for (const select of document.querySelectorAll("select[data-kind=player]")) {
       const extra = JSON.parse(select.dataset.extra || "[]").filter((word) => !names.includes(word));
       const offered = [...names, ...extra];
       const have = [...select.options].slice(1).map((option) => option.value);
-      if (JSON.stringify(have) === JSON.stringify(offered)) continue;
-      const chosen = select.value;
-      select.replaceChildren(select.options[0],
-        ...names.map((name) => el("option", { value: name, text: name })),
-        ...extra.map((word) => el("option", { value: word, text: word === "all" ? "all (everyone)" : word })));
-      if (offered.includes(chosen)) select.value = chosen;
+      if (JSON.stringify(have) !== JSON.stringify(offered)) {
+        const kept = select.value;
+        select.replaceChildren(select.options[0],
+          ...names.map((name) => el("option", { value: name, text: name })),
+          ...extra.map((word) => el("option", { value: word, text: word === "all" ? "all (everyone)" : word })));
+        if (offered.includes(kept)) select.value = kept;
+      }
+      // the player to act, chosen for the game master in the forms of what the game awaits
+      const awaited = select.closest(".group.now");
+      if (awaited && acting && names.includes(acting) && (renew || !select.value)) select.value = acting;
     }
+    const cards = seatCards(snapshot && snapshot.state);
+    for (const select of document.querySelectorAll("select[data-kind=card]")) {
+      const offered = cards.map((card) => [`${card.player}:${card.slot}`, cardLabel(card)]);
+      const have = [...select.options].slice(1).map((option) => [option.value, option.textContent]);
+      if (JSON.stringify(have) === JSON.stringify(offered)) continue;
+      const kept = select.value;
+      select.replaceChildren(select.options[0], ...offered.map(([value, text]) => el("option", { value, text })));
+      if (offered.some(([value]) => value === kept)) select.value = kept;
+    }
+    for (const rows of document.querySelectorAll("[data-kind=pairs]")) pairRows(rows, names, cards);
+  }
+
+  // A row per player for a "pairs" field: the player's name (or a name to type, for a table
+  // that seats others too: the poker's NPCs) and the value.
+  function pairRows(rows, names, cards) {
+    const open = rows.dataset.keys === "name";
+    const wanted = open ? [...names, "", ""] : names;
+    if (rows.dataset.drawn === JSON.stringify(wanted)) return;
+    rows.dataset.drawn = JSON.stringify(wanted);
+    const base = rows.id.replace(/-rows$/, "");
+    rows.replaceChildren(...wanted.map((name, index) => {
+      const nameId = `${base}-${index}-name`;
+      const valueId = `${base}-${index}-value`;
+      const who = open ? el("input", { id: nameId, "data-part": "name", value: name,
+                                        placeholder: "another name (an NPC)" })
+        : null;
+      if (who) who.value = name;
+      let value;
+      if (rows.dataset.pair === "card") {
+        value = el("select", { id: valueId, "data-part": "value" }, el("option", { value: "", text: "— no card —" }),
+          ...cards.map((card) => el("option", { value: `${card.player}:${card.slot}`, text: cardLabel(card) })));
+      } else {
+        value = el("input", { id: valueId, "data-part": "value",
+                              inputmode: rows.dataset.pair === "number" ? "numeric" : null });
+      }
+      const shown = name || `another player ${index - names.length + 1}`;
+      return el("div", { class: "pair-row", "data-name": name },
+        open ? el("label", { for: nameId, class: "visually-hidden", text: `Name of ${shown}` }) : null, who,
+        el("label", { for: valueId, text: open ? `${shown}: ${rows.dataset.value}` : name }), value);
+    }));
   }
   // The seats' screens: a code per seat, shown here for the players to type on their phones.
   const codesButton = document.getElementById("seat-codes-button");
