@@ -435,6 +435,7 @@ class PhysicalTable:
             "alerts": [
                 {"key": a.key, "message": words(a.message), "seat": a.seat, "slot": a.slot}
                 for a in self.alerts.values()
+                if hidden is None or not a.private  # the game master's alone (`Alert.private`)
             ],
             "instructions": [words(text) for text in self.reader.instructions],
         }

@@ -45,6 +45,9 @@ class Alert:
     message: str
     seat: int | None = None  # 0-based seat and 1-based slot of the zone to fix, if any
     slot: int | None = None
+    # For the game master only (`referee/alert`), never the room's `table/alert`: a concealed
+    # poker hand the tray does not bear out is the game master's to judge, not the room's.
+    private: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,12 +30,14 @@ from tests.ossix.test_table import FakeHands
 
 
 def table(*seats: tuple[str, int], options: dict[str, Any] | None = None, **start: Any) -> Game:
-    """A game with Ana and Bo, and a game of poker seated clockwise as given."""
+    """A game with Ana and Bo, and a game of poker seated clockwise as given, played open
+    (every hand thrown in the tray) unless `start` says `open=False` (tests/ossix/
+    test_concealed_poker.py plays the default, concealed hands)."""
     game = Game()
     game.execute({"cmd": "new_game", "players": ["Ana", "Bo"], "options": options or {}})
     seated = seats or (("Ana", 10), ("Bo", 10), ("Bart", 10))
     players = [{"name": n, "money": m} for n, m in seated]
-    game.execute({"cmd": "poker_start", "players": players, **start})
+    game.execute({"cmd": "poker_start", "players": players, "open": True, **start})
     return game
 
 
@@ -622,7 +624,7 @@ def test_the_gm_verbs_play_a_hand() -> None:
     game = Game()
     game.execute({"cmd": "new_game", "players": ["Ana", "Bo"]})
     commands = [
-        _parse("poker", ["Ana=10", "Bo=8", "Black Bart=20", "--dealer", "Black Bart"]),
+        _parse("poker", ["Ana=10", "Bo=8", "Black Bart=20", "--dealer", "Black Bart", "--open"]),
         _parse("ante", []),
         _parse("roll", ["6", "6", "2", "3", "4"]),
         _parse("roll", ["5", "5", "1", "2", "3"]),
@@ -781,7 +783,8 @@ def test_the_simulated_evening_has_a_duel_and_a_hand_of_poker(referee: Referee) 
     assert referee.state_json()["phase"] == "finished"
     kinds = [e.kind for e in referee.game.events]
     assert EventKind.DUEL_STARTED in kinds and EventKind.DUEL_ENDED in kinds
-    assert EventKind.POKER_DRAWN in kinds and EventKind.POT_WON in kinds
+    # The evening's poker is concealed (the default): hands entered, the reveal in the tray.
+    assert EventKind.POKER_ENTERED in kinds and EventKind.POT_WON in kinds
     assert EventKind.POKER_ENDED in kinds
     assert people.mistakes_caught == people.mistakes_made and not alerts
 
@@ -791,7 +794,7 @@ def test_the_web_consoles_forms_enter_a_bet_by_a_player_or_the_gm() -> None:
 
     forms = forms_for(OS_SIX.gm_actions())
     game = Game()
-    game.execute({"cmd": "new_game", "players": ["Ana", "Bo"]})
+    game.execute({"cmd": "new_game", "players": ["Ana", "Bo"], "options": {"poker_open": True}})
     game.execute(forms["poker"].command({"seats": "Ana=10 Black Bart=20"}))
     game.execute(forms["ante"].command({}))
     throw(game, 6, 6, 1, 2, 3)

@@ -46,6 +46,7 @@ def test_the_registry_serves_os_six_by_name() -> None:
         "poker_minimum_raise",
         "poker_ties",
         "poker_odd_dollar",
+        "poker_open",
     ]
     assert OS_SIX.read_options({"starting_luck": 3})["starting_luck"] == 3
     with pytest.raises(InvalidCommand, match="expected one of"):

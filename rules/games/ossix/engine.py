@@ -42,6 +42,7 @@ OPTIONS: Final[dict[str, Any]] = {
     "poker_minimum_raise": True,
     "poker_ties": "values",
     "poker_odd_dollar": "left_of_dealer",
+    "poker_open": False,
 }
 OPTION_CHOICES: Final[dict[str, tuple[str, ...]]] = {
     "poker_variant": VARIANTS,
@@ -51,7 +52,7 @@ OPTION_CHOICES: Final[dict[str, tuple[str, ...]]] = {
 # What may be done while a hand of poker is being played: the hand itself, and bookkeeping
 # that calls for no dice ("the story bouncing back and forth" happens between hands).
 DURING_A_HAND: Final = frozenset(
-    {"ante", "bet", "draw", "roll", "poker_leave", "poker_end", "poker_start"}
+    {"ante", "bet", "draw", "roll", "poker_hand", "poker_leave", "poker_end", "poker_start"}
     | {"award_luck", "strain", "load"}
 )
 MAX_STAKE = 1_000_000
@@ -179,6 +180,7 @@ class Game(EventLog[State, Event]):
             "ante": self._ante,
             "bet": self._bet,
             "draw": self._draw,
+            "poker_hand": self._poker_hand,
             "poker_leave": self._poker_leave,
             "poker_end": self._poker_end,
         }.get(cmd if isinstance(cmd, str) else "")
@@ -604,6 +606,9 @@ class Game(EventLog[State, Event]):
         if table is None:
             return events
         out = list(events)
+        before = self._state.poker
+        if table.phase is Phase.REVEAL and (before is None or before.phase is not Phase.REVEAL):
+            out.append(_revealed(table))
         if table.phase is Phase.SHOWDOWN:
             awards, carry = poker.settle(table)
             for award in awards:
@@ -668,9 +673,17 @@ class Game(EventLog[State, Event]):
             raise InvalidCommand(
                 f"dealer: expected one of the players, got {quote(dealer)}", "dealer"
             )
+        played_open = command.get("open", bool(options.get("poker_open", False)))
+        if not isinstance(played_open, bool):
+            raise InvalidCommand(
+                f"open: expected true (every hand thrown in the tray) or false (concealed "
+                f"hands), got {quote(played_open)}",
+                "open",
+            )
         house = (
             ("minimum_raise", bool(options.get("poker_minimum_raise", True))),
             ("odd_dollar", str(options.get("poker_odd_dollar", "left_of_dealer"))),
+            ("open", played_open),
             ("ties", str(options.get("poker_ties", "values"))),
         )
         started = Event(
@@ -718,7 +731,32 @@ class Game(EventLog[State, Event]):
             raise InvalidCommand(
                 f"keep: expected the dice kept (1 to 6), got {quote(kept)}", "keep"
             )
-        return self._settled((Event(EventKind.POKER_KEPT, name, values=tuple(kept)),))
+        concealed = not table.open
+        return self._settled(
+            (Event(EventKind.POKER_KEPT, name, values=tuple(kept), flag=concealed),)
+        )
+
+    def _poker_hand(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
+        """A concealed hand entered: the deal's dice, or the whole hand after the draw."""
+        table = self._poker()
+        name = command.get("player")
+        if not isinstance(name, str) or table.seat(name) is None:
+            shown = plain(name) if isinstance(name, str) else quote(name)
+            raise IllegalMove(f"{shown} is not in this hand", poker.RULE_CONCEALED)
+        values = command.get("values")
+        count = poker.hand_size(table)
+        if not isinstance(values, list) or not all(
+            isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 6 for v in values
+        ):
+            raise InvalidCommand(f"values: {name}'s hand needs {count} dice, 1-6", "values")
+        dice = tuple(values)
+        thrown = 0
+        seat = table.seat(name)
+        if table.phase is Phase.DRAW and seat is not None and seat.dice:
+            thrown = poker.rethrown(table, name, dice)
+        what = "draw" if table.phase is Phase.DRAW else "deal"
+        entered = Event(EventKind.POKER_ENTERED, name, values=dice, text=what, number=thrown)
+        return self._settled((entered,))
 
     def _poker_roll(self, table: Poker, command: Mapping[str, Any]) -> tuple[Event, ...]:
         awaited = table.awaited_dice()
@@ -736,6 +774,13 @@ class Game(EventLog[State, Event]):
         if command.get("player", who) != who:
             raise IllegalMove(f"this throw is {who}'s", "waiting")
         dice = tuple(values)
+        if table.phase is Phase.REVEAL:
+            seat = table.seat(who)
+            assert seat is not None
+            match = poker.matches(seat, dice)
+            entered = " ".join(str(v) for v in seat.dice)
+            shown = Event(EventKind.POKER_SHOWN, who, values=dice, flag=match, text=entered)
+            return self._settled((shown,))
         if table.phase is Phase.DRAW:
             thrown = poker.rethrown(table, who, dice)
             return self._settled((Event(EventKind.POKER_DRAWN, who, values=dice, number=thrown),))
@@ -757,3 +802,14 @@ class Game(EventLog[State, Event]):
         if table.in_hand:
             table = poker.void_hand(table)  # broken off: each takes back what they put in
         return (self._ended(table, why.strip()[:200] or "the poker is over"),)
+
+
+def _revealed(table: Poker) -> Event:
+    """The reveal of concealed hands: every hand still in, shown with its rank."""
+    live = [s for s in table.seats if s.live]
+    words = "; ".join(
+        f"{s.name} {' '.join(str(v) for v in s.dice)}: "
+        f"{poker.best_rank(table.hand_of(s), table.ties).words()}"
+        for s in live
+    )
+    return Event(EventKind.POKER_REVEALED, players=tuple(s.name for s in live), text=words)

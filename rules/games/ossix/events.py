@@ -35,13 +35,19 @@ class EventKind(Enum):
     DUEL_RESOLVED = "duel_resolved"  # player, text=the called step's final outcome
     DUEL_ENDED = "duel_ended"  # player, text=how it ended, in the GM's words
     # players (clockwise), values=money each put on the table, number=ante, text=variant,
-    # target=the first dealer, options=the house rules (minimum_raise, ties, odd_dollar)
+    # target=the first dealer, options=the house rules (minimum_raise, ties, odd_dollar, open)
     POKER_STARTED = "poker_started"
     HAND_STARTED = "hand_started"  # number=hand, target=dealer, values=each seat's ante
     POKER_THROWN = "poker_thrown"  # player, values, text=deal, the flop, the turn, the river
     POKER_BET = "poker_bet"  # player, text=check/bet/call/raise/fold/all_in, number=amount
     POKER_KEPT = "poker_kept"  # player, values=the dice kept at the draw
     POKER_DRAWN = "poker_drawn"  # player, values=the hand after the draw, number=dice thrown
+    # Concealed hands ("keeping their dice concealed"): player, values=the hand entered,
+    # text=deal or draw, number=dice thrown again at the draw
+    POKER_ENTERED = "poker_entered"
+    POKER_REVEALED = "poker_revealed"  # players=the hands still in, text=them in words
+    # player, values=the tray's dice, flag=they match the hand entered, text=that hand
+    POKER_SHOWN = "poker_shown"
     POT_WON = "pot_won"  # player, number=amount, target=which pot, text=the hand in words
     HAND_ENDED = "hand_ended"  # number=odd dollars left in the pot, players=busted
     POKER_LEFT = "poker_left"  # player, number=money taken home

@@ -31,10 +31,11 @@ from .duel import DuelStep
 from .engine import ATTRIBUTES, GM_ROLLS, LUCK_USES, Game
 from .events import Event, EventKind, event_from_json, event_to_json
 from .people import OsSixPeople, random_command
-from .poker import ODD_DOLLAR, TIES, VARIANTS, Phase
+from .poker import ODD_DOLLAR, TIES, VARIANTS, Phase, hand_size
 from .reading import DiceReader
 from .state import PendingKind, State
 from .view import (
+    ROOM,
     describe_event,
     pending_to_json,
     pending_words,
@@ -102,10 +103,17 @@ class OsSix(GameRules):
                 "or stays in the pot for the next hand (next_pot)",
                 ODD_DOLLAR,
             ),
+            Option(
+                "poker_open",
+                False,
+                "dice poker played open, every hand thrown in the tray (default no: each "
+                'gambler keeps their dice concealed, "keeping their dice concealed", and enters '
+                "them; a game of poker may choose its own)",
+            ),
         ),
     )
 
-    has_secrets = False  # no secrets on an OS-SIX table (see view.py)
+    has_secrets = True  # a concealed poker hand, before its reveal (see view.py)
     people = OsSixPeople
 
     def new_engine(self, events: Sequence[Any] = ()) -> Game:
@@ -129,15 +137,36 @@ class OsSix(GameRules):
         detail = self.waiting(state).detail
         return {**state_to_json(state), "pending": dict(detail) if detail is not None else None}
 
+    def public_view(self, state: State) -> dict[str, Any]:
+        """The room's view: the referee's, but no concealed poker hand before its reveal."""
+        detail = self.public_waiting(state).detail
+        view = state_to_json(state, ROOM)
+        return {**view, "pending": dict(detail) if detail is not None else None}
+
+    def seat_view(self, state: State, seat: str) -> dict[str, Any]:
+        """One player's view: the room's, with their own concealed poker hand shown."""
+        detail = self.public_waiting(state).detail
+        view = {**state_to_json(state, seat), "pending": dict(detail) if detail else None}
+        return self.your_turn(view, state, seat)
+
+    def public_event(self, event: Event, state: State) -> dict[str, Any]:
+        return {"type": event.kind.value, "text": describe_event(event, public=True)}
+
+    def public_waiting(self, state: State) -> Waiting:
+        return self._waiting(state, public=True)
+
     def describe_event(self, event: Event) -> str:
         return describe_event(event)
 
     def waiting(self, state: State) -> Waiting:
+        return self._waiting(state, public=False)
+
+    def _waiting(self, state: State, public: bool) -> Waiting:
         if state.over:
             return Waiting(WaitKind.NOTHING, "the game is over" if state.started else "no game")
         pending = state.pending
         if pending is None and state.poker is not None and state.poker.in_hand:
-            return self._poker_waiting(state)
+            return self._poker_waiting(state, public)
         words = pending_words(pending)
         detail = pending_to_json(pending)
         if pending is None:
@@ -159,12 +188,30 @@ class OsSix(GameRules):
         return Waiting(WaitKind.DICE, words, who, throw, detail)
 
     @staticmethod
-    def _poker_waiting(state: State) -> Waiting:
-        """A hand of poker: a throw (the deal, the draw, Hold 'Em's community dice) or a bet,
-        the player's choice (the game master's for an NPC)."""
+    def _poker_waiting(state: State, public: bool) -> Waiting:
+        """A hand of poker: a throw (the deal, the draw, Hold 'Em's community dice, a hand
+        laid in the tray at the reveal), a concealed hand entered, or a bet: the player's
+        choice (the game master's for an NPC). `public` names no concealed die."""
         table = state.poker
         assert table is not None
-        words = poker_words(table)
+        words = poker_words(table, public)
+        entering = table.awaited_hands()
+        if entering:
+            first = table.seat(entering[0])
+            assert first is not None
+            draw = table.phase is Phase.DRAW
+            entry = {
+                "type": "poker_draw" if draw else "poker_hand",
+                "player": first.name,
+                "players": list(entering),
+                "dice": hand_size(table),
+                "hand": None if public else list(first.dice),
+                "kept": None if public or first.kept is None else list(first.kept),
+                "concealed": True,
+            }
+            npcs = all(state.character(name) is None for name in entering)
+            kind = WaitKind.GAME_MASTER if npcs else WaitKind.CHOICE
+            return Waiting(kind, words, entering, None, entry)
         awaited = table.awaited_dice()
         if awaited is not None:
             who, count, draw = awaited
@@ -370,6 +417,12 @@ def _poker(parser: argparse.ArgumentParser) -> None:
         help="five-dice draw, Hold 'Em or Lucky Seven (default: the table's option)",
     )
     parser.add_argument("--dealer", help="who deals first (default: the first named)")
+    parser.add_argument(
+        "--open",
+        action="store_true",
+        help="played open: every hand thrown in the tray (default: the table's option, "
+        "concealed hands unless it says open)",
+    )
 
 
 def _poker_command(a: argparse.Namespace) -> dict[str, Any]:
@@ -380,6 +433,8 @@ def _poker_command(a: argparse.Namespace) -> dict[str, Any]:
     for key in ("ante", "variant", "dealer"):
         if getattr(a, key) is not None:
             command[key] = getattr(a, key)
+    if a.open:
+        command["open"] = True
     return command
 
 
@@ -402,6 +457,16 @@ def _bet(a: argparse.Namespace, action: str) -> dict[str, Any]:
 def _keep(parser: argparse.ArgumentParser) -> None:
     _player(parser)
     parser.add_argument("keep", type=int, nargs="*", help="the dice kept (2 to 5 of them)")
+
+
+def _hand(parser: argparse.ArgumentParser) -> None:
+    _player(parser)
+    parser.add_argument(
+        "values",
+        type=int,
+        nargs="+",
+        help="the player's dice, 1 to 6 each: the deal's, or the whole hand after the draw",
+    )
 
 
 def _reason(parser: argparse.ArgumentParser) -> None:
@@ -536,6 +601,12 @@ _VERBS: tuple[GmAction, ...] = (
         lambda a: {"cmd": "draw", "player": a.player, "keep": a.keep},
     ),
     GmAction(
+        "hand",
+        "poker: enter a player's concealed hand (the deal, or the whole hand after the draw)",
+        _hand,
+        lambda a: {"cmd": "poker_hand", "player": a.player, "values": a.values},
+    ),
+    GmAction(
         "leave",
         "poker: a player takes their money and leaves (between hands)",
         _player,
@@ -580,6 +651,7 @@ GM_ACTIONS: tuple[GmAction, ...] = worded(
         "fold": ("Poker: fold", _P, _BET),
         "allin": ("Poker: all in", _P, _BET),
         "draw": ("Poker: the dice a player keeps", _P, ("poker_draw",)),
+        "hand": ("Poker: enter a concealed hand", _P, ("poker_hand", "poker_draw")),
         "leave": ("Poker: a player leaves", _P, ()),
         "pokerend": ("End the poker", _S, ()),
         "end": ("End the game", _S, ()),

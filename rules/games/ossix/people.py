@@ -15,7 +15,7 @@ from rules.games.people import People
 from .duel import resolved
 from .engine import ATTRIBUTES, GM_ROLLS
 from .outcomes import Outcome
-from .poker import VARIANTS, Poker
+from .poker import DEAL_DICE, VARIANTS, Phase, Poker
 from .state import MAX_LUCK, MAX_STRAIN, LastRoll, PendingKind, State
 
 NAMES = ("Ana", "Bo", "Cy", "Di")
@@ -97,11 +97,30 @@ def _poker_command(state: State, rng: random.Random) -> dict[str, Any]:
         if roll < 0.1:
             return {"cmd": "poker_leave", "player": rng.choice(table.seats).name}
         return {"cmd": "ante"}
+    entering = table.awaited_hands()
+    if entering:  # concealed hands: entered by the player (or the GM), in any order at the deal
+        who = rng.choice(entering)
+        seat = table.seat(who)
+        assert seat is not None
+        if table.phase is Phase.DRAW:
+            if seat.kept is None and rng.random() < 0.4:
+                keep = rng.sample(list(seat.dice), rng.randint(2, 5))
+                return {"cmd": "draw", "player": who, "keep": keep}
+            drawn = poker_draw(seat.dice, seat.kept, rng)
+            return {"cmd": "poker_hand", "player": who, "values": drawn}
+        dice = [rng.randint(1, 6) for _ in range(DEAL_DICE[table.variant])]
+        return {"cmd": "poker_hand", "player": who, "values": dice}
     awaited = table.awaited_dice()
     if awaited is None:
         return poker_bet(table, rng)
     who, count, draw = awaited
     seat = table.seat(who)
+    if table.phase is Phase.REVEAL and seat is not None:
+        # The hand laid in the tray at the reveal; now and then not the one entered.
+        shown = list(seat.dice)
+        if rng.random() < 0.1:
+            shown = [rng.randint(1, 6) for _ in shown]
+        return {"cmd": "roll", "values": shown}
     if draw and seat is not None:
         if seat.kept is None and rng.random() < 0.4:
             keep = rng.sample(list(seat.dice), rng.randint(2, 5))
@@ -121,6 +140,7 @@ def _poker_start(state: State, rng: random.Random) -> dict[str, Any]:
         "ante": rng.choice((1, 1, 2)),
         "variant": rng.choice(VARIANTS),
         "dealer": rng.choice(seated),
+        "open": rng.random() < 0.5,
     }
 
 
@@ -216,6 +236,9 @@ class OsSixPeople(People):
         # the evening happen once each.
         self.duel_done = False
         self.poker_done = False
+        # The concealed hands each gambler entered: a player knows their own dice, which the
+        # room's view does not show.
+        self.concealed: dict[str, list[int]] = {}
 
     def start_game(self, seed: int) -> None:
         """Announces a new game for the seats."""
@@ -300,6 +323,9 @@ class OsSixPeople(People):
             return poker_draw(detail.get("hand") or [], detail.get("kept"), self.rng)
         if detail.get("type") == "poker_draw":  # a mistake: a die too many besides the hand
             return [*poker_draw(detail.get("hand") or [], detail.get("kept"), self.rng), 1]
+        if detail.get("type") == "poker_reveal":  # the concealed hand, laid in the tray
+            hand = list(detail.get("hand") or [])
+            return hand + [1] * (count - len(hand))  # a die too many: the mistake
         return [self.rng.randint(1, 6) for _ in range(count)]
 
     def _scene(self, state: Mapping[str, Any], prompt: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -349,6 +375,19 @@ class OsSixPeople(People):
                 return {"cmd": "poker_end", "reason": "the saloon closes"}
             return {"cmd": "ante"}
         detail = prompt.get("pending") or {}
+        if detail.get("type") == "poker_hand":  # the deal, concealed: behind the hand
+            who = str(detail["player"])
+            dice = [self.rng.randint(1, 6) for _ in range(int(detail["dice"]))]
+            self.concealed[who] = dice
+            return {"cmd": "poker_hand", "player": who, "values": dice}
+        if detail.get("type") == "poker_draw" and detail.get("concealed"):
+            who = str(detail["player"])
+            hand = self.concealed.get(who)
+            if hand is None:  # a hand this table did not see entered: nothing to draw from
+                return {"cmd": "poker_end", "reason": "the saloon closes"}
+            drawn = poker_draw(hand, None, self.rng)
+            self.concealed[who] = drawn
+            return {"cmd": "poker_hand", "player": who, "values": drawn}
         if detail.get("type") != "poker_bet":
             return None
         bettor = {"cmd": "bet", "player": detail["player"]}

@@ -64,6 +64,7 @@ class Phase(Enum):
     BETTING = "betting"
     DRAW = "draw"  # five-dice draw: each remaining player re-throws up to three dice
     COMMUNITY = "community"  # Hold 'Em: the dealer throws the flop, the turn or the river
+    REVEAL = "reveal"  # concealed hands: shown, and laid in the tray one after another
     SHOWDOWN = "showdown"  # the hand is decided: the pots are paid out at once
 
 
@@ -128,6 +129,8 @@ class Seat:
     dice: tuple[int, ...] = ()
     kept: tuple[int, ...] | None = None  # the dice named as kept at the draw
     drawn: bool = False
+    shown: bool = False  # concealed: laid in the tray at the reveal
+    tray: tuple[int, ...] | None = None  # what the tray showed then (the camera's or the GM's)
 
     @property
     def live(self) -> bool:
@@ -164,6 +167,10 @@ class Poker:
     minimum_raise: bool = True
     ties: str = "values"
     odd_dollar: str = "left_of_dealer"
+    # Played open (every hand thrown in the tray) or concealed ("keeping their dice
+    # concealed": each hand entered, shown at the reveal). True for a game of poker logged
+    # before concealed hands existed, which was played open.
+    open: bool = True
     phase: Phase = Phase.BETWEEN
     street: int = 0  # the round of betting, from 1
     turn: int | None = None  # the seat that throws or bets now
@@ -202,17 +209,39 @@ class Poker:
         return max(1, self.last_raise) if self.minimum_raise else 1
 
     def awaited_dice(self) -> tuple[str, int, bool] | None:
-        """Who throws how many dice now, and whether some stay (the draw), if a throw is due."""
+        """Who throws how many dice in the tray now, and whether some stay (the draw), if a
+        throw is due there (a concealed hand is entered instead: `awaited_hands`)."""
         if self.turn is None:
             return None
-        who = self.seats[self.turn].name
-        if self.phase is Phase.DEAL:
+        seat = self.seats[self.turn]
+        who = seat.name
+        if self.phase is Phase.DEAL and self.open:
             return who, DEAL_DICE[self.variant], False
-        if self.phase is Phase.DRAW:
+        if self.phase is Phase.DRAW and self.open:
             return who, 5, True
         if self.phase is Phase.COMMUNITY:
             return who, COMMUNITY_DICE[self.street - 1], False
+        if self.phase is Phase.REVEAL:
+            return who, len(seat.dice), False
         return None
+
+    def awaited_hands(self) -> tuple[str, ...]:
+        """Concealed: the gamblers whose hand is to be entered now (the deal: all who have
+        none yet, in any order; the draw: the one whose draw it is)."""
+        if self.open:
+            return ()
+        if self.phase is Phase.DEAL:
+            return tuple(s.name for s in self.seats if s.playing and not s.dice)
+        if self.phase is Phase.DRAW and self.turn is not None:
+            return (self.seats[self.turn].name,)
+        return ()
+
+    def hidden(self, seat: Seat) -> bool:
+        """Whether the room may not see this seat's dice now: concealed hands, before their
+        reveal (a folded hand is never revealed; between hands there are none to see)."""
+        if self.open:
+            return False
+        return not (self.phase is Phase.REVEAL and seat.live)
 
     def bettor(self) -> Seat | None:
         """The seat whose bet it is, during a round of betting."""
@@ -234,6 +263,7 @@ def start(
     minimum_raise: bool,
     ties: str,
     odd_dollar: str,
+    open: bool = True,
 ) -> Poker:
     """A game of poker: each player's money put on the table, the first dealer."""
     seats = tuple(Seat(name, money) for name, money in players)
@@ -245,6 +275,7 @@ def start(
         minimum_raise=minimum_raise,
         ties=ties,
         odd_dollar=odd_dollar,
+        open=open,
         stakes=sum(money for _, money in players),
     )
 
@@ -327,6 +358,9 @@ def _advance(p: Poker) -> Poker:
         return replace(p, turn=nxt) if nxt is not None else _start_street(p)
     if p.phase is Phase.COMMUNITY:
         return _start_street(p)
+    if p.phase is Phase.REVEAL:
+        nxt = _next(p, after, lambda s: s.live and not s.shown)
+        return replace(p, turn=nxt) if nxt is not None else replace(p, phase=Phase.SHOWDOWN)
     if p.phase is Phase.BETTING:
         nxt = _next(p, after, lambda s: _needs_to_act(p, s))
         return replace(p, turn=nxt) if nxt is not None else _end_street(p)
@@ -344,6 +378,10 @@ def _start_street(p: Poker) -> Poker:
 def _end_street(p: Poker) -> Poker:
     """The pot is right: the draw, the next community dice, or the reveal."""
     if p.street >= STREETS[p.variant]:
+        if not p.open:
+            # "There is a final round of betting before the reveal": each hand still in is
+            # shown, and laid in the tray in turn from the dealer's left for the camera.
+            return replace(p, phase=Phase.REVEAL, turn=_next(p, p.dealer, lambda s: s.live))
         return replace(p, phase=Phase.SHOWDOWN, turn=None)
     if p.variant == "draw":
         turn = _next(p, p.dealer, lambda s: s.live and not s.drawn)
@@ -372,6 +410,77 @@ def dealt(p: Poker, values: Sequence[int]) -> Poker:
     if p.phase is Phase.COMMUNITY:
         return _advance(replace(p, community=p.community + tuple(values)))
     raise IllegalMove("the draw is thrown with the dice the player keeps", RULE_DRAW)
+
+
+RULE_CONCEALED = "keeping their dice concealed"
+
+
+def hand_size(p: Poker) -> int:
+    """How many dice a hand entered now holds: the deal's, or five after the draw."""
+    return 5 if p.phase is Phase.DRAW else DEAL_DICE[p.variant]
+
+
+def entered(p: Poker, name: str, values: Sequence[int]) -> Poker:
+    """A concealed hand entered for `name` (their phone, or the game master for them): the
+    deal's dice, or the whole hand after the draw, which must hold the dice named as kept."""
+    if p.open:
+        raise IllegalMove(
+            "this poker is played open: each hand is thrown in the tray, not entered",
+            RULE_CONCEALED,
+        )
+    seat = p.seat(name)
+    if seat is None or not seat.live:
+        raise IllegalMove(f"{name} is not in this hand", RULE_CONCEALED)
+    if p.phase not in (Phase.DEAL, Phase.DRAW):
+        raise IllegalMove(f"no hand is entered now: {_not_entering(p)}", RULE_CONCEALED)
+    count = hand_size(p)
+    if len(values) != count or not all(1 <= v <= 6 for v in values):
+        raise IllegalMove(f"{name}'s hand needs {count} dice, 1-6", RULE_CONCEALED)
+    index = _index(p, name)
+    if p.phase is Phase.DEAL:
+        if seat.dice:
+            raise IllegalMove(
+                f"{name}'s hand is already entered: it changes only at the draw", RULE_CONCEALED
+            )
+        p = _set(p, index, dice=tuple(values))
+        nxt = _next(p, p.dealer, lambda s: s.playing and not s.dice)
+        return replace(p, turn=nxt) if nxt is not None else _start_street(p)
+    _draw_turn(p, name)
+    if seat.kept is not None and not _contains(values, seat.kept):
+        raise IllegalMove(f"the hand must keep the {_dice_words(seat.kept)} {name} kept", RULE_DRAW)
+    if seat.kept is None and _common(seat.dice, values) < 5 - MAX_REDRAW:
+        raise IllegalMove(
+            f"{name}'s new hand must keep at least two of the old one's dice "
+            "(up to three are thrown again)",
+            RULE_DRAW,
+        )
+    return _advance(_set(p, index, dice=tuple(values), drawn=True))
+
+
+def _not_entering(p: Poker) -> str:
+    if not p.in_hand:
+        return "no hand is being played"
+    if p.phase is Phase.REVEAL:
+        return "the hands are being shown"
+    return "the hands are in: " + ("the betting" if p.phase is Phase.BETTING else "the next part")
+
+
+def shown(p: Poker, values: Sequence[int]) -> Poker:
+    """At the reveal: the hand of the seat whose turn it is, laid in the tray (what the tray
+    showed is kept; the pots are paid by the hand entered, which was bet on)."""
+    if p.phase is not Phase.REVEAL or p.turn is None:
+        raise IllegalMove("no hand is being shown now", RULE_CONCEALED)
+    seat = p.seats[p.turn]
+    if len(values) != len(seat.dice):
+        raise IllegalMove(
+            f"{seat.name}'s hand is {len(seat.dice)} dice, not {len(values)}", RULE_CONCEALED
+        )
+    return _advance(_set(p, p.turn, shown=True, tray=tuple(values)))
+
+
+def matches(seat: Seat, values: Sequence[int]) -> bool:
+    """Whether the tray shows the hand entered (the dice in any order)."""
+    return sorted(seat.dice) == sorted(values)
 
 
 def _common(a: Sequence[int], b: Sequence[int]) -> int:

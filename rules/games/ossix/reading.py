@@ -10,8 +10,10 @@ from typing import Any
 from rules.games.game import Reroll
 from rules.games.reading import Action, Alert, AlertCleared, DiceTrayReader, Execute
 
-from .poker import Phase, Poker, check_draw
+from .poker import Phase, Poker, check_draw, matches
 from .state import State
+
+MISMATCH = "poker.mismatch."  # an alert key: the reveal's tray against the hand entered
 
 
 def _dice(values: Sequence[int]) -> str:
@@ -59,6 +61,7 @@ class DiceReader(DiceTrayReader):
 
     title = "OS-SIX"
     refusals: set[str] = field(default_factory=set)
+    mismatches: set[str] = field(default_factory=set)  # the reveal's, until the next hand
 
     def observe_dice(
         self, state: State, values: Sequence[int], now: float, reroll: Reroll | None = None
@@ -82,11 +85,21 @@ class DiceReader(DiceTrayReader):
         self, table: Poker, values: Sequence[int], reroll: Reroll | None
     ) -> list[Action]:
         awaited = table.awaited_dice()
+        if awaited is None and table.awaited_hands():
+            return [
+                Alert(
+                    "dice",
+                    "the poker hands are concealed: throw behind your hand and enter the dice "
+                    "on your phone, not in the tray",
+                )
+            ]
         if awaited is None:
             return [Alert("dice", "dice were thrown but no poker dice are awaited now")]
         who, count, _ = awaited
         if len(values) != count:
             return [Alert("dice", f"{who}: {len(values)} dice in the tray, throw {count}")]
+        if table.phase is Phase.REVEAL:
+            return self._revealed(table, who, values)
         if table.phase is Phase.DRAW:
             problem = draw_problem(table, who, values, reroll)
             if problem is not None:
@@ -96,15 +109,38 @@ class DiceReader(DiceTrayReader):
             Execute({"cmd": "roll", "values": list(values), "source": "dice"}),
         ]
 
+    def _revealed(self, table: Poker, who: str, values: Sequence[int]) -> list[Action]:
+        """A concealed hand laid in the tray at the reveal: the camera's read checked against
+        what was entered. A mismatch is the game master's alert only (the hand entered was
+        bet on and is paid by; the game master judges the rest), and the reveal goes on."""
+        seat = table.seat(who)
+        assert seat is not None
+        out: list[Action] = [AlertCleared("dice")]
+        if not matches(seat, values):
+            key = f"{MISMATCH}{who}"
+            self.mismatches.add(key)
+            message = (
+                f"{who} entered {_dice(seat.dice)} but the tray shows {_dice(values)}: "
+                "look at the dice; the pots are paid by the hand entered"
+            )
+            out.append(Alert(key, message, private=True))
+        out.append(Execute({"cmd": "roll", "values": list(values), "source": "dice"}))
+        return out
+
     def refused(self, command: dict[str, Any], error: str) -> list[Action]:
         key = f"refused:{command.get('cmd')}"
         self.refusals.add(key)
         return [Alert(key, error)]
 
     def applied(self, state: Any, command: dict[str, Any], now: float) -> list[Action]:
-        """A command went through: the refusals it answers are cleared."""
+        """A command went through: the refusals it answers are cleared, and the reveal's
+        mismatches once the next hand is anted or the poker ends."""
+        cleared: list[Action] = []
+        if command.get("cmd") in ("ante", "poker_end"):
+            cleared += [AlertCleared(key) for key in sorted(self.mismatches)]
+            self.mismatches.clear()
         key = f"refused:{command.get('cmd')}"
-        if key not in self.refusals:
-            return []
-        self.refusals.discard(key)
-        return [AlertCleared(key)]
+        if key in self.refusals:
+            self.refusals.discard(key)
+            cleared.append(AlertCleared(key))
+        return cleared

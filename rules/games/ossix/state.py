@@ -32,6 +32,7 @@ def apply_poker(p: Poker | None, event: Event) -> Poker | None:
             minimum_raise=bool(house.get("minimum_raise", True)),
             ties=str(house.get("ties", "values")),
             odd_dollar=str(house.get("odd_dollar", "left_of_dealer")),
+            open=bool(house.get("open", True)),  # logged before concealed hands: open
         )
     if p is None:
         return None
@@ -45,6 +46,12 @@ def apply_poker(p: Poker | None, event: Event) -> Poker | None:
         return poker.keep(p, who, event.values)
     if kind is EventKind.POKER_DRAWN:
         return poker.drawn(p, who, event.values)
+    if kind is EventKind.POKER_ENTERED:
+        return poker.entered(p, who, event.values)
+    if kind is EventKind.POKER_REVEALED:
+        return p
+    if kind is EventKind.POKER_SHOWN:
+        return poker.shown(p, event.values)
     if kind is EventKind.POT_WON:
         return poker.paid(p, who, event.number or 0)
     if kind is EventKind.HAND_ENDED:
@@ -63,6 +70,9 @@ POKER_KINDS = frozenset(
         EventKind.POKER_BET,
         EventKind.POKER_KEPT,
         EventKind.POKER_DRAWN,
+        EventKind.POKER_ENTERED,
+        EventKind.POKER_REVEALED,
+        EventKind.POKER_SHOWN,
         EventKind.POT_WON,
         EventKind.HAND_ENDED,
         EventKind.POKER_LEFT,

@@ -1,17 +1,18 @@
 """OS-SIX's views: the state as JSON, events in plain words, the table as text.
 
-OS-SIX keeps no secrets on the table: every die is thrown in the open (poker hands too: one
-tray under one overhead camera cannot keep a hand concealed) and Luck and Strain are known to
-all; what the game master keeps secret (an NPC's Morale, a Panic Roll's table)
-never reaches this package, so every audience sees the same view."""
+OS-SIX's one secret on the table is a concealed poker hand ("each player and the GM roll 5D6,
+keeping their dice concealed"): until the reveal the room's view carries each gambler's
+dice as `dice: null` and `dice_hidden: N`, the gambler's own seat and the game master see
+them. Every other die is thrown in the open and Luck and Strain are known to all; what the
+game master keeps secret (an NPC's Morale, a Panic Roll's table) never reaches this package."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from .events import Event, EventKind
-from .poker import COMMUNITY_NAMES, VARIANT_NAMES, Phase, Poker, best_rank
+from .poker import COMMUNITY_NAMES, DEAL_DICE, VARIANT_NAMES, Phase, Poker, best_rank
 from .state import Pending, PendingKind, State
 
 
@@ -23,10 +24,43 @@ def _dice(values: tuple[int, ...] | list[int]) -> str:
     return " ".join(str(v) for v in values)
 
 
-def poker_words(p: Poker) -> str:
-    """What the poker table waits for, in plain words."""
+# Who a view is for: the game master (everything), the room (no concealed hand), or one seat's
+# player (the room's view and their own hand).
+REFEREE: Final = None
+ROOM: Final = ""
+
+
+def _names(names: tuple[str, ...] | list[str]) -> str:
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def poker_words(p: Poker, public: bool = False) -> str:
+    """What the poker table waits for, in plain words (`public`: naming no concealed die)."""
     if not p.in_hand:
         return "the game master antes the next hand of poker (or ends the poker)"
+    entering = p.awaited_hands()
+    if entering and p.phase is Phase.DEAL:
+        count = DEAL_DICE[p.variant]
+        return (
+            f"{_names(entering)}: throw {count} dice behind your hand and enter them "
+            "(the hands stay concealed)"
+        )
+    if entering:
+        who = entering[0]
+        seat = p.seat(who)
+        kept = seat.kept if seat is not None else None
+        if kept is not None:
+            dice = f"the other {5 - len(kept)}" if public else f"all but {_dice(kept)}"
+            return f"{who}: the draw: throw {dice} again behind your hand and enter the new hand"
+        return (
+            f"{who}: the draw: keep at least 2 of your dice, throw up to 3 again behind your "
+            "hand and enter the new hand (or stand pat)"
+        )
+    if p.phase is Phase.REVEAL and p.turn is not None:
+        seat = p.seats[p.turn]
+        return f"{seat.name}: lay your hand ({_dice(seat.dice)}) in the tray for the camera"
     awaited = p.awaited_dice()
     if awaited is not None:
         who, count, _ = awaited
@@ -53,37 +87,47 @@ def poker_words(p: Poker) -> str:
     return f"{seat.name} to bet: check, bet {_money(1)} or more, or go all in"
 
 
-def waiting_words(state: State) -> str:
+def waiting_words(state: State, public: bool = False) -> str:
     """What the whole game waits for, in plain words."""
     if state.pending is None and state.poker is not None:
-        return poker_words(state.poker)
+        return poker_words(state.poker, public)
     return pending_words(state.pending)
 
 
-def poker_to_json(p: Poker) -> dict[str, Any]:
-    """The poker table as anyone sees it: played open, so every die is shown."""
+def poker_to_json(p: Poker, viewer: str | None = REFEREE) -> dict[str, Any]:
+    """The poker table as `viewer` sees it: the game master (None) every die; the room ("")
+    no concealed hand before its reveal (`dice` null, `dice_hidden` how many); a player
+    (their name) the room's view and their own hand."""
     seats = []
     for index, s in enumerate(p.seats):
+        concealed = p.hidden(s)
+        hidden = concealed and viewer is not REFEREE and viewer != s.name
         hand = p.hand_of(s)
         best = best_rank(hand, p.ties) if len(hand) >= 5 else None
-        seats.append(
-            {
-                "name": s.name,
-                "money": s.money,
-                "dealer": index == p.dealer,
-                "playing": s.playing,
-                "folded": s.folded,
-                "all_in": s.all_in,
-                "in_pot": s.put_in,
-                "bet": s.street_bet,
-                "dice": list(s.dice),
-                "kept": None if s.kept is None else list(s.kept),
-                "hand": None if best is None or not s.live else best.words(),
-            }
-        )
+        seat: dict[str, Any] = {
+            "name": s.name,
+            "money": s.money,
+            "dealer": index == p.dealer,
+            "playing": s.playing,
+            "folded": s.folded,
+            "all_in": s.all_in,
+            "in_pot": s.put_in,
+            "bet": s.street_bet,
+            "dice": None if hidden else list(s.dice),
+            "dice_hidden": len(s.dice) if hidden else 0,
+            "concealed": concealed,
+            "kept": None if hidden or s.kept is None else list(s.kept),
+            "hand": None if hidden or best is None or not s.live else best.words(),
+            "shown": s.shown,
+        }
+        if viewer is REFEREE and not p.open:
+            # What the tray showed at the reveal: the camera's check is the game master's.
+            seat["tray"] = None if s.tray is None else list(s.tray)
+        seats.append(seat)
     bettor = p.bettor()
     return {
         "variant": p.variant,
+        "open": p.open,
         "hand": p.hand,
         "phase": p.phase.value,
         "street": p.street,
@@ -140,8 +184,9 @@ def pending_to_json(pending: Pending | None) -> dict[str, Any] | None:
     }
 
 
-def state_to_json(state: State) -> dict[str, Any]:
-    """The whole state as JSON (v1); the same for every audience."""
+def state_to_json(state: State, viewer: str | None = REFEREE) -> dict[str, Any]:
+    """The whole state as JSON (v1) as `viewer` sees it (`poker_to_json`): only a concealed
+    poker hand differs between audiences."""
     players = []
     for c in state.characters:
         last = c.last
@@ -175,7 +220,7 @@ def state_to_json(state: State) -> dict[str, Any]:
         "phase": ("finished" if state.started else "no_game") if state.over else "play",
         "players": players,
         "pending": pending_to_json(state.pending),
-        "waiting": waiting_words(state) if not state.over else "nothing",
+        "waiting": waiting_words(state, viewer is not REFEREE) if not state.over else "nothing",
         "last_gm_roll": None if gm is None else {"kind": gm[0], "result": gm[1], "meaning": gm[2]},
         "duel": None
         if duel is None
@@ -189,13 +234,13 @@ def state_to_json(state: State) -> dict[str, Any]:
             "attack_mod": duel.attack_mod,
             "defense_mod": duel.defense_mod,
         },
-        "poker": None if state.poker is None else poker_to_json(state.poker),
+        "poker": None if state.poker is None else poker_to_json(state.poker, viewer),
         "options": dict(state.options),
     }
 
 
-def describe_event(event: Event) -> str:
-    """An event in plain words."""
+def describe_event(event: Event, public: bool = False) -> str:
+    """An event in plain words (`public`: naming no concealed poker die)."""
     k, who = event.kind, event.player
     if k is EventKind.STARTED:
         return f"OS-SIX starts: {', '.join(event.players)}"
@@ -269,7 +314,29 @@ def describe_event(event: Event) -> str:
     if k is EventKind.POKER_KEPT:
         if len(event.values) == 5:
             return f"{who} stands pat"
+        if public and event.flag:
+            return f"{who} keeps {len(event.values)} dice (hidden)"
         return f"{who} keeps {_dice(event.values)}"
+    if k is EventKind.POKER_ENTERED:
+        count = len(event.values)
+        if event.text == "draw":
+            thrown = event.number or 0
+            drew = "stands pat" if not thrown else f"draws {thrown}"
+            return f"{who} {drew} (hidden)" if public else f"{who} {drew}: {_dice(event.values)}"
+        if public:
+            return f"{who}'s hand is in ({count} dice, hidden)"
+        return f"{who}'s hand is in: {_dice(event.values)}"
+    if k is EventKind.POKER_REVEALED:
+        return f"the reveal: {event.text}"
+    if k is EventKind.POKER_SHOWN:
+        if public:
+            return f"{who}'s hand is in the tray"
+        if event.flag:
+            return f"{who}'s hand is in the tray: {_dice(event.values)}, as entered"
+        return (
+            f"{who}'s hand in the tray shows {_dice(event.values)}, not the hand entered "
+            f"({event.text})"
+        )
     if k is EventKind.POKER_DRAWN:
         return f"{who} draws {event.number}: {_dice(event.values)}"
     if k is EventKind.POT_WON:
