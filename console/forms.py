@@ -213,10 +213,11 @@ class _RosterForm(Form):
         namespace = argparse.Namespace(roster=values.get(ROSTER_FIELD))
         try:
             return self.action.build(namespace)
-        except FormError as error:
-            raise FormError(f"{self.action.verb}.{error}", ROSTER_FIELD) from None
+        except FormError as error:  # "roster: ...": said by the field's label
+            said = str(error)
+            raise FormError(said[:1].upper() + said[1:], ROSTER_FIELD) from None
         except RulesError as error:
-            raise FormError(f"{self.action.verb}: {error}", ROSTER_FIELD) from None
+            raise FormError(str(error), ROSTER_FIELD) from None
 
 
 def read_roster_value(

@@ -192,11 +192,11 @@ def test_the_roster_is_given_in_the_form(
 @pytest.mark.parametrize(
     ("roster", "message"),
     [
-        ("", "new.roster: required"),
-        ("rosters/three.toml", "new.roster: the console reads no files on its machine"),
-        ("C:\\tables\\roster.json", "new.roster: the console reads no files on its machine"),
-        ("{not json", "new.roster: not valid JSON"),
-        ("seed = = 4", "new.roster: not valid TOML"),
+        ("", "Roster: required"),
+        ("rosters/three.toml", "Roster: the console reads no files on its machine"),
+        ("C:\\tables\\roster.json", "Roster: the console reads no files on its machine"),
+        ("{not json", "Roster: not valid JSON"),
+        ("seed = = 4", "Roster: not valid TOML"),
         ('{"players": ["Ana"], "deck": [], "path": "/etc"}', "unknown key 'path'"),
         ('{"players": []}', "'players' must list at least one player"),
         (42, "expected a table of players, got int"),
