@@ -17,7 +17,14 @@ from typing import Any, Final
 
 from rules import games
 from rules.games.errors import IllegalMove, InvalidCommand, RulesError
-from rules.games.game import Engine, GameRules, UnknownKey, Waiting, execute_every_key
+from rules.games.game import (
+    ENVELOPE_KEYS,
+    Engine,
+    GameRules,
+    UnknownKey,
+    Waiting,
+    execute_every_key,
+)
 from rules.games.refusals import Refusals, short_error
 from rules.games.snapshots import FORMAT as SNAPSHOT_FORMAT
 from rules.games.snapshots import SnapshotError, dump_state, load_state
@@ -38,6 +45,8 @@ PROTOCOL_VERSION: Final = 1
 # The game of a log written before tables hosted more than one game.
 LEGACY_GAME: Final = "sixshooter"
 MAX_ID_LENGTH: Final = 128
+# The game master's command that takes the last applied command of the game back.
+UNDO: Final = "undo"
 # A refused payload is kept in the log only as its first characters: enough to see what was
 # sent, never a way to fill the disk.
 LOGGED_PAYLOAD_CHARS: Final = 2000
@@ -53,6 +62,14 @@ SNAPSHOT_EVERY: Final = 100
 
 
 @dataclass(frozen=True, slots=True)
+class TakenBack:
+    """A command an `undo` took back: its seq and the events it had caused."""
+
+    seq: int
+    events: tuple[Any, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Outcome:
     """What became of one payload: the reply to publish and the events to announce."""
 
@@ -61,6 +78,10 @@ class Outcome:
     events_json: tuple[dict[str, Any], ...] = ()
     first_event_number: int = 0
     duplicate: bool = False
+    # A seat's command: the seat number whose phone sent it (rules/daemon/seat_commands.py).
+    seat: int | None = None
+    # An `undo`: the command taken back, with its events, to tell the table what was undone.
+    undone: TakenBack | None = None
 
     @property
     def ok(self) -> bool:
@@ -110,6 +131,12 @@ class Referee:
         self._event_base = 0
         self._base: bytes | None = None
         self._unsaved: list[CommandRecord] = []
+        # The current game's applied commands that an `undo` may take back, latest last:
+        # (seq, how many events), those after the engine's base (a snapshot) only.
+        self._undoable: list[tuple[int, int]] = []
+        # Numbers told and then taken back (the events an undo took back, and its own line):
+        # an event's number is never told twice in a game, so the pages' lists stay in order.
+        self._told = 0
 
     @property
     def table(self) -> str:
@@ -165,9 +192,28 @@ class Referee:
             event_base = int(snapshot.meta["game_events"])
             last_seq = snapshot.seq
         events: list[Any] = []
+        undoable: list[tuple[int, int]] = []
+        told = 0
         known_ids = self.log.command_ids()
         for record in self.log.records(snapshot):
             last_seq = record.seq
+            undid = record.reply.get("undid") if record.ok else None
+            if undid is not None:
+                if not undoable or undoable[-1][0] != undid:
+                    if snapshot is not None:  # it took back a command the snapshot holds
+                        raise SnapshotError(f"command {record.seq} took back one before it")
+                    log.error(
+                        "table %s: command %s took back command %s, which is not the last "
+                        "one applied; skipped",
+                        self.table,
+                        record.seq,
+                        undid,
+                    )
+                    continue
+                _, count = undoable.pop()
+                del events[len(events) - count :]
+                told += count + 1
+                continue
             named = record.reply.get("game") if record.ok else None
             if named is not None or (not started and record.events_json):
                 # A new game (its reply names it; a log from before games had names holds
@@ -180,12 +226,16 @@ class Referee:
                 if game_rules is not rules or not started:
                     rules, events, started = game_rules, [], True
                     base, base_state, event_base = None, None, 0
+                    undoable, told = [], 0
             decoded = self._decode(rules, record)
             events.extend(decoded)
             if not record.ok:
                 refusals.add(record.seq, str(record.reply.get("error", "")))
             elif any(rules.starts_game(event) for event in decoded):
                 refusals.new_game()
+                undoable = []
+            elif decoded:
+                undoable.append((record.seq, len(decoded)))
         if base is not None:
             # A tail that does not fold onto the snapshot is the whole log's to judge.
             game = rules.resume_engine(base_state, events)
@@ -200,6 +250,8 @@ class Referee:
         self._started = started
         self._event_base = event_base
         self._base = base
+        self._undoable = undoable
+        self._told = told
 
     def _snapshot(self) -> Snapshot:
         """The state after the last decided command, for the log."""
@@ -216,7 +268,7 @@ class Referee:
     @property
     def event_count(self) -> int:
         """How many events the current game has had (its log's, not only this engine's)."""
-        return self._event_base + len(self.game.events)
+        return self._event_base + self._told + len(self.game.events)
 
     def _decode(self, rules: GameRules, record: CommandRecord) -> list[Any]:
         out = []
@@ -285,9 +337,11 @@ class Referee:
                 if known is not None:
                     return Outcome({**known, "duplicate": True}, duplicate=True)
                 _check_version(raw)
+                if raw.get("cmd") == UNDO:
+                    return self._undo(command_id, id_value, payload, raw)
             rules, engine, command = self._game_for(raw)
             before = len(engine.events)
-            base = self._event_base if engine is self.game else 0
+            base = self._event_base + self._told if engine is self.game else 0
             try:
                 events = execute_every_key(engine, command)
                 events_json = tuple(rules.event_to_json(event) for event in events)
@@ -329,13 +383,67 @@ class Referee:
         if engine is not self.game:
             self.rules, self.game = rules, engine
             self._event_base, self._base = 0, None
+            self._undoable, self._told = [], 0
         if events or "game" in reply:
             self._started = True
         if any(rules.starts_game(event) for event in events):
             self.refusals.new_game()
+            self._undoable = []  # a game's start is ended, not taken back
+        elif events:
+            self._undoable.append((seq, len(events)))
         text = payload.decode("utf-8")
         self._queue(CommandRecord(seq, command_id, text, reply, events_json))
         return Outcome(reply, events, events_json, first_event_number=base + before + 1)
+
+    def _undo(
+        self, command_id: str | None, id_value: str | int | None, payload: bytes, raw: Any
+    ) -> Outcome:
+        """The game master's `undo`: the current game's last applied command is taken back,
+        its events out of the game (the log keeps both records; a replay leaves both out)."""
+        extra = sorted(key for key in raw if key not in ENVELOPE_KEYS)
+        if extra:
+            raise _Refusal(
+                "invalid", f"{', '.join(extra)}: undo takes no such key; nothing was done", extra[0]
+            )
+        if not self._undoable:
+            raise _Refusal(
+                "illegal",
+                "undo: nothing to take back: no command of this game since it started (or "
+                "since the daemon last read its log) is left to undo",
+                "undo",
+            )
+        seq, count = self._undoable[-1]
+        number = self.event_count + 1  # the undo's own line, after the events it takes back
+        kept = len(self.game.events) - count
+        taken = tuple(self.game.events[kept:])
+        try:
+            game = self._taken_back(kept)
+        except RulesError as error:  # the events before it no longer replay (a bug)
+            raise _Refusal("internal", f"internal: undo failed: {error}") from None
+        self._undoable.pop()
+        self.game = game
+        self._told += count + 1
+        new_seq = self._next_seq()
+        reply = {
+            "v": PROTOCOL_VERSION,
+            "id": id_value,
+            "ok": True,
+            "seq": new_seq,
+            "events": 0,
+            "undid": seq,
+        }
+        self._queue(CommandRecord(new_seq, command_id, payload.decode("utf-8"), reply, ()))
+        return Outcome(reply, first_event_number=number, undone=TakenBack(seq, taken))
+
+    def answered(self, raw: Any) -> bool:
+        """Whether a command's id was decided already (its repeat is answered as before)."""
+        try:
+            id_value = _read_id(raw) if isinstance(raw, dict) else None
+        except _Refusal:
+            return False
+        return id_value is not None and (
+            str(id_value) in self.replies_by_id or str(id_value) in self.known_ids
+        )
 
     def _reply_to(self, command_id: str | None) -> dict[str, Any] | None:
         """The reply already given to a command id (None: a new id), read from the log when

@@ -27,7 +27,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -40,6 +40,7 @@ from wire.throttled_log import ThrottledLog
 from wire.topics import ROOT, RoomTopics, TableIdError, TableTopics, check_table_id
 
 from .referee import PROTOCOL_VERSION, SNAPSHOT_EVERY, Outcome, Referee
+from .seat_commands import SeatRefusal, check_seat_command, is_seat_command
 from .store import GameLog, LogDatabase, StoreError, append_together
 from .table import PhysicalTable, hidden_names
 from .waits import DEFAULT_PATIENCE_S, WaitWatch
@@ -117,6 +118,10 @@ class TableServer:
             dict(setup.patience) if setup.patience is not None else dict(DEFAULT_PATIENCE_S)
         )
         self._next_wait_check = 0.0
+        # Each seat's version (seat number -> seq) and what it stands for: the moment its
+        # commands answer (rules/daemon/seat_commands.py), in the seat's view.
+        self._seat_versions: dict[int, int] = {}
+        self._seat_asks: dict[int, tuple[Any, ...]] = {}
 
     @property
     def table(self) -> str:
@@ -225,6 +230,8 @@ class TableServer:
                 )
             if outcome.events:
                 self._publish_events(outcome)
+            elif outcome.undone is not None:
+                self._publish_undone(outcome)
         if changed:
             self.publish_views()
 
@@ -246,6 +253,10 @@ class TableServer:
                 # Answered in order with the round's replies, after every earlier round's
                 # events and views: a client's barrier, never logged, never a command.
                 outcomes.append(Outcome(sync, duplicate=True))
+            elif (seat := _seat_command_of(item.payload)) is not None and not (
+                self.referee.answered(seat)
+            ):
+                self._seat_command(seat, outcomes, now)
             elif table is None:
                 outcomes.append(self.referee.handle(item.payload))
             else:
@@ -253,6 +264,42 @@ class TableServer:
         elif table is not None and table.owns(item.topic):
             state = self.referee.game.state
             self._act(table, table.message(item.topic, item.payload, state, now), outcomes, now)
+
+    def _seat_command(self, raw: dict[str, Any], outcomes: list[Outcome], now: float) -> None:
+        """A seat's phone's command: checked against the game (seat_commands.py), refused on
+        that phone only, or decided as the game master's own command would be."""
+        table = self.physical
+        state = self.referee.game.state
+        try:
+            number, command = check_seat_command(
+                raw,
+                game=self.referee.rules.name,
+                seats=table.seats if table is not None else None,
+                awaited=self.referee.rules.waiting(state).who,
+                versions=self._seat_versions,
+            )
+        except SeatRefusal as refused:
+            command_id = raw.get("id")
+            self.publish_reply(
+                {
+                    "v": PROTOCOL_VERSION,
+                    "id": command_id if isinstance(command_id, str | int) else None,
+                    "ok": False,
+                    "error": str(refused),
+                    "kind": "seat",
+                    "field": refused.field,
+                }
+            )
+            return
+        assert table is not None  # check_seat_command refuses a table without seats
+        count = len(outcomes)
+        self._table_command(table, encode(command), outcomes, now)
+        for index in range(count, len(outcomes)):
+            if outcomes[index].reply.get("id") == command.get("id"):
+                outcomes[index] = replace(outcomes[index], seat=number)
+                if outcomes[index].ok and "seq" in outcomes[index].reply:
+                    # the seat acted: a second sending of what it answered is now stale
+                    self._seat_versions[number] = int(outcomes[index].reply["seq"])
 
     # -- the physical table ----------------------------------------------------------------
 
@@ -371,6 +418,12 @@ class TableServer:
         seq = outcome.reply["seq"]
         first = outcome.first_event_number
         words = self.referee.describe_event
+        if outcome.seat is not None:  # the game master sees what a seat's phone sent
+            told = words
+
+            def words(event: Any) -> str:
+                return f"Seat {outcome.seat}'s phone: {told(event)}"
+
         events = [
             {"number": first + offset, "event": event_json, "text": words(event)}
             for offset, (event, event_json) in enumerate(
@@ -385,6 +438,29 @@ class TableServer:
         self.link.publish(
             self.topics.event, encode({"v": PROTOCOL_VERSION, "seq": seq, "events": public})
         )
+
+    def _publish_undone(self, outcome: Outcome) -> None:
+        """An undo, told as a line of the game's events: what the game master took back."""
+        undone = outcome.undone
+        assert undone is not None
+        seq, number = outcome.reply["seq"], outcome.first_event_number
+        state = self.referee.game.state
+        rules = self.referee.rules
+        told = " ".join(self.referee.describe_event(event) for event in undone.events)
+        public = " ".join(str(rules.public_event(e, state).get("text")) for e in undone.events)
+        event = {"type": "undo", "undid": undone.seq}
+        line = {"number": number, "event": event, "text": f"The game master took back: {told}"}
+        self.link.publish(
+            self.topics.referee_event,
+            encode({"v": PROTOCOL_VERSION, "seq": seq, "events": [line]}),
+        )
+        public_line = {"number": number, "type": "undo", "text": f"Taken back: {public}"}
+        self.link.publish(
+            self.topics.event,
+            encode({"v": PROTOCOL_VERSION, "seq": seq, "events": [public_line]}),
+        )
+        for seat in self._seat_versions:  # the game changed under every phone
+            self._seat_versions[seat] = int(seq)
 
     def publish_reply(self, reply: dict[str, Any]) -> None:
         self.link.publish(self.topics.reply, encode(reply))
@@ -403,10 +479,17 @@ class TableServer:
         self.link.publish_retained(self.topics.referee_state, encode(self.referee.state_json()))
         self.link.publish_retained(self.topics.state, encode(public))
         if self.physical is not None:
+            waiting = self.referee.rules.waiting(self.referee.game.state)
+            detail = dict(waiting.detail) if waiting.detail is not None else {}
             for number, seat in enumerate(self.physical.seats, start=1):
-                self._publish_changed(
-                    self.topics.seat_state(number), encode(self.referee.seat_state_json(seat))
-                )
+                # What the game asks of this seat: when it changes, so does the seat's version.
+                asks = (seat in waiting.who, waiting.kind.value, detail.get("type"))
+                if self._seat_asks.get(number) != asks or number not in self._seat_versions:
+                    self._seat_asks[number] = asks
+                    self._seat_versions[number] = seq
+                version = self._seat_versions[number]
+                view = {**self.referee.seat_state_json(seat), "version": version}
+                self._publish_changed(self.topics.seat_state(number), encode(view))
         self._publish_changed(self.topics.prompt, encode({**prompt, "seq": self._prompt[1]}))
         self._publish_changed(
             self.topics.referee_prompt, encode(self.referee.referee_prompt_json())
@@ -965,6 +1048,17 @@ def _sync_reply(payload: bytes) -> dict[str, Any] | None:
     if not isinstance(raw, dict) or raw.get("cmd") != "sync" or set(raw) - {"cmd", "id", "v"}:
         return None
     return {"v": PROTOCOL_VERSION, "id": raw.get("id"), "ok": True, "sync": True}
+
+
+def _seat_command_of(payload: bytes) -> dict[str, Any] | None:
+    """The command a seat's phone sent (it names its `seat`), or None for any other payload."""
+    if b'"seat"' not in payload:
+        return None
+    try:
+        raw = read_json(payload)
+    except PayloadError:
+        return None
+    return raw if is_seat_command(raw) else None
 
 
 def _internal_refusal(payload: bytes) -> dict[str, Any]:
