@@ -243,3 +243,32 @@ def test_an_undo_of_a_command_a_snapshot_holds_is_replayed_from_the_whole_log(
         assert any("the whole log is read" in r.getMessage() for r in caplog.records)
     finally:
         table.close()
+
+
+def test_each_seat_enters_its_own_concealed_hand_and_no_other(tmp_path: Path) -> None:
+    table = Table(tmp_path)
+    try:
+        assert table.send(cmd="new_game", players=list(SEATS))["ok"]
+        money = [{"name": name, "money": 20} for name in SEATS]
+        assert table.send(cmd="poker_start", players=money)["ok"]  # concealed: the default
+        assert table.send(cmd="ante")["ok"]
+        assert sorted(table.prompt()["who"]) == ["Ana", "Bo"]  # both enter, in any order
+        reply = table.seat(1, cmd="poker_hand", player="Bo", values=[6, 6, 6, 6, 6])
+        refused_without_a_trace(table, reply, "Seat 1 plays Ana")
+        ana = table.seat_view(1)["version"]
+        assert table.seat(1, cmd="poker_hand", player="Ana", values=[2, 2, 3, 4, 6])["ok"]
+        # Bo's phone still answers the moment it saw: Ana's entry asked nothing new of Bo
+        reply = table.seat(2, cmd="poker_hand", player="Bo", values=[1, 1, 5, 5, 6])
+        assert reply["ok"] is True, reply
+        # Ana's hand is in: a second one, or the first sent again, changes nothing
+        again = table.send(
+            seat=1, cmd="poker_hand", player="Ana", values=[6, 6, 6, 6, 6], answers=ana
+        )
+        refused_without_a_trace(table, again, "It is not your turn")
+        seats = table.server.referee.state_json()["poker"]["seats"]
+        assert {s["name"]: s["dice"] for s in seats} == {
+            "Ana": [2, 2, 3, 4, 6],
+            "Bo": [1, 1, 5, 5, 6],
+        }
+    finally:
+        table.close()
