@@ -162,7 +162,7 @@ const TableView = (() => {
     });
     const duel = state.duel;
     if (duel) {
-      container.append(el("article", { class: "seat scene" }, el("h3", { text: "Quick-draw duel" }),
+      container.append(el("article", { class: "seat scene wide duel" }, el("h3", { text: "Quick-draw duel" }),
         el("p", { text: `${duel.player} against ${duel.opponent}, round ${duel.round}` +
                         (duel.two_pistols ? ", two pistols" : "") }),
         el("p", { class: "facts", text: `next: ${(duel.next || []).join(" or ") || "—"}` })));
@@ -213,9 +213,7 @@ const TableView = (() => {
         el("h4", {}, el("span", { class: "gambler-name", text: seat.name }),
            tags.length ? el("span", { class: "who gambler-tags", text: tags.join(", ") }) : null),
         el("p", { class: "facts money", text: facts.join(" · ") }),
-        (seat.dice || []).length
-          ? el("p", { class: "hand-dice" }, diceFaces(seat.dice, false), kept)
-          : el("p", { class: "facts hand-dice", text: seat.playing && !seat.folded ? "no dice thrown yet" : "no hand" }),
+        handDice(seat, kept),
         seat.hand || status
           ? el("p", { class: "hand" }, seat.hand ? el("strong", { text: seat.hand }) : null,
                status ? el("span", { class: "gambler-status", text: (seat.hand ? " · " : "") + status }) : null)
@@ -223,6 +221,22 @@ const TableView = (() => {
     }
     box.append(list);
     return box;
+  }
+
+  // A gambler's dice: the faces once thrown in the open (or revealed), else, while the hand
+  // is concealed (the contract's `dice: null, dice_hidden: N`), N backs and "N dice, hidden".
+  function handDice(seat, kept) {
+    const hidden = Number(seat.dice_hidden || 0);
+    if (!Array.isArray(seat.dice) && hidden > 0) {
+      const backs = el("span", { class: "dice hidden-dice", role: "img",
+                                 "aria-label": `${hidden} ${hidden === 1 ? "die" : "dice"}, hidden` });
+      for (let i = 0; i < hidden; i++) backs.append(el("span", { class: "die back", "aria-hidden": "true" }));
+      return el("p", { class: "hand-dice concealed" }, backs,
+                el("span", { class: "facts", "aria-hidden": "true",
+                             text: ` ${hidden} ${hidden === 1 ? "die" : "dice"}, hidden` }));
+    }
+    if ((seat.dice || []).length) return el("p", { class: "hand-dice" }, diceFaces(seat.dice, false), kept);
+    return el("p", { class: "facts hand-dice", text: seat.playing && !seat.folded ? "no dice thrown yet" : "no hand" });
   }
 
   // The phase, round or adventure the game is in, in words (from its public state only).
@@ -369,21 +383,60 @@ const TableView = (() => {
               el("span", { class: "bullet-mods", text: `S ${signed(bullet.speed)} A ${signed(bullet.accuracy)}` }));
   }
 
-  // Six-Gun Showdown: each gunslinger's six bullets (backs until revealed), points, modifiers.
+  // The newest event of the race to the defender's cards, as the game said it (who was first
+  // and by how many milliseconds, or too close to call): the race's margin.
+  const RACE = /was first to|fast enough|won the race|too close to call/;
+  function lastRace(events) {
+    const found = (events || []).slice().reverse().find((event) => RACE.test(String(event.text || "")));
+    return found ? String(found.text) : "";
+  }
+
+  // Six-Gun Showdown as a scoreboard: each gunslinger's big score, six bullets large enough to
+  // read across the room (backs until revealed), speed and accuracy while a round is in play,
+  // and the last race's margin between them.
   function showdownSeats(snapshot, container) {
     const state = snapshot.state || {};
+    const board = container;
     (state.players || []).forEach((player, seat) => {
-      const slots = el("ol", { class: "slots", "aria-label": `${player.name}'s bullets` });
+      const slots = el("ol", { class: "slots bullets", "aria-label": `${player.name}'s bullets` });
       for (const bullet of player.bullets || []) {
         const shown = bullet.card ? bulletCard(bullet) : card(bullet);
         slots.append(el("li", { class: "slot", "data-slot": bullet.slot,
                                 "aria-label": `slot ${bullet.slot}` }, shown));
       }
-      const facts = [`Points ${player.points}`, `speed ${player.speed}`, `accuracy ${player.accuracy}`];
-      container.append(seatBox(seat, player.name, player.deck && player.deck.title,
-                               leds(snapshot.leds, seat),
-                               el("p", { class: "facts", text: facts.join(" · ") }), slots));
+      // speed and accuracy exist only while a round is in play: never "speed undefined"
+      const facts = [];
+      if (player.speed !== undefined && player.speed !== null) facts.push(`speed ${signed(player.speed)}`);
+      if (player.accuracy !== undefined && player.accuracy !== null) facts.push(`accuracy ${signed(player.accuracy)}`);
+      if (typeof player.cards_left === "number") facts.push(`${player.cards_left} cards left`);
+      const role = state.attacker === player.name ? "attacking" : state.defender === player.name ? "defending" : "";
+      const points = Number(player.points || 0);
+      const box = seatBox(seat, player.name, player.deck && player.deck.title,
+                          el("p", { class: "score", role: "img",
+                                    "aria-label": `${points} ${points === 1 ? "point" : "points"}` },
+                             el("span", { class: "score-value", "aria-hidden": "true", text: String(points) }),
+                             el("span", { class: "score-label", "aria-hidden": "true",
+                                          text: points === 1 ? " point" : " points" })),
+                          role ? el("p", { class: "role", text: role }) : null,
+                          leds(snapshot.leds, seat),
+                          el("p", { class: "facts", text: facts.join(" · ") }), slots);
+      box.classList.add("gunslinger");
+      if (state.winner === player.name) box.classList.add("winner");
+      board.append(box);
     });
+    const players = state.players || [];
+    const race = lastRace(snapshot.events);
+    let lead = "";
+    if (players.length === 2) {
+      const [a, b] = players;
+      const gap = Number(a.points || 0) - Number(b.points || 0);
+      lead = gap === 0 ? "level" : `${gap > 0 ? a.name : b.name} leads by ${Math.abs(gap)}`;
+    }
+    const middle = el("article", { class: "scene race-box", "aria-label": "the race" },
+                      el("h3", {}, el("span", { text: "The race" }),
+                         lead ? el("span", { class: "who lead", text: lead }) : null),
+                      el("p", { class: "race", text: race || "No race yet this game." }));
+    container.append(middle);
   }
 
   const RENDERERS = { sixshooter: slotSeats, ossix: ossixSeats, steamfunkateers: steamSeats,
@@ -455,23 +508,124 @@ const TableView = (() => {
     diceClock = setInterval(paint, 5000);
   }
 
+  // The events of the game being played only: a game's events are numbered from 1 (the
+  // daemon's log), so a number that does not follow the one before starts another game.
+  function currentGameEvents(events) {
+    const list = Array.isArray(events) ? events : [];
+    let start = 0;
+    for (let i = 1; i < list.length; i++) {
+      if (!(Number(list[i].number) > Number(list[i - 1].number))) start = i;
+    }
+    return list.slice(start);
+  }
+
+  // A throw the game took, as its events word it ("Kate throws 6 6 2 3 4 (deal)", "Ana rolls
+  // 5"): dice entered by hand are a throw too, though no camera read them.
+  const THROW = /^(.+?) (?:throws|rolls|rerolls the non-sixes:) ([1-6](?: [1-6])*)(?=$|[ :(,.;])/;
+  function lastThrown(events) {
+    for (let i = events.length - 1; i >= 0; i--) {
+      const match = THROW.exec(String(events[i].text || ""));
+      if (match) return { number: events[i].number, who: match[1], values: match[2].split(" ").map(Number) };
+    }
+    return null;
+  }
+  const sameDice = (a, b) => JSON.stringify([...a].sort()) === JSON.stringify([...b].sort());
+
+  // A game with no phase yet (none started, or one waiting for the table) or one with none.
+  const NO_GAME_PHASES = new Set([null, undefined, "no_game"]);
+
+  // The prompt in the players' words: no command syntax ("(gm keep)", "(tabletop gm new
+  // ROSTER)"), and while a game waits for the table, what it waits for, not "no game yet".
+  function promptWords(prompt, state, alert) {
+    const instructions = (alert && alert.instructions) || [];
+    const noGame = !state || NO_GAME_PHASES.has(state.phase);
+    if (noGame && (!prompt || prompt.waiting === "nothing" || !prompt.prompt)) {
+      if (instructions.length) return `Waiting for the table: ${instructions[0]}`;
+      return "No game yet: the game master starts one.";
+    }
+    const words = String((prompt && prompt.prompt) || "")
+      .replace(/\s*\((?:tabletop )?gm [^)]*\)/g, "").trim();
+    return words.charAt(0).toUpperCase() + words.slice(1);
+  }
+
+  // The end of a game: who won and the final standing, in words, for every game.
+  const SIX_STATUS = { active: "still standing", removed: "out of this adventure",
+                       retired: "retired from the campaign" };
+  function finalStanding(game, state, events) {
+    const players = state.players || [];
+    let title = "The game is over", winner = "";
+    let rows = [];
+    if (game === "showdown") {
+      title = "The shootout is over";
+      winner = state.winner ? `${state.winner} wins` : "Nobody wins: a draw";
+      rows = players.slice().sort((a, b) => Number(b.points || 0) - Number(a.points || 0))
+        .map((p) => [p.name, `${p.points} ${p.points === 1 ? "point" : "points"}` +
+                              (p.deck && p.deck.title ? ` (${p.deck.title})` : "")]);
+    } else if (game === "sixshooter") {
+      title = "The campaign is over";
+      const standing = players.filter((p) => p.status !== "retired").map((p) => p.name);
+      winner = standing.length ? `Still in the campaign: ${standing.join(", ")}`
+                               : "Every operator has retired";
+      if (state.adventure) winner += ` (after adventure ${state.adventure})`;
+      rows = players.map((p) => [p.name, [SIX_STATUS[p.status] || p.status,
+        `${p.strikes} ${p.strikes === 1 ? "Strike" : "Strikes"}`,
+        `Lucky ${(p.lucky || []).join(", ") || "none"}`].join(" · ")]);
+    } else if (game === "ossix") {
+      const up = players.filter((p) => !p.incapacitated).map((p) => p.name);
+      winner = up.length === players.length ? "Every character is still standing"
+        : up.length ? `Still standing: ${up.join(", ")}` : "Every character is incapacitated";
+      rows = players.map((p) => [p.name, [`Luck ${p.luck} of 3`, `Strain ${p.strain} of 12`,
+        p.incapacitated ? "incapacitated" : ""].filter(Boolean).join(" · ")]);
+    } else if (game === "steamfunkateers") {
+      const contest = state.contest;
+      const ended = events.slice().reverse().find((e) => / wins the contest /.test(String(e.text || "")));
+      winner = contest && contest.winner ? `${contest.winner} wins the contest`
+        : ended ? String(ended.text) : "";
+      rows = players.slice().sort((a, b) => Number(b.contest_wins || 0) - Number(a.contest_wins || 0))
+        .map((p) => [p.name, `Vigor ${p.vigor} · contest wins ${p.contest_wins}`]);
+    } else {
+      rows = players.map((p) => [p.name, ""]);
+    }
+    const list = el("ol", { class: "standing" });
+    for (const [name, words] of rows) {
+      list.append(el("li", { "data-name": name }, el("strong", { class: "standing-name", text: name }),
+                     words ? el("span", { class: "standing-words", text: ` ${words}` }) : null));
+    }
+    return [el("h2", { id: "final-title", text: title }),
+            winner ? el("p", { class: "winner-line", text: winner }) : null, list].filter(Boolean);
+  }
+
+  let camera = null;  // the camera's last read as this page first saw it
   function render(snapshot) {
     document.getElementById("table-name").textContent = snapshot.table || "";
     const prompt = snapshot.prompt;
-    document.getElementById("prompt").textContent =
-      prompt && prompt.prompt ? prompt.prompt : (snapshot.state ? "" : "No game yet.");
     const alert = snapshot.alert || {};
     const game = prompt && prompt.game;
+    const state = snapshot.state;
+    document.getElementById("prompt").textContent = promptWords(prompt, state, alert);
+    const gameEvents = currentGameEvents(snapshot.events);
+    snapshot = { ...snapshot, events: gameEvents };
+    const over = Boolean(state && state.phase === "finished");
+    document.body.dataset.game = game || "";
+    document.body.dataset.over = over ? "yes" : "no";
+    document.body.dataset.poker = state && state.poker ? "yes" : "no";
+    const final = document.getElementById("final");
+    if (final && changed("final", over, game, over ? state : null)) {
+      final.hidden = !over;
+      final.replaceChildren(...(over ? finalStanding(game, state, gameEvents) : []));
+    }
     const phaseLine = document.getElementById("phase");
     if (phaseLine) {
       const words = phaseWords(game, snapshot.state);
       phaseLine.textContent = words;
       phaseLine.hidden = !words;
     }
-    const seatsChanged = changed("seats", game, snapshot.state, snapshot.leds);
+    const seatsChanged = changed("seats", game, snapshot.state, snapshot.leds,
+                                 game === "showdown" ? lastRace(gameEvents) : "");
     if (seatsChanged) {
       const seats = document.getElementById("seats");
       seats.replaceChildren();
+      seats.dataset.game = game || "";
       (RENDERERS[game] || (snapshot.state && snapshot.state.players ? slotSeats : generic))(snapshot, seats);
     }
     if (changed("turn", prompt && prompt.who) || seatsChanged) markTurn(prompt && prompt.who);
@@ -504,15 +658,34 @@ const TableView = (() => {
     if (!changed("below", game, snapshot.dice, snapshot.events)) return;
     const dice = snapshot.dice;
     const diceLine = document.getElementById("dice");
-    if (!dice) diceLine.textContent = "No dice thrown yet.";
+    // The last throw: the camera's read, or dice entered by hand since (a throw the game
+    // took whose values are not the camera's last read).
+    const thrown = lastThrown(gameEvents);
+    const read = dice ? `${dice.event}@${snapshot.dice_at}` : null;
+    if (!camera || camera.read !== read) {
+      // a read that comes while this page is open is newer than the throws already taken;
+      // one found on opening the page is not known to be
+      // (a fresh read found on opening is taken as the newest, an old one is not)
+      const fresh = dice && snapshot.sent - snapshot.dice_at < FRESH_SECONDS;
+      camera = { read, after: camera || fresh ? (thrown ? Number(thrown.number) : 0) : -1 };
+    }
+    const entered = Boolean(thrown) && !(dice && dice.event === "rolled" && sameDice(dice.values || [], thrown.values))
+      && !(dice && Number(thrown.number) <= camera.after);
+    if (picture) picture.classList.toggle("superseded", Boolean(entered));
+    diceLine.dataset.source = entered ? "entered" : dice ? "camera" : "none";
+    if (entered) {
+      diceLine.replaceChildren(el("span", { text: `Entered by hand, ${thrown.who}: ` }),
+                               diceFaces(thrown.values, false));
+      diceLine.classList.remove("stale", "fresh");
+    } else if (!dice) diceLine.textContent = "No dice thrown yet.";
     else if (dice.event === "rolled") diceLine.replaceChildren(el("span", { text: "Rolled: " }),
                                                                diceFaces(dice.values || [], false),
                                                                el("span", { class: "dice-age" }));
     else diceLine.replaceChildren(el("span", { text: `Dice: ${dice.event}` + (dice.reason ? ` (${dice.reason})` : "") }),
                                   el("span", { class: "dice-age" }));
-    diceAge(snapshot);
+    if (!entered) diceAge(snapshot);
     const events = document.getElementById("events");
-    events.replaceChildren(...(snapshot.events || []).slice().reverse()
+    events.replaceChildren(...gameEvents.slice().reverse()
       .map((event) => el("li", { value: event.number },
                          el("span", { class: "event-number", text: `${event.number}.` }),
                          withCards(event.text, game))));
@@ -525,8 +698,20 @@ const TableView = (() => {
   // login by itself rather than reconnecting for ever.
   let picturePath = "/dice.jpg";
 
+  // A list that scrolls inside the page (the events, the refused commands) can be reached
+  // and scrolled from a keyboard: focusable, and named by its section's heading.
+  function focusableLists() {
+    for (const list of document.querySelectorAll("ol.events, ul.events")) {
+      list.tabIndex = 0;
+      const section = list.closest("section[aria-labelledby]");
+      if (!list.hasAttribute("aria-labelledby") && !list.hasAttribute("aria-label") && section)
+        list.setAttribute("aria-labelledby", section.getAttribute("aria-labelledby"));
+    }
+  }
+
   function follow(path, target, sessionPath, endedPath) {
     picturePath = path.replace(/events$/, "dice.jpg");
+    focusableLists();
     let last = { broker: false, online: false };
     let source = null;
     function open() {
@@ -569,5 +754,19 @@ const TableView = (() => {
     window.location.replace(endedPath || "/gm?ended=1");
   }
 
-  return { follow, render, el, sessionEnded };
+  // Shrinks the page (the root font size, through --fit) a step at a time while `overflowing`
+  // says it does not fit, never below `floor`; returns the scale it took.
+  function fit(overflowing, floor) {
+    const root = document.documentElement;
+    let scale = 1;
+    root.style.setProperty("--fit", "1");
+    while (overflowing() && scale > floor + 0.001) {
+      scale = Math.max(floor, Math.round((scale - 0.025) * 1000) / 1000);
+      root.style.setProperty("--fit", String(scale));
+    }
+    document.body.dataset.fit = String(scale);
+    return scale;
+  }
+
+  return { follow, render, el, sessionEnded, fit };
 })();

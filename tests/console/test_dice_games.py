@@ -84,4 +84,4 @@ def test_showdown_shows_each_gunslingers_bullets_as_backs_until_revealed(
     expect(page.locator(".card.back")).to_have_count(11)
     revealed = page.locator('.seat[data-seat="0"] .slot[data-slot="1"] .card.bullet')
     expect(revealed).to_have_attribute("data-card", "cowboy/draw-1")
-    expect(page.locator('.seat[data-seat="0"] .facts')).to_contain_text("Points 0")
+    expect(page.locator('.seat[data-seat="0"] .score')).to_have_attribute("aria-label", "0 points")

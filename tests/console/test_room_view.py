@@ -23,7 +23,7 @@ def face_down_cards(referee_state: dict[str, Any]) -> set[str]:
 def test_room_view_follows_a_game_live(table: Table, page: Page) -> None:
     page.goto(table.console.url)
     expect(page.locator("#connection")).to_have_text("Table online")
-    expect(page.locator("#prompt")).to_contain_text("no game yet")
+    expect(page.locator("#prompt")).to_contain_text("No game yet")
 
     assert table.send(ROSTER)["ok"]
     # the deal appears without a reload: twelve cards, every one a back
