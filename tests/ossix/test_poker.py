@@ -750,7 +750,10 @@ def referee(tmp_path: Path) -> Iterator[Referee]:
         yield found
 
 
-def test_the_simulated_evening_has_a_duel_and_a_hand_of_poker(referee: Referee) -> None:
+@pytest.mark.parametrize("reads", ["public", "referee"])
+def test_the_simulated_evening_has_a_duel_and_a_hand_of_poker(referee: Referee, reads: str) -> None:
+    # `tabletop sim` hands its people the referee's state (they know what they laid face down)
+    # with the public prompt; the concealed poker's public prompt leaves the dice out.
     hands = FakeHands()
     sent: list[dict[str, Any]] = []
     people = OS_SIX.simulated_people(
@@ -778,7 +781,8 @@ def test_the_simulated_evening_has_a_duel_and_a_hand_of_poker(referee: Referee) 
                 else:
                     assert send(referee, action.command)["ok"]
         hands.throws.clear()
-        if not people.step(referee.public_state_json(), referee.prompt_json(), dict(alerts)):
+        state = referee.public_state_json() if reads == "public" else referee.state_json()
+        if not people.step(state, referee.prompt_json(), dict(alerts)):
             break
     assert referee.state_json()["phase"] == "finished"
     kinds = [e.kind for e in referee.game.events]

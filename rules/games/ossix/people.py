@@ -222,6 +222,17 @@ def random_command(state: State, rng: random.Random) -> dict[str, Any]:
     return rng.choice(choices)
 
 
+def _same_moment(referee: Any, public: Any) -> bool:
+    """Whether the referee's `pending` (which the people read) and the public prompt's are of
+    one moment: the same item, but for the concealed poker dice the public one leaves out."""
+    if isinstance(referee, Mapping) and isinstance(public, Mapping) and public.get("concealed"):
+        hidden = ("hand", "kept")
+        return {k: v for k, v in referee.items() if k not in hidden} == {
+            k: v for k, v in public.items() if k not in hidden
+        }
+    return bool(referee == public)
+
+
 class OsSixPeople(People):
     """Simulated players and GM: the GM calls `settings.length` action rolls (and, between
     them, a Morale check now and then); the players throw the dice the prompt asks for."""
@@ -257,7 +268,7 @@ class OsSixPeople(People):
         """Does the next thing a person at the table would do; False when the evening is over."""
         if state is None or prompt is None or state.get("phase") == "finished":
             return False
-        if state.get("pending") != prompt.get("pending"):
+        if not _same_moment(state.get("pending"), prompt.get("pending")):
             return False  # a state and a prompt of different moments: wait for one moment
         dice = prompt.get("dice")
         awaits_dice = prompt.get("waiting") == "dice" and isinstance(dice, Mapping)
