@@ -311,14 +311,19 @@
     quickKey = key;
     const parts = [];
     const plain = [];  // the verbs that need nothing but the player to act: one row of buttons
+    const bare = [];  // the verbs that need nothing at all (the game master's fold): a row of their own
     if (!chosen && pending.type) {
       const names = playerNames(snapshot && snapshot.state);
       const toCall = typeof pending.to_call === "number" ? pending.to_call : null;
       for (const { action } of now) {
         const part = quickPart(action, prompt, pending, acting, names, cards, toCall);
-        if (part && part.plain) plain.push(part.plain);
+        if (part && part.plain) (part.bare ? bare : plain).push(part.plain);
         else if (part) parts.push(part);
       }
+    }
+    if (bare.length) {
+      parts.unshift(el("div", { class: "quick-part", "data-verb": "bare" },
+        el("p", { class: "quick-label", text: "Or:" }), el("div", { class: "quick-buttons" }, ...bare)));
     }
     if (plain.length) {
       parts.unshift(el("div", { class: "quick-part", "data-verb": "plain" },
@@ -342,6 +347,8 @@
     const playerValues = () => Object.fromEntries(fields.filter(isPlayer).map((field) => [field.name, acting || ""]));
     const needsActor = fields.some(isPlayer);
     if (needsActor && !(acting && names.includes(acting))) return null;
+    // two players (one helps another): not the player to act twice; left to the form
+    if (fields.filter(isPlayer).length > 1) return null;
     const group = (title, ...nodes) => el("div", { class: "quick-part", "data-verb": action.verb },
       el("p", { class: "quick-label", text: title }), el("div", { class: "quick-buttons" }, ...nodes));
     // a bet that cannot be made now is not offered: a check or a bet only when nothing is to
@@ -408,7 +415,7 @@
     }
     const left = required.filter((field) => !isPlayer(field));
     // only the player to act: one button
-    if (!left.length) return { plain: tap(plainTitle, playerValues, { "data-verb": action.verb }) };
+    if (!left.length) return { plain: tap(plainTitle, playerValues, { "data-verb": action.verb }), bare: !needsActor };
     if (left.length !== 1) return null;
     const field = left[0];
     if (field.kind === "yesno") {
@@ -421,11 +428,19 @@
       const players = Array.isArray(pending.players) ? pending.players : (prompt.who || []);
       const playerField = fields.find(isPlayer);
       if (!playerField) return null;
-      const taps = cards.filter((card) => players.includes(card.player) && card.state !== "face_up")
-        .map((card) => tap(cardLabel(card).replace(" (face down)", ""),
-                           () => ({ [playerField.name]: card.player, [field.name]: String(card.slot) }),
-                           { "data-player": card.player, "data-slot": String(card.slot) }));
-      return taps.length ? group(`${action.title}: tap the card`, ...taps) : null;
+      // a row per player: their cards by slot, the whole card said to a screen reader
+      const rows = players.map((player) => {
+        const taps = cards.filter((card) => card.player === player && card.state !== "face_up")
+          .map((card) => tap(`${card.slot}` + (card.card || card.title ? `: ${cardWords(card)}` : ""),
+                             () => ({ [playerField.name]: card.player, [field.name]: String(card.slot) }),
+                             { "data-player": card.player, "data-slot": String(card.slot),
+                               "aria-label": cardLabel(card).replace(" (face down)", "") }));
+        return taps.length ? el("div", { class: "quick-buttons quick-row" },
+          el("span", { class: "quick-who", text: `${player}:` }), ...taps) : null;
+      }).filter(Boolean);
+      if (!rows.length) return null;
+      return el("div", { class: "quick-part", "data-verb": action.verb },
+        el("p", { class: "quick-label", text: `${action.title}: tap the card (by its slot)` }), ...rows);
     }
     if (field.kind === "number") {
       // an amount beside its button (the least raise filled in)

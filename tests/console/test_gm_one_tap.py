@@ -73,7 +73,7 @@ def test_a_seats_cards_are_tapped_and_a_form_is_fresh_after_its_command(
     quick = page.locator("#quick")
     reveal = quick.locator('.quick-part[data-verb="reveal"]')
     expect(reveal.locator(".quick-label")).to_have_text(
-        "A player turns a card face up: tap the card"
+        "A player turns a card face up: tap the card (by its slot)"
     )
     expect(reveal.locator('button[data-player="Ana"]')).to_have_count(6)
     reveal.locator('button[data-player="Ana"][data-slot="2"]').click()
@@ -161,3 +161,29 @@ def test_offline_is_said_at_once_and_the_login_address_is_a_page(table: Table, p
         expect(stranger.get_by_role("button", name="Log in")).to_be_visible()
     finally:
         stranger.close()
+
+
+def test_a_pool_of_dice_is_tapped_and_kept(table: Table, page: Page) -> None:
+    new = {"cmd": "new_game", "game": "steamfunkateers", "players": ["Ana", "Bo"]}
+    new["options"] = {"starting_vigor": 1}  # a point of Vigor: a reroll is offered
+    assert table.send(new)["ok"]
+    assert table.send({"cmd": "check", "pools": [{"player": "Ana", "rank": 4}]})["ok"]
+    _online(page, table)
+    quick = page.locator("#quick")
+    pad = quick.locator('.quick-part[data-verb="roll"]')
+    expect(pad.locator(".quick-label")).to_contain_text("tap the 4 dice")
+    for value in (2, 3, 6):
+        pad.get_by_role("button", name=f"a die showing {value}", exact=True).click()
+    expect(pad.locator(".quick-dice")).to_have_text("Dice: 2 3 6 (3 of 4)")
+    pad.get_by_role("button", name="Undo the last die").click()  # a slip of the finger
+    for value in (1, 4):
+        pad.get_by_role("button", name=f"a die showing {value}", exact=True).click()
+    expect(page.locator("#quick-result")).to_have_text("Done.")
+    expect(page.locator("#prompt")).to_contain_text("or keep them")
+    # no six: the dice are kept (the point of Vigor too), in one tap
+    keep = quick.get_by_role("button", name="Keep the dice (no reroll)")
+    expect(keep).to_be_visible()
+    keep.click()
+    expect(page.locator("#quick-result")).to_have_text("Done.")
+    expect(page.locator("#events li").first).to_contain_text("Ana 0 sixes")
+    expect(quick).to_be_hidden()
