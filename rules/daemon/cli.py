@@ -189,6 +189,17 @@ def register(subparsers: Any, argv: Sequence[str] = ()) -> None:
     send.add_argument("--timeout", type=float, default=10.0, help=TIMEOUT_HELP)
     send.add_argument("json_command", metavar="JSON", help='e.g. \'{"cmd": "roll", "value": 4}\'')
     send.set_defaults(handler=run_gm, build=run_send)
+    undo = gm_commands.add_parser(
+        "undo",
+        help="take the game's last command back (a seat's phone's, or the game master's own)",
+        description="Takes the game's last applied command back: its events leave the game, "
+        "in memory and in every replay of the log (back to the game's start).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_connection_options(undo)
+    undo.add_argument("--timeout", type=float, default=10.0, help=TIMEOUT_HELP)
+    undo.epilog = _verb_example(game.name, "undo", undo)
+    undo.set_defaults(handler=run_gm, build=_undo_command, game=game.name)
     state = gm_commands.add_parser(
         "state",
         help="show the table now",
@@ -214,6 +225,10 @@ def register(subparsers: Any, argv: Sequence[str] = ()) -> None:
     _add_connection_options(follow)
     follow.add_argument("--json", action="store_true", help="print each message as JSON")
     follow.set_defaults(handler=run_follow)
+
+
+def _undo_command(args: argparse.Namespace) -> dict[str, Any]:
+    return {"cmd": "undo"}
 
 
 # Sample words for a verb's example, by argument name (Ana and Bo are the examples' players),
