@@ -20,9 +20,14 @@ Routes:
     POST /gm/actions/VERB  a filled-in form (JSON object) -> the daemon's reply
     POST /gm/seats         new codes for the seats' screens (logged in only; ?phones=N: each
                            code joins N phones, default 1)
-    GET  /seat/N           seat N's own screen, or the form asking for its code
+    GET  /gm/seats/N/qr.svg  seat N's join address with its code, as a QR code (SVG)
+    POST /gm/seats/forget  ends every phone's join and the codes not yet used
+    POST /gm/undo          takes the game's last applied command back (`undo`)
+    GET  /seat/N           seat N's own screen, or the form asking for its code (?code=...
+                           fills it in: the QR code's address)
     POST /seat/N/join      a seat's code (form: code) -> the screen
     GET  /seat/N/events    seat N's live stream (joined phones only)
+    POST /seat/N/act       the seat's own player's decision (JSON) -> the daemon's answer
     GET  /seat/N/dice.jpg  the last throw's picture, for the seat's page
     GET  /static/...       the page's scripts and styles, all served from here (no CDN)
 """
@@ -31,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import io
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -52,7 +58,14 @@ from .feed import TableFeed
 from .forms import FormError, forms_for
 from .guard import BodyTooLarge, Guard, ServedNames
 from .players import EXAMPLE_DECKS, player_setup
-from .seats import MAX_PHONES_PER_CODE, JoinRefused, SeatScreens, seat_snapshot
+from .seats import (
+    MAX_PHONES_PER_CODE,
+    JoinRefused,
+    SeatActionRefused,
+    SeatScreens,
+    seat_command,
+    seat_snapshot,
+)
 from .sessions import LoginRefused, Sessions
 from .throttle import TryLater
 
@@ -69,6 +82,7 @@ OPEN_TABLE_NOTE = (
 COOKIE = "tabletop_console_gm"
 SEAT_COOKIE = "tabletop_console_seat"  # one per seat: its path is /seat/N
 MAX_SEAT = 64
+SEAT_FEED_CHECK = 2.0  # how often a seat's stream with no game master looks for one
 
 
 def error(status: int, message: str, field: str | None = None) -> JSONResponse:
@@ -88,15 +102,17 @@ def build_app(
     secure: bool = False,
     corrections: Corrections | None = None,
     decks_folder: Path = EXAMPLE_DECKS,
+    seats_store: Path | None = None,
 ) -> Starlette:
     """The Starlette app over the room's feed and the game masters' sessions, serving the
     host names `served`; `secure`: served over TLS, so the cookie is sent over TLS only;
     `corrections`: where corrected throws are kept (None: the console keeps none);
-    `decks_folder`: the Showdown decks a game master picks from (`*.toml`)."""
+    `decks_folder`: the Showdown decks a game master picks from (`*.toml`); `seats_store`:
+    where the phones' joins are kept across a restart (None: in memory only)."""
     # Each game's choices per player, read once (a game whose players pick a deck reads the
     # decks folder now, not on every page).
     setups = {name: player_setup(games.get(name), decks_folder) for name in games.names()}
-    screens = SeatScreens(sessions)
+    screens = SeatScreens(sessions, seats_store)
     # No users in the table's file and an anonymous room view: the broker takes any login
     # (the simulated table, a laptop), so the login page says that any name opens the view.
     open_table = not sessions.users and sessions.url.username is None
@@ -122,12 +138,13 @@ def build_app(
         seat = seat_number(request)
         if seat is None:
             return no_seat(request)
-        if screens.feed(seat, request.cookies.get(SEAT_COOKIE)) is None:
+        if not screens.joined(seat, request.cookies.get(SEAT_COOKIE)):
             ended = "ended" in request.query_params
             message = (
                 "This seat's screen ended: ask the game master for a new code." if ended else ""
             )
-            return _join_page(seat, message)
+            code = request.query_params.get("code", "")[:12]
+            return _join_page(seat, message, code=code)
         return HTMLResponse(
             (STATIC / "seat.html").read_text(encoding="utf-8").replace("__SEAT__", str(seat))
         )
@@ -153,29 +170,69 @@ def build_app(
         response.set_cookie(
             SEAT_COOKIE,
             token,
-            max_age=max(1, int(sessions.lifetime)),
+            max_age=max(1, int(screens.seconds_left(token))),
             httponly=True,
             secure=secure,
-            samesite="strict",
+            # lax, not strict: a phone that scans the seat's QR code comes from another app,
+            # and the page it opens must send the cookie it has (its actions are POSTs)
+            samesite="lax",
             path=f"/seat/{seat}",
         )
         return response
 
     async def seat_events(request: Request) -> Response:
         seat = seat_number(request)
-        feed = None if seat is None else screens.feed(seat, request.cookies.get(SEAT_COOKIE))
-        if seat is None or feed is None:
+        token = request.cookies.get(SEAT_COOKIE)
+        if seat is None or not screens.joined(seat, token):
             return error(401, "join this seat with its code first")
         return EventSourceResponse(
-            _seat_stream(room, feed, seat, request), ping=10, send_timeout=10
+            _seat_stream(room, screens, seat, token, request), ping=10, send_timeout=10
         )
 
     async def seat_session(request: Request) -> Response:
         seat = seat_number(request)
-        feed = None if seat is None else screens.feed(seat, request.cookies.get(SEAT_COOKIE))
-        if feed is None:
+        if seat is None or not screens.joined(seat, request.cookies.get(SEAT_COOKIE)):
             return error(401, "this seat's screen ended")
         return JSONResponse({"ok": True})
+
+    async def seat_act(request: Request) -> Response:
+        """A seat's own decision: sent for the seat's player, through a logged-in game
+        master's login, and checked by the rules daemon against what the game awaits from
+        that player (rules/daemon/seat_commands.py); every refusal is this phone's answer."""
+        seat = seat_number(request)
+        if seat is None or not screens.joined(seat, request.cookies.get(SEAT_COOKIE)):
+            return error(401, "This seat's screen ended: ask the game master for a new code.")
+        if request.headers.get("content-type", "").split(";")[0] != "application/json":
+            return error(415, "Send the decision as the page does.")
+        body = await request.body()  # bounded by the Guard: BodyTooLarge past its limit
+        feed = screens.feed(seat, request.cookies.get(SEAT_COOKIE))
+        if feed is None:
+            return error(
+                503,
+                "Not sent: no game master is logged in, and your phone's decisions go "
+                "through their login. Ask the game master to log in.",
+            )
+        view = feed.seat_views.get(seat)
+        player = view.get("seat") if isinstance(view, dict) else None
+        if not isinstance(player, str):
+            return error(409, f"Not sent: seat {seat} has no player in this game.")
+        try:
+            values = json.loads(body)
+        except (ValueError, RecursionError):
+            return error(400, "Send the decision as the page does.")
+        try:
+            command = seat_command(values, seat, player)
+        except SeatActionRefused as refused:
+            return error(400, str(refused))
+        try:
+            reply = await feed.send(command)
+        except Exception as failed:  # NoReply, offline, the broker gone: said in words
+            return error(504, str(failed))
+        ok = bool(reply.get("ok"))
+        answer: dict[str, Any] = {"ok": ok}
+        if not ok:
+            answer["error"] = _in_words(str(reply.get("error", "refused")))
+        return JSONResponse(answer)
 
     async def room_page(request: Request) -> Response:
         return _page("room.html")
@@ -259,7 +316,6 @@ def build_app(
         return EventSourceResponse(stream, ping=10, send_timeout=10)
 
     async def gm_seats(request: Request, feed: TableFeed) -> Response:
-        token = str(request.cookies.get(COOKIE))
         numbers = sorted(feed.seat_views)
         if not numbers:
             return error(
@@ -272,17 +328,43 @@ def build_app(
             return error(
                 400, f"phones: how many phones each code joins, 1 to {MAX_PHONES_PER_CODE}"
             )
-        codes = screens.issue(token, numbers, int(asked))
+        codes = screens.issue(numbers, int(asked))
         seats = [
             {
                 "seat": seat,
                 "name": feed.seat_views[seat].get("seat"),
                 "code": codes[seat],
                 "path": f"/seat/{seat}",
+                "url": _join_url(request, seat, codes[seat]),
+                "qr": f"/gm/seats/{seat}/qr.svg",
             }
             for seat in numbers
         ]
-        return JSONResponse({"ok": True, "seats": seats})
+        return JSONResponse({"ok": True, "seats": seats, "phones": screens.phones})
+
+    async def gm_seat_qr(request: Request, feed: TableFeed) -> Response:
+        seat = seat_number(request)
+        if seat is None:
+            return no_seat(request)
+        code = screens.code_for(seat)
+        if code is None:
+            return error(404, f"seat {seat} has no code waiting: give the seats codes first")
+        svg = _qr_svg(_join_url(request, seat, code), seat)  # a few ms: no thread for it
+        return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
+
+    async def gm_undo(request: Request, feed: TableFeed) -> Response:
+        """Takes the game's last applied command back (a seat's, or the game master's own)."""
+        try:
+            reply = await feed.send({"cmd": "undo"})
+        except Exception as failed:  # NoReply, offline, the broker gone: said in words
+            return error(504, str(failed))
+        if not reply.get("ok"):
+            return error(409, _in_words(str(reply.get("error", "refused"))))
+        return JSONResponse({"ok": True, "undid": reply.get("undid")})
+
+    async def gm_forget_phones(request: Request, feed: TableFeed) -> Response:
+        ended = screens.forget()
+        return JSONResponse({"ok": True, "ended": ended})
 
     async def gm_session(request: Request, feed: TableFeed) -> Response:
         left = sessions.seconds_left(request.cookies.get(COOKIE))
@@ -423,12 +505,16 @@ def build_app(
             Route("/gm/actions", logged_in(gm_actions)),
             Route("/gm/actions/{verb}", logged_in(gm_act), methods=["POST"]),
             Route("/gm/seats", logged_in(gm_seats), methods=["POST"]),
+            Route("/gm/seats/forget", logged_in(gm_forget_phones), methods=["POST"]),
+            Route("/gm/undo", logged_in(gm_undo), methods=["POST"]),
+            Route("/gm/seats/{seat}/qr.svg", logged_in(gm_seat_qr)),
             Route("/gm/dice/photo.jpg", logged_in(gm_photo)),
             Route("/gm/dice/correction", logged_in(gm_correct), methods=["POST"]),
             Route("/seat/{seat}", seat_page),
             Route("/seat/{seat}/join", seat_join, methods=["POST"]),
             Route("/seat/{seat}/events", seat_events),
             Route("/seat/{seat}/session", seat_session),
+            Route("/seat/{seat}/act", seat_act, methods=["POST"]),
             Route("/seat/{seat}/dice.jpg", room_picture),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
@@ -461,33 +547,86 @@ async def _stream(
 
 
 async def _seat_stream(
-    room: TableFeed, feed: TableFeed, seat: int, request: Request
+    room: TableFeed, screens: SeatScreens, seat: int, token: str | None, request: Request
 ) -> AsyncIterator[dict[str, Any]]:
     """A seat's server-sent events: the room's public picture with the seat's own view, anew
-    whenever either changes; the stream ends when the game master's login does."""
-    public, private = room.follow(), feed.follow()
+    whenever either changes. The view comes through a logged-in game master's feed, any of
+    them: when that one logs out the stream goes on through another, and with none it shows
+    the room's picture until one logs in (looked for every `SEAT_FEED_CHECK` seconds). It ends
+    when the console does, or when the phone's join ends."""
+    public = room.follow()
+    feed: TableFeed | None = None
+    private = None
     last = ""
     waits: list[asyncio.Future[str | None]] = []
     try:
         yield {"retry": 1000, "data": "{}", "event": "hello"}
         while True:
-            waits = [asyncio.ensure_future(q.queue.get()) for q in (public, private)]
-            done, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-            for waiting in pending:
-                waiting.cancel()
-            if any(task.result() is None for task in done) or await request.is_disconnected():
+            if not screens.joined(seat, token):
                 return
+            current = screens.feed(seat, token)
+            if current is not feed:
+                if feed is not None and private is not None:
+                    feed.unfollow(private)
+                feed, private = current, (current.follow() if current is not None else None)
             data = seat_snapshot(room, feed, seat)
             if data != last:
                 last = data
                 yield {"event": "snapshot", "data": data}
+            queues = [public] + ([private] if private is not None else [])
+            waits = [asyncio.ensure_future(q.queue.get()) for q in queues]
+            done, pending = await asyncio.wait(
+                waits, timeout=SEAT_FEED_CHECK, return_when=asyncio.FIRST_COMPLETED
+            )
+            for waiting in pending:
+                waiting.cancel()
+            if waits[0] in done and waits[0].result() is None:
+                return  # the console stops
+            if len(waits) > 1 and waits[1] in done and waits[1].result() is None:
+                feed = private = None  # that game master's login ended: another's, or none
+            if await request.is_disconnected():
+                return
     finally:
-        # A closed page cancels this stream inside asyncio.wait: its two waits, left
-        # pending, were each logged as an ERROR ("Task was destroyed but it is pending").
+        # A closed page cancels this stream inside asyncio.wait: its waits, left pending,
+        # were each logged as an ERROR ("Task was destroyed but it is pending").
         for waiting in waits:
             waiting.cancel()
         room.unfollow(public)
-        feed.unfollow(private)
+        if feed is not None and private is not None:
+            feed.unfollow(private)
+
+
+def _join_url(request: Request, seat: int, code: str) -> str:
+    """The address a phone opens to join `seat`: this console as the game master's tablet
+    reached it (a name the console serves), with the code filled in."""
+    return f"{str(request.base_url).rstrip('/')}/seat/{seat}?code={code}"
+
+
+def _qr_svg(url: str, seat: int) -> bytes:
+    """`url` as a QR code, an SVG image with its title (what a screen reader says)."""
+    import segno
+
+    qr = segno.make(url, error="m")
+    out = io.BytesIO()
+    qr.save(
+        out,
+        kind="svg",
+        scale=6,
+        border=3,
+        dark="#000000",
+        light="#ffffff",  # the pages are dark: a scanner wants dark modules on light
+        title=f"Seat {seat}'s join code",
+        xmldecl=False,
+    )
+    return out.getvalue()
+
+
+def _in_words(error_text: str) -> str:
+    """A daemon's refusal as the player reads it: without the field's prefix ("action: ")."""
+    head, colon, rest = error_text.partition(": ")
+    if colon and head.replace("_", "").replace(".", "").isalnum() and " " not in head:
+        return rest[:1].upper() + rest[1:]
+    return error_text
 
 
 def _picture(feed: TableFeed) -> Response:
@@ -513,8 +652,9 @@ def _login_page(
     return HTMLResponse(text, status_code=status)
 
 
-def _join_page(seat: int, message: str = "", status: int = 200) -> Response:
+def _join_page(seat: int, message: str = "", status: int = 200, code: str = "") -> Response:
     text = (STATIC / "join.html").read_text(encoding="utf-8").replace("__SEAT__", str(seat))
+    text = text.replace("__CODE__", html.escape(code, quote=True))
     note = f'<p class="refusal" role="alert" id="join-error">{html.escape(message)}</p>'
     return HTMLResponse(text.replace("<!--message-->", note if message else ""), status_code=status)
 

@@ -68,8 +68,8 @@ def body_limit(path: str) -> int:
         return LOGIN_BODY_LIMIT
     if path.startswith("/gm/actions/") or path == "/gm/dice/correction":
         return FORM_BODY_LIMIT  # a correction: up to 40 dice, each a centre and a value
-    if path.startswith("/seat/") and path.endswith("/join"):
-        return JOIN_BODY_LIMIT
+    if path.startswith("/seat/") and (path.endswith("/join") or path.endswith("/act")):
+        return JOIN_BODY_LIMIT  # a seat's code, or its player's decision (JSON)
     return OTHER_BODY_LIMIT
 
 

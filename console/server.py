@@ -46,6 +46,7 @@ from .gate import (
     gated_protocol,
 )
 from .guard import LOOPBACK_NAMES, ServedNames, is_loopback
+from .seats import default_seats_file
 from .sessions import IDLE_SECONDS, LIFETIME_SECONDS, Sessions
 
 log = logging.getLogger(__name__)
@@ -69,6 +70,7 @@ class ConsoleServer:
         session_idle: float = IDLE_SECONDS,
         session_lifetime: float = LIFETIME_SECONDS,
         corrections: str | Path | None = None,
+        seats_file: str | Path | None = None,
         max_connections: int = MAX_CONNECTIONS,
         per_client: int = PER_CLIENT,
         request_deadline: float = REQUEST_DEADLINE,
@@ -88,6 +90,8 @@ class ConsoleServer:
         # corrected throws, kept for the table's next enrolment (console/corrections.py)
         folder = Path(corrections) if corrections is not None else default_folder(table)
         self.corrections = Corrections(folder, table)
+        # the seats' phones' joins, kept across a restart (console/seats.py)
+        self.seats_file = Path(seats_file) if seats_file is not None else default_seats_file(table)
         self.served = self._served_names(server_names)
         # what one connection, one client and all of them may hold (console/gate.py)
         self.gate = ConnectionGate(
@@ -157,6 +161,7 @@ class ConsoleServer:
             self.served,
             secure=self.tls,
             corrections=self.corrections,
+            seats_store=self.seats_file,
         )
         config = uvicorn.Config(
             app,

@@ -12,6 +12,9 @@ browser). A closed browser leaves a session behind with no page: the same user's
 replaces it, and when `MAX_SESSIONS` are open a new login ends the one used least recently
 (one with no page first), so the limit can never lock every game master out.
 
+The seats' phones follow their seats through any live session (`live_feed`): a phone outlives
+the game master who gave its code (console/seats.py).
+
 A login costs a password hash and a broker login: `login()` runs them on a pool of its own
 (`LOGIN_WORKERS` threads, at most `LOGIN_QUEUE` waiting), never on the threads the game
 master's actions use, and each client address tries one login at a time, waiting longer after
@@ -199,6 +202,17 @@ class Sessions:
                 return None
             session.used = now
             return session.feed
+
+    def live_feed(self) -> TableFeed | None:
+        """A logged-in game master's feed, for the seats' phones (any of them will do: each
+        reads every seat): one with a page open first, then the one used last; None when no
+        game master is logged in. Looking does not count as a use of the session."""
+        now = self.clock()
+        with self._lock:
+            live = [s for s in self._sessions.values() if not self._ended(s, now)]
+        if not live:
+            return None
+        return max(live, key=lambda session: (session.active(), session.used)).feed
 
     def touch(self, token: str | None) -> None:
         """Marks a session used now: a page that stops following it was using it till now."""

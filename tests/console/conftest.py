@@ -80,7 +80,8 @@ class Table:
         self.url = BrokerUrl("mqtt", "127.0.0.1", self.broker.port)
         self.db = workdir / "games.sqlite3"
         self.daemon: DaemonThread | None = None
-        options = {"users": USERS, **console_options}
+        # the phones' seat joins in the test's own folder, never the user's data directory
+        options = {"users": USERS, "seats_file": workdir / "seats.json", **console_options}
         self.console = ConsoleServer(login(self.url, "display"), TABLE, **options)
         self.gm: TableClient | None = None
 

@@ -107,7 +107,7 @@ def test_each_seat_sees_its_own_bullets_and_never_the_other_seats(
             phone.context.close()
 
 
-def test_a_seat_opens_only_with_its_own_code_and_ends_with_the_gm_login(
+def test_a_seat_opens_only_with_its_own_code_and_outlives_the_gm_login(
     seated: Table, page: Page, browser: Browser
 ) -> None:
     base = seated.console.url
@@ -138,9 +138,14 @@ def test_a_seat_opens_only_with_its_own_code_and_ends_with_the_gm_login(
         # new codes: the old ones no longer open a seat, the joined phone stays
         again = codes(page)
         assert again[1] != given[1]
-        # the game master logs out: the seat's screen ends, and says so
+        # the game master logs out: the phone stays joined (issue 48 item 7), showing the
+        # room's view and saying it waits for a game master, and its seat's view comes back
+        # with the next login
         page.get_by_role("button", name="Log out").click()
-        expect(phone.locator("#join-error")).to_contain_text("ask the game master for a new code")
+        expect(phone.locator("#no-gm")).to_be_visible(timeout=20_000)
+        gm_login(page, base)
+        expect(phone.locator("#no-gm")).to_be_hidden(timeout=20_000)
+        expect(phone.locator("#seat-name")).to_have_text("(Ana)")
     finally:
         phone.context.close()
 

@@ -176,7 +176,7 @@ def test_a_roster_path_is_refused_without_touching_the_file(
     assert answer.status == 400
     body = answer.json()
     # the same words whether the file exists or not: nothing learnt about the machine
-    assert body["error"].startswith("new.roster: the console reads no files on its machine")
+    assert body["error"].startswith("Roster: the console reads no files on its machine")
     assert body["field"] == "roster"
     assert not [name for name in opened_files if name.endswith(Path(path).name)]
 
