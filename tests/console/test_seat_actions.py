@@ -202,3 +202,62 @@ def test_a_phone_outlives_a_console_restart_and_a_game_master_s_log_out(
         "1 phone ended: each needs a new code to join again."
     )
     expect(bo.locator("#join-error")).to_contain_text("ask the game master for a new code")
+
+
+def test_each_phone_enters_its_concealed_hand_and_keeps_dice_at_the_draw(
+    seated: Table, page: Page, browser: Browser, phones: list[BrowserContext]
+) -> None:
+    base = seated.console.url
+    assert seated.send({"cmd": "new_game", "game": "ossix", "players": ["Ana", "Bo"]})["ok"]
+    money = [{"name": "Ana", "money": 20}, {"name": "Bo", "money": 20}]
+    assert seated.send({"cmd": "poker_start", "players": money})["ok"]  # concealed
+    assert seated.send({"cmd": "ante"})["ok"]
+    gm_login(page, base)
+    given = codes(page)
+    ana, bo = (phone_for(browser, base, seat, given[seat]) for seat in (1, 2))
+    phones += [ana.context, bo.context]
+    room = browser.new_context().new_page()
+    phones.append(room.context)
+    room.goto(base)
+
+    for phone, hand in ((ana, [2, 2, 3, 4, 6]), (bo, [1, 1, 5, 5, 6])):
+        expect(phone.locator("#act-what")).to_have_text(
+            "Throw 5 dice behind your hand and tap them"
+        )
+        send = phone.get_by_role("button", name="Send my hand")
+        for value in hand:
+            expect(send).to_be_disabled()  # five dice, no fewer
+            phone.get_by_role("button", name=f"a {value}", exact=True).click()
+        expect(phone.locator("#act-dice .hand")).to_have_text(" ".join(map(str, hand)))
+        send.click()
+        expect(phone.locator("#act-result")).to_have_text(
+            f"Sent: your hand {' '.join(map(str, hand))}."
+        )
+    # the room sees five dice, hidden; each phone its own hand; the game master sees who sent
+    wait_for(room, lambda data: bool((data.get("state") or {}).get("poker")))
+    public = {s["name"]: s for s in snapshot(room)["state"]["poker"]["seats"]}
+    assert public["Ana"]["dice"] is None and public["Ana"]["dice_hidden"] == 5
+    own = {s["name"]: s for s in snapshot(ana)["state"]["poker"]["seats"]}
+    assert own["Ana"]["dice"] == [2, 2, 3, 4, 6] and own["Bo"]["dice"] is None
+    expect(page.locator("#events")).to_contain_text("Seat 1's phone: ")
+    expect(page.locator("#events")).to_contain_text("Seat 2's phone: ")
+
+    # the first betting round, from the phones: Bo checks, Ana checks; then the draw
+    bo.get_by_role("button", name="Check", exact=True).click()
+    expect(bo.locator("#act-result")).to_have_text("Sent: you check.")
+    ana.get_by_role("button", name="Check", exact=True).click()
+    expect(ana.locator("#act-result")).to_have_text("Sent: you check.")
+    expect(bo.locator("#act-what")).to_have_text("The draw: tap the dice you keep (2 or more)")
+    for die in ("keep the 1", "keep the 5"):
+        bo.get_by_role("button", name=die).first.click()
+    bo.get_by_role("button", name="Keep the dice tapped").click()
+    expect(bo.locator("#act-what")).to_have_text(
+        "Throw the others again behind your hand; tap the 3 new dice"
+    )
+    expect(bo.locator("#act-dice .hand")).to_have_text("1 5")  # the kept dice stay
+    for value in (5, 5, 1):
+        bo.get_by_role("button", name=f"a {value}", exact=True).click()
+    bo.get_by_role("button", name="Send my new hand").click()
+    expect(bo.locator("#act-result")).to_have_text("Sent: your hand 1 5 5 5 1.")
+    mine = {s["name"]: s for s in snapshot(bo)["state"]["poker"]["seats"]}
+    assert sorted(mine["Bo"]["dice"]) == [1, 1, 5, 5, 5]
