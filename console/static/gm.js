@@ -278,8 +278,12 @@
           ...items.map(({ node }) => node)));
       });
       document.getElementById("actions").replaceChildren(...sections);
-      // the awaited forms in view: the top of the actions, where they now stand
-      if (now.length && snapshot && snapshot.prompt) sections[0].scrollIntoView({ block: "nearest" });
+      // the awaited forms in view: the actions' own box scrolled to them (the page itself,
+      // with the prompt and its one-tap answers, stays where it is)
+      const box = document.querySelector(".actions");
+      if (now.length && snapshot && snapshot.prompt && box) {
+        box.scrollTop += sections[0].getBoundingClientRect().top - box.getBoundingClientRect().top;
+      }
     }
     fillPlayers(snapshot);
     quick(snapshot, actions.filter(({ action }) => action.answers.some((a) => wanted.has(a))));

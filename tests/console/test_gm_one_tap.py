@@ -90,6 +90,19 @@ def test_a_seats_cards_are_tapped_and_a_form_is_fresh_after_its_command(
     expect(quick).to_be_hidden()  # the game now waits for the game master's call
 
 
+def test_the_awaited_forms_come_into_view(table: Table, page: Page) -> None:
+    assert table.send(ROSTER)["ok"]
+    _online(page, table)
+    expect(page.locator('.group.now form[data-verb="reveal"]')).to_be_visible()
+    # the game master scrolled down the actions to another group
+    page.locator(".actions").evaluate("box => { box.scrollTop = box.scrollHeight; }")
+    expect(page.locator(".group.now")).not_to_be_in_viewport()
+    for player, slot in (("Ana", 1), ("Bo", 2)):  # the deal's choices, made at the table
+        assert table.send({"cmd": "reveal", "player": player, "slot": slot})["ok"]
+    # the game waits for the game master's call now: those forms are scrolled into view
+    expect(page.locator('.group.now form[data-verb="challenge"]')).to_be_in_viewport()
+
+
 def test_yes_or_no_is_two_buttons(table: Table, page: Page) -> None:
     assert table.send(ROSTER)["ok"]
     _online(page, table)
