@@ -43,6 +43,7 @@ POKER = [
             {"name": "Lou", "money": 12},
             {"name": "Black Bart", "money": 30},
         ],
+        "open": True,  # every hand thrown in the tray (concealed hands are the default)
     },
     {"cmd": "ante"},
     # Jack deals: the hands are thrown from his left, Kate first, Jack last
