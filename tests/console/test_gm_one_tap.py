@@ -63,6 +63,14 @@ def test_dice_are_a_pad_and_a_bet_is_one_tap(table: Table, page: Page) -> None:
     after = next(name for name in ("Ana", "Bo") if name != bettor)
     expect(page.locator('form[data-verb="fold"] select[name="player"]')).to_have_value(after)
     expect(quick.locator(".quick-label").first).to_have_text(f"For {after}:")
+    # a bet of $2, then something is to call: Call, Fold, All in and Raise
+    quick.locator(".quick-amount").fill("2")
+    quick.get_by_role("button", name="Bet", exact=True).click()
+    expect(quick.locator(".quick-label").first).to_have_text(f"For {bettor}:")
+    expect(buttons).to_have_text(["Call", "Fold", "All in", "Raise"])
+    quick.get_by_role("button", name="Call", exact=True).click()
+    expect(page.locator("#quick-result")).to_have_text("Done.")
+    expect(page.locator("#events li").first).to_contain_text("call")
 
 
 def test_a_seats_cards_are_tapped_and_a_form_is_fresh_after_its_command(
