@@ -303,6 +303,10 @@ class TableFeed:
                 if isinstance(event, dict)
             ]
             self.parts["events"] = (self.parts["events"] + events)[-EVENTS_KEPT:]
+            # when each was read, as dice_at is for a throw: the pages tell a throw entered by
+            # hand since the camera's last read from one entered before it
+            read = self.parts.get("events_at", [])
+            self.parts["events_at"] = (read + [time.time()] * len(events))[-EVENTS_KEPT:]
         else:
             self.parts[key] = body
         self._publish()

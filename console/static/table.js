@@ -525,7 +525,8 @@ const TableView = (() => {
   function lastThrown(events) {
     for (let i = events.length - 1; i >= 0; i--) {
       const match = THROW.exec(String(events[i].text || ""));
-      if (match) return { number: events[i].number, who: match[1], values: match[2].split(" ").map(Number) };
+      if (match) return { number: events[i].number, at: events[i].at, who: match[1],
+                          values: match[2].split(" ").map(Number) };
     }
     return null;
   }
@@ -595,7 +596,6 @@ const TableView = (() => {
             winner ? el("p", { class: "winner-line", text: winner }) : null, list].filter(Boolean);
   }
 
-  let camera = null;  // the camera's last read as this page first saw it
   function render(snapshot) {
     document.getElementById("table-name").textContent = snapshot.table || "";
     const prompt = snapshot.prompt;
@@ -603,7 +603,9 @@ const TableView = (() => {
     const game = prompt && prompt.game;
     const state = snapshot.state;
     document.getElementById("prompt").textContent = promptWords(prompt, state, alert);
-    const gameEvents = currentGameEvents(snapshot.events);
+    const times = Array.isArray(snapshot.events_at) ? snapshot.events_at : [];
+    const gameEvents = currentGameEvents((snapshot.events || []).map((event, i, all) =>
+      ({ ...event, at: times.length === all.length ? times[i] : undefined })));
     snapshot = { ...snapshot, events: gameEvents };
     const over = Boolean(state && state.phase === "finished");
     document.body.dataset.game = game || "";
@@ -661,16 +663,12 @@ const TableView = (() => {
     // The last throw: the camera's read, or dice entered by hand since (a throw the game
     // took whose values are not the camera's last read).
     const thrown = lastThrown(gameEvents);
-    const read = dice ? `${dice.event}@${snapshot.dice_at}` : null;
-    if (!camera || camera.read !== read) {
-      // a read that comes while this page is open is newer than the throws already taken;
-      // one found on opening the page is not known to be
-      // (a fresh read found on opening is taken as the newest, an old one is not)
-      const fresh = dice && snapshot.sent - snapshot.dice_at < FRESH_SECONDS;
-      camera = { read, after: camera || fresh ? (thrown ? Number(thrown.number) : 0) : -1 };
-    }
-    const entered = Boolean(thrown) && !(dice && dice.event === "rolled" && sameDice(dice.values || [], thrown.values))
-      && !(dice && Number(thrown.number) <= camera.after);
+    // the camera's read is the last throw unless a throw the game took since differs from it
+    // (each event carries when the console read it, `at`, as the read carries `dice_at`)
+    const later = !dice || !thrown || typeof thrown.at !== "number" || typeof snapshot.dice_at !== "number"
+      || thrown.at > snapshot.dice_at;
+    const entered = Boolean(thrown) && later
+      && !(dice && dice.event === "rolled" && sameDice(dice.values || [], thrown.values));
     if (picture) picture.classList.toggle("superseded", Boolean(entered));
     diceLine.dataset.source = entered ? "entered" : dice ? "camera" : "none";
     if (entered) {
