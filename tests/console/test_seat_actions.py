@@ -29,6 +29,7 @@ from tests.console.conftest import (
     snapshot,
     wait_for,
 )
+from tests.console.test_accessibility import AXE, assert_accessible, join_letting_axe_in
 from tests.console.test_seat_screens import codes
 
 PHONE = {"width": 390, "height": 844}
@@ -261,3 +262,33 @@ def test_each_phone_enters_its_concealed_hand_and_keeps_dice_at_the_draw(
     expect(bo.locator("#act-result")).to_have_text("Sent: your hand 1 5 5 5 1.")
     mine = {s["name"]: s for s in snapshot(bo)["state"]["poker"]["seats"]}
     assert sorted(mine["Bo"]["dice"]) == [1, 1, 5, 5, 5]
+
+
+@pytest.fixture(scope="module")
+def axe_source() -> str:
+    if not AXE.is_file():
+        pytest.fail(f"{AXE} is missing: scripts/test.sh installs it (npm ci in {AXE.parents[2]})")
+    return AXE.read_text(encoding="utf-8")
+
+
+def test_the_decision_panels_pass_axe(
+    seated: Table, page: Page, browser: Browser, axe_source: str, phones: list[BrowserContext]
+) -> None:
+    base = seated.console.url
+    assert seated.send({"cmd": "new_game", "game": "ossix", "players": ["Ana", "Bo"]})["ok"]
+    money = [{"name": "Ana", "money": 20}, {"name": "Bo", "money": 20}]
+    assert seated.send({"cmd": "poker_start", "players": money})["ok"]  # concealed
+    assert seated.send({"cmd": "ante"})["ok"]
+    gm_login(page, base)
+    given = codes(page)
+    ana = join_letting_axe_in(browser, base, 1, given[1])
+    phones.append(ana.context)
+    expect(ana.locator("#act-what")).to_have_text("Throw 5 dice behind your hand and tap them")
+    assert_accessible(ana, axe_source, "a phone's 1-6 pad")
+    for value in (2, 2, 3, 4, 6):
+        ana.get_by_role("button", name=f"a {value}", exact=True).click()
+    ana.get_by_role("button", name="Send my hand").click()
+    assert seated.send({"cmd": "poker_hand", "player": "Bo", "values": [1, 1, 5, 5, 6]})["ok"]
+    assert seated.send({"cmd": "bet", "player": "Bo", "action": "bet", "amount": 2})["ok"]
+    expect(ana.locator("#act-what")).to_have_text("$2 to call")
+    assert_accessible(ana, axe_source, "a phone's bet")
