@@ -125,6 +125,9 @@ def test_a_hand_entered_wrong_is_refused_in_words() -> None:
     pocket.execute({"cmd": "ante"})
     with pytest.raises(IllegalMove, match="^Ana's hand needs 2 dice, 1-6$"):
         hand(pocket, "Ana", ANA)
+    hand(pocket, "Ana", [6, 6])
+    with pytest.raises(IllegalMove, match="already entered: it changes no more this hand"):
+        hand(pocket, "Ana", [1, 1])
     # Played open, a hand is thrown in the tray, never entered.
     played_open = concealed(open=True)
     played_open.execute({"cmd": "ante"})
@@ -145,6 +148,7 @@ def test_the_room_sees_how_many_dice_each_holds_the_player_and_the_gm_see_them()
     assert seat_of(own, "Ana")["hand"] == "two pair (6 3 5)"
     other = OS_SIX.seat_view(game.state, "Bo")
     assert seat_of(other, "Ana")["dice"] is None and seat_of(other, "Ana")["dice_hidden"] == 5
+    assert "Ana          $9      5 dice, hidden" in OS_SIX.render_view(room)
     gm = OS_SIX.referee_view(game.state)
     assert seat_of(gm, "Ana")["dice"] == ANA and seat_of(gm, "Ana")["concealed"] is True
     # Nothing the room reads names a concealed die: the view, the prompt, the events.

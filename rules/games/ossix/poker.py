@@ -439,8 +439,9 @@ def entered(p: Poker, name: str, values: Sequence[int]) -> Poker:
     index = _index(p, name)
     if p.phase is Phase.DEAL:
         if seat.dice:
+            later = "only at the draw" if p.variant == "draw" else "no more this hand"
             raise IllegalMove(
-                f"{name}'s hand is already entered: it changes only at the draw", RULE_CONCEALED
+                f"{name}'s hand is already entered: it changes {later}", RULE_CONCEALED
             )
         p = _set(p, index, dice=tuple(values))
         nxt = _next(p, p.dealer, lambda s: s.playing and not s.dice)

@@ -378,7 +378,9 @@ def render_view(view: Mapping[str, Any]) -> str:
         for seat in table["seats"]:
             mark = " (dealer)" if seat["dealer"] else ""
             state = " folded" if seat["folded"] else (" ALL IN" if seat["all_in"] else "")
+            hidden = seat.get("dice_hidden") or 0
             dice = f"  {_dice(seat['dice'])}" if seat["dice"] else ""
+            dice = f"  {hidden} dice, hidden" if hidden else dice
             lines.append(f"  {seat['name']:<12} ${seat['money']:<5}{dice}{state}{mark}")
     lines.append(f"waiting: {view.get('waiting', 'nothing')}")
     return "\n".join(lines)
