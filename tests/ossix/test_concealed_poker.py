@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +22,7 @@ from rules.games.ossix.events import EventKind
 from rules.games.ossix.game import OS_SIX
 from rules.games.ossix.poker import Phase, Poker
 from rules.games.reading import Alert, AlertCleared, Execute
+from tests.games.helpers import referee_at, send
 from wire.topics import TableTopics
 
 ANA = [3, 3, 5, 6, 6]  # a full house... of 3 3 and 6 6: two pair (6 3 5)
@@ -350,3 +352,25 @@ def test_random_concealed_play_is_legal_and_rebuilds_from_its_log() -> None:
         OS_SIX.event_from_json(json.loads(json.dumps(OS_SIX.event_to_json(e)))) for e in game.events
     ]
     assert OS_SIX.new_engine(logged).state == game.state
+
+
+def test_the_daemons_referee_publishes_the_room_without_the_dice_and_each_seat_its_own(
+    tmp_path: Path,
+) -> None:
+    with referee_at(tmp_path) as referee:
+        for command in (
+            {"cmd": "new_game", "game": "ossix", "players": ["Ana", "Bo"]},
+            {
+                "cmd": "poker_start",
+                "players": [{"name": "Ana", "money": 9}, {"name": "Bo", "money": 9}],
+            },
+            {"cmd": "ante"},
+            {"cmd": "poker_hand", "player": "Ana", "values": ANA},
+        ):
+            assert send(referee, command)["ok"], command
+        room = json.dumps([referee.public_state_json(), referee.prompt_json()])
+        assert "[3, 3, 5, 6, 6]" not in room and '"dice_hidden": 5' in room
+        assert seat_of(referee.seat_state_json("Ana"), "Ana")["dice"] == ANA
+        assert seat_of(referee.seat_state_json("Bo"), "Ana")["dice"] is None
+        assert seat_of(referee.state_json(), "Ana")["dice"] == ANA
+        assert referee.prompt_json()["who"] == ["Bo"]  # still to enter
