@@ -52,18 +52,11 @@ from urllib.parse import urlencode
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from wire.broker import EmbeddedBroker  # noqa: E402
+from wire.broker import EmbeddedBroker, free_port  # noqa: E402
 from wire.passwords import hash_password  # noqa: E402
 from wire.roles import Role, User  # noqa: E402
 
 PASSWORDS = {"gm": "gm-pw", "display": "display-pw"}
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def peak_rss_mib(pid: int) -> float:

@@ -36,6 +36,8 @@ from typing import Any
 import paho.mqtt.client as paho
 from paho.mqtt.enums import CallbackAPIVersion
 
+from wire.broker import free_port
+
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = "bench"
 COMMAND_TOPIC = f"tabletop/v1/{TABLE}/game/command"
@@ -52,13 +54,6 @@ c.on_message = lambda c, u, m: c.publish("bench/pong", m.payload, 1)
 c.connect("127.0.0.1", int(sys.argv[1]))
 c.loop_forever()
 """
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def wait_port(port: int, timeout: float = 15.0) -> None:

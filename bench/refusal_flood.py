@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import socket
 import statistics
 import sys
 import tempfile
@@ -27,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from rules.daemon.client import TableClient  # noqa: E402
 from rules.daemon.service import RulesDaemon  # noqa: E402
-from wire.broker import EmbeddedBroker  # noqa: E402
+from wire.broker import EmbeddedBroker, free_port  # noqa: E402
 
 ROSTER = {
     "cmd": "new_game",
@@ -37,13 +36,6 @@ ROSTER = {
     ],
     "seed": 1,
 }
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def latencies(table: TableClient, count: int) -> dict[str, float]:

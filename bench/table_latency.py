@@ -26,7 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tabletop.sim.runner import SimulatedTable, free_port
+from tabletop.sim.runner import SimulatedTable
+from wire.broker import free_port
 from wire.mqtt import BrokerUrl
 
 

@@ -87,7 +87,7 @@ def mqtt_arrivals(driver: MatDriver) -> Iterator[queue.Queue[Arrival]]:
     from bench.table_latency import start_mosquitto
     from bridge.bridge import Bridge
     from hardware.leds import LedConfig, SimulatedLeds
-    from tabletop.sim.runner import free_port
+    from wire.broker import free_port
     from wire.mqtt import BrokerUrl
     from wire.topics import TableTopics
 
@@ -137,7 +137,7 @@ def daemon_decisions(driver: MatDriver) -> Iterator[queue.Queue[Arrival]]:
     from bridge.bridge import Bridge
     from hardware.leds import LedConfig, SimulatedLeds
     from rules.daemon.service import RulesDaemon
-    from tabletop.sim.runner import free_port
+    from wire.broker import free_port
     from wire.mqtt import BrokerUrl
 
     arrivals: queue.Queue[Arrival] = queue.Queue()

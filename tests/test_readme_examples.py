@@ -18,7 +18,6 @@ import queue
 import re
 import shlex
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -28,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from tabletop.cli import build_parser
+from wire.broker import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -268,13 +268,6 @@ EXAMPLES: dict[str, Example] = {
         )
     ),
 }
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @pytest.fixture

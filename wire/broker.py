@@ -279,7 +279,7 @@ def users_note(users: Sequence[User]) -> str:
 
 def _start_on_free_port(host: str, users: Sequence[User]) -> EmbeddedBroker:
     for attempt in range(5):
-        broker = EmbeddedBroker(host, _free_port(host), users)
+        broker = EmbeddedBroker(host, free_port(host), users)
         try:
             broker.start()
         except BrokerStartError as error:  # taken between the probe and the start
@@ -290,7 +290,9 @@ def _start_on_free_port(host: str, users: Sequence[User]) -> EmbeddedBroker:
     raise AssertionError("unreachable")
 
 
-def _free_port(host: str) -> int:
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port nothing listens on at `host` now (1883 is often taken, on a Pi too): the one
+    way the programs, the benchmarks and the tests pick a port."""
     with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
         probe.bind((host, 0))
         port: int = probe.getsockname()[1]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import random
-import socket
 import statistics
 import sys
 import tempfile
@@ -35,7 +34,7 @@ from rules.daemon.store import CommandRecord
 from rules.daemon.waits import patience_scaled
 from rules.games import DEFAULT_GAME
 from rules.games.game import PeopleSettings
-from wire.broker import EmbeddedBroker
+from wire.broker import EmbeddedBroker, free_port
 from wire.mqtt import BrokerUrl, Message
 
 from .dice import DiceTray, RenderedDiceTray
@@ -58,14 +57,6 @@ STALL_FACTOR = 3.0
 # with a daemon or a broker restarting; a new id, since the first was never applied).
 NEW_GAME_AGAIN_S = 2.0
 STALL_MIN_S = 30.0
-
-
-def free_port() -> int:
-    """A TCP port nothing listens on now (port 1883 is often taken, on a Pi too)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 TOUCH_S = 0.15  # how long a finger rests on a touch pad before it goes on to turn the card

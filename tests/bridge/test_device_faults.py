@@ -28,7 +28,8 @@ from hardware.leds import LedConfig, SimulatedLeds
 from hardware.mat import open_mat
 from hardware.mat.sim import SimulatedMat
 from rules.daemon.table import CAMERA_GONE_ALERT, MAT_GONE_ALERT
-from tests.daemon.daemon_helpers import DaemonThread, Mosquitto, free_port
+from tests.daemon.daemon_helpers import DaemonThread, Mosquitto
+from wire.broker import free_port
 from wire.mqtt import BrokerUrl, Message, MqttLink
 from wire.topics import TableTopics
 

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from hardware.mat.sim import SimulatedMat
-from tests.daemon.daemon_helpers import Mosquitto, free_port, port_open
+from tests.daemon.daemon_helpers import Mosquitto, port_open
+from wire.broker import free_port
 from wire.mqtt import BrokerUrl, Message, MqttLink
 from wire.topics import TableTopics
 

@@ -23,8 +23,8 @@ from console.server import ConsoleServer
 from hardware.leds import LedConfig, SimulatedLeds
 from hardware.mat import open_mat
 from rules.daemon.client import TableClient
-from tests.daemon.daemon_helpers import DaemonThread, free_port
-from wire.broker import EmbeddedBroker
+from tests.daemon.daemon_helpers import DaemonThread
+from wire.broker import EmbeddedBroker, free_port
 from wire.mqtt import BrokerUrl
 from wire.passwords import hash_password
 from wire.roles import Role, User

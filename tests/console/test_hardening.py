@@ -28,10 +28,10 @@ from console.server import ConsoleServer
 from rules.games.errors import InvalidCommand
 from tests.console.conftest import PASSWORDS, TABLE, USERS, Table, gm_login
 from tests.console.test_seat_screens import codes, start_showdown
-from tests.daemon.daemon_helpers import free_port
 from tests.security.brokers import make_certs
 from tests.security.web import WebClient, stream_body
 from tests.steamfunkateers.helpers import new_game
+from wire.broker import free_port
 from wire.mqtt import BrokerUrl
 
 ROOT = Path(__file__).resolve().parents[2]

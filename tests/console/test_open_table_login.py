@@ -19,8 +19,7 @@ from playwright.sync_api import Page, expect
 
 from console.server import ConsoleServer
 from tests.console.conftest import TABLE, Table, shoot
-from tests.daemon.daemon_helpers import free_port
-from wire.broker import EmbeddedBroker
+from wire.broker import EmbeddedBroker, free_port
 from wire.mqtt import BrokerUrl
 
 NOTE = "This table has no passwords: any name opens the game master's view."

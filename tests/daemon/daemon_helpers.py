@@ -25,7 +25,7 @@ from hardware.mat import open_mat
 from hardware.mat.sim import SimulatedMat
 from rules.daemon.client import TableClient
 from rules.daemon.service import RulesDaemon
-from wire.broker import EmbeddedBroker
+from wire.broker import EmbeddedBroker, free_port
 from wire.mqtt import BrokerUrl
 
 DATA = Path(__file__).parent / "data"
@@ -109,13 +109,6 @@ payloads = st.one_of(
 )
 
 MOSQUITTO_PATHS = ("/usr/sbin/mosquitto", "/usr/bin/mosquitto", "/usr/local/sbin/mosquitto")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def wait_until(check: Callable[[], bool], timeout: float = 10.0, what: str = "condition") -> None:

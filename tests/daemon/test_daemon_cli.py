@@ -14,7 +14,6 @@ import pytest
 from daemon_helpers import (
     AmqttBroker,
     client,
-    free_port,
     port_open,
     pump_until,
     running_daemon,
@@ -23,7 +22,7 @@ from daemon_helpers import (
 
 from rules.games.sixshooter import parse_command
 from tabletop.cli import build_parser, main
-from wire.broker import broker_for
+from wire.broker import broker_for, free_port
 from wire.mqtt import BrokerUrlError, parse_broker_url
 
 ROSTER_TOML = """

@@ -29,7 +29,8 @@ import paho.mqtt.client as paho
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
-from tests.security.brokers import free_port, mosquitto_binary, port_open, wait_until
+from tests.security.brokers import mosquitto_binary, port_open, wait_until
+from wire.broker import free_port
 from wire.passwords import verify_password
 
 ROOT = Path(__file__).resolve().parents[2]

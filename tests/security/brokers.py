@@ -24,7 +24,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
-from wire.broker import EmbeddedBroker
+from wire.broker import EmbeddedBroker, free_port
 from wire.passwords import hash_password
 from wire.roles import ALL_TABLES, Role, User, mosquitto_acl
 
@@ -74,13 +74,6 @@ def users(accounts: Sequence[Account] = tuple(ACCOUNTS.values())) -> list[User]:
 
 def topic(relative: str, table: str = TABLE) -> str:
     return f"tabletop/v1/{table}/{relative}"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def port_open(port: int, host: str = "127.0.0.1") -> bool:

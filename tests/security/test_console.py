@@ -22,8 +22,7 @@ import pytest
 from console import ConsoleError
 from console.server import ConsoleServer
 from tests.console.conftest import PASSWORDS, TABLE, USERS, Table
-from tests.daemon.daemon_helpers import free_port
-from wire.broker import EmbeddedBroker
+from wire.broker import EmbeddedBroker, free_port
 from wire.mqtt import BrokerUrl
 
 from .brokers import make_certs

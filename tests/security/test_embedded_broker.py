@@ -11,10 +11,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from wire.broker import EmbeddedBroker
+from wire.broker import EmbeddedBroker, free_port
 from wire.embedded import TableAuthPlugin, UserEntry, is_loopback
 
-from .brokers import ACCOUNTS, Probe, RoleAmqtt, free_port, topic, users
+from .brokers import ACCOUNTS, Probe, RoleAmqtt, topic, users
 
 
 def test_another_user_cannot_take_over_a_client_id(role_amqtt: RoleAmqtt) -> None:

@@ -12,11 +12,12 @@ import pytest
 
 from bridge.config import load_config
 from tabletop.cli import main
+from wire.broker import free_port
 from wire.mqtt import Message, MqttLink, parse_broker_url
 from wire.passwords import hash_password
 from wire.roles import Role
 
-from .brokers import free_port, make_certs, mosquitto_binary, port_open, wait_until
+from .brokers import make_certs, mosquitto_binary, port_open, wait_until
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "mosquitto"
 

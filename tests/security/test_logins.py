@@ -22,8 +22,7 @@ import pytest
 from console.throttle import Throttle, TryLater
 from tests.console.conftest import PASSWORDS, ROLES, Table
 from tests.console.test_seat_screens import start_showdown
-from tests.daemon.daemon_helpers import free_port
-from wire.broker import EmbeddedBroker
+from wire.broker import EmbeddedBroker, free_port
 from wire.mqtt import BrokerUrl, LoginRefused, MqttLink
 from wire.passwords import hash_password
 from wire.roles import User

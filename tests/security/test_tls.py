@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 
 from tabletop.cli import main
+from wire.broker import free_port
 from wire.mqtt import Message, MqttLink, NotConnected, TlsRefused, parse_broker_url
 
-from .brokers import ACCOUNTS, RoleMosquitto, free_port, make_certs, topic, users
+from .brokers import ACCOUNTS, RoleMosquitto, make_certs, topic, users
 
 
 @pytest.fixture(scope="module")

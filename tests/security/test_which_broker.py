@@ -24,6 +24,7 @@ from wire.broker import (
     EmbeddedBroker,
     choose_broker,
     client_url,
+    free_port,
     record_broker,
     recorded_broker,
     state_path,
@@ -31,7 +32,7 @@ from wire.broker import (
 from wire.mqtt import BROKER_ENV, BrokerUrl
 from wire.passwords import hash_password
 
-from .brokers import Probe, RoleMosquitto, free_port, port_open, wait_until
+from .brokers import Probe, RoleMosquitto, port_open, wait_until
 
 
 @pytest.fixture(autouse=True)

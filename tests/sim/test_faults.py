@@ -18,8 +18,8 @@ import pytest
 from hardware.camera.base import Frame
 from tabletop.sim.dice import DiceTray
 from tabletop.sim.faults import CameraFault, Faults
-from tabletop.sim.runner import SimulatedTable, TableParts, free_port
-from wire.broker import EmbeddedBroker
+from tabletop.sim.runner import SimulatedTable, TableParts
+from wire.broker import EmbeddedBroker, free_port
 from wire.mqtt import Message, MqttLink, Will
 
 ROOT = Path(__file__).resolve().parents[2]
