@@ -12,7 +12,8 @@ What it reads: `leds/frame` (retained), shown on the seat LEDs, its `slots` on t
 LEDs; `table/alert` (retained), whose alerts blink red on the slots they name. MQTT resends both
 after every reconnect because they are retained and the link resubscribes.
 With a dice camera, `game/prompt` (retained) too: the throw it awaits is what the camera's
-watcher expects (`bridge.dice`).
+watcher expects (`bridge.dice`); and `bridge/enrol`, a request that it enrol the camera from
+the game master's corrections (`bridge.reenrol`), answered on `bridge/enrol/status` (retained).
 
 While the broker is away, events wait in a bounded queue (the oldest are dropped and counted:
 the retained snapshot, republished on reconnect, still tells the truth).
@@ -50,6 +51,7 @@ from wire.topics import TableTopics
 
 from .dice import PHOTO, PICTURE, photo_message
 from .health import CameraStatus, Health, Problem, broker_problem
+from .reenrol import Reenrolment
 
 log = logging.getLogger(__name__)
 
@@ -108,8 +110,11 @@ class Bridge:
         expect: Callable[[Expectation | None], None] | None = None,
         camera: CameraStatus | None = None,
         settings: Mapping[str, str] | None = None,
+        enrolment: Reenrolment | None = None,
     ) -> None:
         self.topics = TableTopics(table)
+        # Enrols the camera again from the corrections when `bridge/enrol` asks.
+        self.enrolment = enrolment
         self.mat = mat
         self.leds = leds
         self.dice = dice
@@ -130,6 +135,7 @@ class Bridge:
                 (self.topics.leds_frame, 1),
                 (self.topics.table_alert, 1),
                 *([(self.topics.prompt, 1)] if expect is not None else []),
+                *([(self.topics.bridge_enrol, 1)] if enrolment is not None else []),
             ],
             will=Will(self.topics.bridge_availability, OFFLINE, clean=OFFLINE),
         )
@@ -175,6 +181,10 @@ class Bridge:
         self.link.start(timeout=timeout)
         self.link.publish_retained(self.topics.bridge_availability, self._availability)
         self._publish_snapshot()
+        if self.enrolment is not None:
+            # Sent once subscribed (retained): requests are heard from then on.
+            self.enrolment.ready()
+            self._publish_enrolment()
 
     def run(self, stop: threading.Event) -> None:
         """Moves events between the devices and MQTT until `stop` is set."""
@@ -218,16 +228,33 @@ class Bridge:
                 self._guide(item.payload)
             elif isinstance(item, Message) and item.topic == self.topics.prompt:
                 self._expect(item.payload)
+            elif (
+                isinstance(item, Message)
+                and item.topic == self.topics.bridge_enrol
+                and self.enrolment is not None
+            ):
+                self.enrolment.request(item.payload, retained=item.retain)
             elif isinstance(item, Connected):
                 self._flush()
             elif isinstance(item, Disconnected):
                 log.warning("bridge: lost the broker (%s); events wait in the queue", item.reason)
                 self._broker_down_since = time.monotonic()
                 self._broker_refusal = self.link.refusal
+        self._publish_enrolment()
+
+    def _publish_enrolment(self) -> None:
+        if self.enrolment is None:
+            return
+        for status in self.enrolment.statuses():
+            # Retained: a page or `tabletop bridge enrol` that looks later sees how it went.
+            body = {"v": FORMAT_VERSION, "bridge": self.boot, **status}
+            self.link.publish_retained(self.topics.bridge_enrol_status, encode(body))
 
     def close(self) -> None:
         """Publishes `offline`, stops the devices and turns the LEDs off."""
         self._stop.set()
+        if self.enrolment is not None:
+            self.enrolment.close()  # it stops at its next photo, writing nothing
         self.link.stop()
         self.mat.close()
         self.leds.stop()

@@ -31,11 +31,21 @@ def register(subparsers: Any) -> None:
         f"${MAT_ENV} (a mat port, or sim:), ${CAMERA_ENV} (a camera source, or sim),\n"
         "$TABLETOP_LEDS (sim or gpio). A part that fails is one log line saying what to do\n"
         "(docs/troubleshooting.md); the bridge keeps trying it.\n\n"
+        "`tabletop bridge enrol --config TABLE.toml` asks the table's running bridge to enrol\n"
+        "the camera from the game master's corrections, and prints how it goes: it keeps the\n"
+        "new dice model only where its check finds it better (docs/vision.md).\n\n"
         "examples:\n"
         "  tabletop bridge --config /etc/tabletop/table.toml\n"
         "  TABLETOP_MAT=sim: TABLETOP_CAMERA=sim tabletop bridge --config table.toml    "
-        "a dry run",
+        "a dry run\n"
+        "  tabletop bridge enrol --config /etc/tabletop/table.toml    enrol from the corrections",
         formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "action",
+        nargs="?",
+        choices=["enrol"],
+        help="enrol: ask the running bridge to enrol the camera from the corrections",
     )
     parser.add_argument("--config", required=True, metavar="TABLE.toml", help="the table's file")
     parser.add_argument(
@@ -49,7 +59,9 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Runs the bridge until SIGINT or SIGTERM."""
+    """Runs the bridge until SIGINT or SIGTERM (`enrol`: asks the running one to enrol)."""
+    if getattr(args, "action", None) == "enrol":
+        return run_enrol(args)
     from bridge.bridge import Bridge
     from bridge.config import ConfigError, load_config
     from bridge.health import CameraStatus
@@ -94,13 +106,14 @@ def run(args: argparse.Namespace) -> int:
     # The camera's watcher expects the throw the table's prompt awaits.
     awaited = AwaitedThrow()
     camera = CameraStatus()
+    enrolment = _enrolment(config)
     dice = camera_throws(
         source,
         config.camera.calibration,
         awaited,
-        config.camera.dice_model,
         status=camera,
         setting=source_setting,
+        values=enrolment.values,
     )
     leds = open_leds(config.leds)
     # Never silent: a simulated device stands in for nothing on a real table.
@@ -128,6 +141,7 @@ def run(args: argparse.Namespace) -> int:
         expect=awaited.set,
         camera=camera,
         settings={"mat": port_setting, "camera": source_setting, "broker": broker_setting},
+        enrolment=enrolment,
     )
     try:
         try:
@@ -182,3 +196,111 @@ def _broker(args: argparse.Namespace, config: Any) -> tuple[Any, str]:
         setting = "the embedded broker's address (the file names no [broker] url)"
     url = config.broker.url_for("bridge", client_url(args.broker or config.broker.url))
     return url, f"{setting}: {url}"
+
+
+def _enrolment(config: Any) -> Any:
+    """What the camera reads with, and the re-enrolment from the corrections that may change
+    it: a kept model is written to [camera] dice_model, or with none named to `dice-model/` in
+    the corrections folder, which the bridge then reads at its start (said in the log)."""
+    from bridge.dice import TableValues, table_values
+    from bridge.reenrol import Reenrolment, corrections_folder, model_folder
+    from vision.enrol import ENROLMENT_FILE
+
+    corrections = corrections_folder(config.camera.corrections, config.table)
+    model, configured = model_folder(config.camera.dice_model, corrections)
+    assert model is not None  # a corrections folder is always named
+    dice_model = config.camera.dice_model
+    if dice_model is None and (model / ENROLMENT_FILE).is_file():
+        dice_model = str(model)
+        log.warning(
+            "bridge: reading the dice with the model enrolled from the game master's "
+            "corrections, %s (the table file names no [camera] dice_model; name it there to "
+            "keep it, or remove the folder to read with the shipped model)",
+            model,
+        )
+    calibration = None
+    if config.camera.calibration:
+        from vision.calibration import Calibration
+        from vision.errors import CalibrationError
+
+        try:
+            calibration = Calibration.load(config.camera.calibration)
+        except CalibrationError:
+            calibration = None  # the camera's thread says why, and reads uncalibrated
+    return Reenrolment(
+        corrections,
+        model,
+        TableValues(table_values(dice_model)),
+        configured=configured,
+        calibration=calibration,
+    )
+
+
+# How long `tabletop bridge enrol` waits for the bridge to answer, then between its words.
+ANSWER_S = 15.0
+QUIET_S = 300.0
+FINAL = ("kept", "not kept", "refused", "failed")
+
+
+def run_enrol(args: argparse.Namespace) -> int:
+    """Asks the table's running bridge to enrol the camera from the corrections; prints how
+    it goes, and how it went (0: it finished, kept or not; 1: refused, failed or no answer)."""
+    import json
+    import secrets
+    import time
+
+    from bridge.config import ConfigError, load_config
+    from wire.mqtt import Connected, Message, MqttError, MqttLink, NotConnected
+    from wire.topics import TableTopics
+
+    try:
+        config = load_config(args.config)
+        url, broker_setting = _broker(args, config)
+    except (ConfigError, MqttError) as error:
+        raise UserError(str(error)) from error
+    topics = TableTopics(config.table)
+    request = secrets.token_hex(6)
+    link = MqttLink(
+        url,
+        client_id=f"tabletop-bridge-enrol-{config.table}-{request}",
+        subscriptions=[(topics.bridge_enrol_status, 1)],
+    )
+    try:
+        link.start(timeout=10)
+    except NotConnected as error:
+        raise UserError(f"{broker_setting}: {error}") from error
+    try:
+        while not isinstance(link.get(timeout=5), Connected):
+            pass  # subscribed once connected: the answer cannot be missed
+        link.publish(topics.bridge_enrol, json.dumps({"v": 1, "id": request}).encode())
+        print(
+            f"asked the bridge of table {config.table!r} to enrol the camera from the "
+            "game master's corrections",
+            file=sys.stderr,
+        )
+        waited, quiet = time.monotonic(), ANSWER_S
+        while True:
+            item = link.get(timeout=0.5)
+            if time.monotonic() - waited > quiet:
+                raise UserError(
+                    f"no answer from the bridge of table {config.table!r} in {quiet:.0f} s "
+                    f"({broker_setting}): is `tabletop bridge --config {args.config}` running?"
+                    if quiet == ANSWER_S
+                    else f"the bridge of table {config.table!r} stopped saying how the "
+                    f"enrolment goes ({quiet:.0f} s): look at its log"
+                )
+            if not isinstance(item, Message) or item.topic != topics.bridge_enrol_status:
+                continue
+            try:
+                status = json.loads(item.payload)
+            except ValueError:
+                continue
+            if not isinstance(status, dict) or status.get("id") != request:
+                continue  # an earlier enrolment's, or another person's
+            waited, quiet = time.monotonic(), QUIET_S
+            state, message = status.get("state"), str(status.get("message"))
+            print(f"{state}: {message}" if state in FINAL else message, flush=True)
+            if state in FINAL:
+                return 0 if state in ("kept", "not kept") else 1
+    finally:
+        link.stop()

@@ -174,6 +174,49 @@ def table_values(dice_model: str | None) -> Any:
         return ValueClassifier()
 
 
+class TableValues:
+    """The value reader the camera reads with, and the one it is to read with from its next
+    frame (`offer`, from the bridge's enrolment): the camera's thread takes it between frames
+    (`settle`), so no throw is read half with one model and half with the other."""
+
+    def __init__(self, current: Any) -> None:
+        self._lock = threading.Lock()
+        self._current = current
+        self._pending: Any = None
+        self.switched = 0  # how many times the camera took a new model
+
+    @property
+    def current(self) -> Any:
+        """The ValueClassifier the camera reads with now."""
+        with self._lock:
+            return self._current
+
+    @property
+    def model_path(self) -> Any:
+        """The file the camera's model is read from now (None: the shipped model)."""
+        with self._lock:
+            return (self._pending or self._current).model_path
+
+    def offer(self, values: Any) -> None:
+        """The model to read with from the camera's next frame (already loaded)."""
+        with self._lock:
+            self._pending = values
+
+    def settle(self, reader: Any = None) -> bool:
+        """On the camera's thread, between frames: takes an offered model, into `reader` too
+        (a `DiceReader`, and the reader of its flat pictures); True when it did."""
+        with self._lock:
+            pending, self._pending = self._pending, None
+            if pending is None:
+                return False
+            self._current = pending
+            self.switched += 1
+        for one in (reader, getattr(reader, "_flat_reader", None)):
+            if one is not None:
+                one.values = pending
+        return True
+
+
 def camera_throws(
     source_url: str,
     calibration_path: str | None,
@@ -182,6 +225,7 @@ def camera_throws(
     *,
     status: CameraStatus | None = None,
     setting: str | None = None,
+    values: TableValues | None = None,
 ) -> Callable[[threading.Event], Iterator[dict[str, Any]]]:
     """A dice source for the bridge: opens `source_url` (usb:0, picamera, a file, sim:...) when
     the bridge starts, and yields every throw the watcher announces, as JSON objects. With
@@ -192,7 +236,10 @@ def camera_throws(
     A live camera (a webcam, the Pi camera, a folder) that will not open or stops giving
     frames is told to `status` (named by `setting`, `camera.source = "..."`) and opened again,
     backing off from REOPEN_S to REOPEN_MOST_S, until it gives frames again; a film (a video
-    file, the simulated camera) ends when it has played, and the log says so."""
+    file, the simulated camera) ends when it has played, and the log says so.
+
+    With `values` (a `TableValues`), the camera reads with its current model (then `dice_model`
+    is not read) and takes a model offered to it before its next frame."""
     named = setting or f'camera.source = "{source_url}"'
 
     def throws(stop: threading.Event) -> Iterator[dict[str, Any]]:
@@ -207,7 +254,7 @@ def camera_throws(
         from vision.watch import ThrowWatcher
 
         cv2.setNumThreads(1)  # the mat and MQTT share the Pi's cores
-        values = table_values(dice_model)
+        table = values if values is not None else TableValues(table_values(dice_model))
         calibration = None
         if calibration_path:
             try:
@@ -221,7 +268,8 @@ def camera_throws(
 
         def watching(calibration: Calibration | None) -> ThrowWatcher:
             detector = RestDetector(background=calibration.background if calibration else None)
-            return ThrowWatcher(DiceReader(calibration=calibration, values=values), detector)
+            reader = DiceReader(calibration=calibration, values=table.current)
+            return ThrowWatcher(reader, detector)
 
         def failed(what: str) -> None:
             if status is not None:
@@ -284,6 +332,11 @@ def camera_throws(
                             )
                             calibration = None
                             watcher = watching(None)
+                    if table.settle(watcher.reader):
+                        log.info(
+                            "bridge: the camera reads the dice with %s from this frame",
+                            table.model_path or "the shipped dice model",
+                        )
                     if awaited is not None:
                         awaited.arm(watcher)
                     for event in watcher.feed(frame.image, frame.timestamp):

@@ -52,7 +52,14 @@ ROLE_ACCESS: Final[Mapping[Role, Access]] = {
     ),
     Role.BRIDGE: Access(
         write=("mat/#", "dice/#", "bridge/#"),
-        read=("leds/#", "table/#", "game/state", "game/prompt", "rules/availability"),
+        read=(
+            "leds/#",
+            "table/#",
+            "game/state",
+            "game/prompt",
+            "rules/availability",
+            "bridge/enrol/#",  # the request that it enrol the camera, and its answer
+        ),
     ),
     Role.GM: Access(write=("game/command",), read=("#",)),
     Role.VIEWER: Access(

@@ -114,6 +114,16 @@ class TableTopics:
     def bridge_availability(self) -> str:
         return f"{self.root}/bridge/availability"
 
+    @property
+    def bridge_enrol(self) -> str:
+        """A request that the bridge enrol the camera from its corrections (not retained)."""
+        return f"{self.root}/bridge/enrol"
+
+    @property
+    def bridge_enrol_status(self) -> str:
+        """How the bridge's enrolment goes, and how it went: retained JSON."""
+        return f"{self.root}/bridge/enrol/status"
+
     # -- what the rules daemon tells the table ------------------------------------------
 
     @property
