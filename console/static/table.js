@@ -156,7 +156,8 @@ const TableView = (() => {
       const last = roll ? el("p", { class: "roll" }, diceFaces(roll.values || [], false),
                               el("span", { text: " " + [roll.outcome, roll.critical].filter(Boolean).join(", ") }))
                         : null;
-      container.append(seatBox(seat, player.name, "", leds(snapshot.leds, seat),
+      const duelist = state.duel && [state.duel.player, state.duel.opponent].includes(player.name);
+      container.append(seatBox(seat, player.name, duelist ? "in the duel" : "", leds(snapshot.leds, seat),
                                el("p", { class: "facts" }, dots("Luck", player.luck, 3)), strain,
                                el("p", { class: "facts", text: flags.join(" · ") }), last));
     });

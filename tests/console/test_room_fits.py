@@ -447,7 +447,6 @@ def test_a_concealed_hand_is_five_backs_never_its_values(table: Table, page: Pag
     expect(page.locator(".gambler .die:not(.back)")).to_have_count(0)
     expect(page.locator(".gambler .hand strong")).to_have_count(0)
     assert_fits(page, "concealed poker at 1920x1080")
-    shoot(page, "console-room-tv-poker-concealed")
     # the reveal: the dice are the list again, and drawn as faces
     for seat in state["poker"]["seats"]:
         seat.update(dice=[6, 6, 2, 3, 4], dice_hidden=0)
@@ -455,3 +454,30 @@ def test_a_concealed_hand_is_five_backs_never_its_values(table: Table, page: Pag
     table.publish_as_daemon("game/state", state)
     expect(kate.locator(".die:not(.back)")).to_have_text(["6", "6", "2", "3", "4"])
     expect(page.locator(".die.back")).to_have_count(0)
+
+
+def test_a_concealed_deal_through_the_daemon_shows_backs_on_the_tv(
+    table: Table, page: Page
+) -> None:
+    """Concealed poker as the rules play it (the default): each gambler's hand entered, the
+    room sees "5 dice, hidden" for each, and nowhere the values, not as the last throw either."""
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    page.goto(table.console.url)
+    expect(page.locator("#connection")).to_have_text("Table online")
+    concealed = {key: value for key, value in SEVEN_GAMBLERS.items() if key != "open"}
+    play(table, [OSSIX_SIX, concealed, {"cmd": "ante"}])
+    hands = {name: [6, 6, 5, 5, n % 6 + 1] for n, name in enumerate([*NAMES, "Black Bart"])}
+    for name, values in hands.items():
+        play(table, [{"cmd": "poker_hand", "player": name, "values": values}])
+    wait_for(page, lambda data: "bet" in ((data.get("prompt") or {}).get("prompt") or ""))
+    expect(page.locator(".gambler .hidden-dice")).to_have_count(7)
+    expect(page.locator(".gambler .die.back")).to_have_count(35)
+    expect(page.locator(".gambler .die:not(.back)")).to_have_count(0)
+    for gambler in page.locator(".gambler").all():
+        expect(gambler).to_contain_text("5 dice, hidden")
+    expect(page.locator("#dice")).to_have_text("No dice thrown yet.")
+    text = page.locator("body").inner_text()
+    assert "6 6 5 5" not in text and "6, 6, 5, 5" not in text
+    assert "6, 6, 5, 5" not in json.dumps(snapshot(page))
+    assert_fits(page, "a concealed deal at 1920x1080")
+    shoot(page, "console-room-tv-poker-concealed")
