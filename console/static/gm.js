@@ -364,15 +364,12 @@
     const short = action.title.replace(/^[^:]*: /, "");
     const plainTitle = short.charAt(0).toUpperCase() + short.slice(1);
     const forWhom = acting && needsActor ? ` (${acting})` : "";
-    // the dice by hand: a 1-6 pad
-    if (action.group === "Dice entered by hand" && fields.length === 1 && ["list", "number"].includes(fields[0].kind)
-        && prompt.waiting === "dice") {
-      const field = fields[0];
-      const throwing = prompt.dice || {};
-      const count = field.kind === "number" ? 1 : (throwing.rethrow || (throwing.rerollable ? 0 : throwing.count) || 0);
+    // a 1-6 pad: the dice tapped one by one, sent when `count` are tapped (0: the thrower
+    // chooses how many, sent by "Send these dice")
+    const dicePad = (title, field, count, values) => {
       const tapped = [];
       const shown = el("p", { class: "quick-dice", "aria-live": "polite", text: "" });
-      const sendDice = () => send(action, { [field.name]: tapped.join(" ") }, quickSay).then(() => {
+      const sendDice = () => send(action, { ...values(), [field.name]: tapped.join(" ") }, quickSay).then(() => {
         tapped.length = 0; shown.textContent = "";
       });
       const redraw = () => { shown.textContent = tapped.length ? `Dice: ${tapped.join(" ")}` + (count ? ` (${tapped.length} of ${count})` : "") : ""; };
@@ -395,13 +392,25 @@
         done.addEventListener("click", () => { if (tapped.length) sendDice(); });
         extra.push(done);
       }
-      const title = `${action.title}` + (count > 1 ? `: tap the ${count} dice` : count === 1 ? ": tap the die" : ": tap each die");
-      const part = group(title, ...pad, ...extra);
+      const said = title + (count > 1 ? `: tap the ${count} dice` : count === 1 ? ": tap the die" : ": tap each die");
+      const part = group(said, ...pad, ...extra);
       part.append(shown);
       return part;
+    };
+    // the dice by hand (the throw the table waits for)
+    if (action.group === "Dice entered by hand" && fields.length === 1 && ["list", "number"].includes(fields[0].kind)
+        && prompt.waiting === "dice") {
+      const throwing = prompt.dice || {};
+      const count = fields[0].kind === "number" ? 1 : (throwing.rethrow || (throwing.rerollable ? 0 : throwing.count) || 0);
+      return dicePad(action.title, fields[0], count, () => ({}));
     }
+    // a player's dice entered for them (a concealed poker hand: `pending.dice` of them)
+    const entered = others.length === 1 && others[0].kind === "list" && others[0].name !== "keep"
+      && typeof pending.dice === "number" && pending.dice > 0 ? others[0] : null;
+    if (entered && needsActor) return dicePad(`${plainTitle}${forWhom}`, entered, pending.dice, playerValues);
     // the dice kept at a draw: the hand's dice to tap
-    const keep = others.length === 1 && others[0].kind === "list" && Array.isArray(pending.hand) && pending.hand.length ? others[0] : null;
+    const keep = others.length === 1 && others[0].kind === "list" && others[0].name === "keep"
+      && Array.isArray(pending.hand) && pending.hand.length ? others[0] : null;
     if (keep) {
       const kept = new Set();
       const toggles = pending.hand.map((value, index) => {

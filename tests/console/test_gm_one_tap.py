@@ -208,3 +208,20 @@ def test_a_pool_of_dice_is_tapped_and_kept(table: Table, page: Page) -> None:
     expect(page.locator("#quick-result")).to_have_text("Done.")
     expect(page.locator("#events li").first).to_contain_text("Ana 0 sixes")
     expect(quick).to_be_hidden()
+
+
+def test_a_concealed_hand_is_entered_on_the_pad(table: Table, page: Page) -> None:
+    assert table.send({"cmd": "new_game", "game": "ossix", "players": ["Ana", "Bo"]})["ok"]
+    seats = [{"name": "Ana", "money": 10}, {"name": "Black Bart", "money": 10}]
+    assert table.send({"cmd": "poker_start", "players": seats})["ok"]  # concealed hands
+    assert table.send({"cmd": "ante"})["ok"]
+    _online(page, table)
+    hand = page.locator('#quick .quick-part[data-verb="hand"]')
+    expect(hand.locator(".quick-label")).to_have_text(
+        "Enter a concealed hand (Ana): tap the 5 dice", ignore_case=True
+    )
+    for value in (6, 6, 2, 3, 4):
+        hand.get_by_role("button", name=f"a die showing {value}", exact=True).click()
+    expect(page.locator("#quick-result")).to_have_text("Done.")
+    # the game master's NPC next: the pad is for Black Bart now
+    expect(hand.locator(".quick-label")).to_contain_text("(Black Bart)")
