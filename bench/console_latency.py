@@ -35,8 +35,8 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.daemon.daemon_helpers import free_port  # noqa: E402
-from wire.broker import EmbeddedBroker  # noqa: E402
+from tabletop.figures import percentile  # noqa: E402
+from wire.broker import EmbeddedBroker, free_port  # noqa: E402
 
 TABLE = "bench"
 RECORDER = """
@@ -55,11 +55,6 @@ def memory_kib(pid: int) -> dict[str, int]:
         if key in ("VmRSS", "VmHWM"):
             fields[key] = int(value.split()[0])
     return fields
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
 class RawStream:

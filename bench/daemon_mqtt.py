@@ -36,6 +36,7 @@ from typing import Any
 import paho.mqtt.client as paho
 from paho.mqtt.enums import CallbackAPIVersion
 
+from tabletop.figures import percentile
 from wire.broker import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -162,11 +163,6 @@ def cpu_seconds(pid: int) -> float:
     """User plus system CPU time a process has used so far (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
 def start_broker(kind: str, port: int, workdir: Path) -> subprocess.Popen[bytes]:

@@ -21,11 +21,7 @@ import time
 from hardware.mat import MatDriver
 from hardware.mat.events import CardEvent, EventKind
 from rules.games.cards import standard_deck
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+from tabletop.figures import percentile
 
 
 def histogram(ms: list[float], width: int = 40) -> list[str]:

@@ -33,6 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "mat" / "
 
 from fwhelpers import Mat, card  # the firmware tests' modelled-time mat
 
+from tabletop.figures import percentile
+
 
 def sweep_ms(profile: str, buses: int, cards: int) -> float:
     mat = Mat(seats=6, slots=6, pad=True, buses=1, profile=profile)
@@ -172,8 +174,7 @@ def misses(minutes: float, seeds: int) -> int:
             found = false_events(rate, minutes, seed=7 + seed)
             events, drops = events + found[0], drops + found[1]
         values = removal_ms(rate, 60)
-        p50 = values[len(values) // 2]
-        p99 = values[min(len(values) - 1, round(0.99 * (len(values) - 1)))]
+        p50, p99 = percentile(values, 0.5), percentile(values, 0.99)
         print(
             f"{rate:9.1f}  {events:34d}  {drops:11d}  {p50:7.1f} / {p99:7.1f} / {values[-1]:7.1f}"
         )
@@ -206,8 +207,7 @@ def main() -> int:
     print("profile  buses  laid -> settled in the firmware: p50 / p99 / max ms (modelled)")
     for profile, buses, samples in (("plain", 1, 20), ("tuned", 1, 60), ("tuned", 2, 60)):
         values = settle_ms(profile, buses, samples)
-        p50 = values[len(values) // 2]
-        p99 = values[min(len(values) - 1, round(0.99 * (len(values) - 1)))]
+        p50, p99 = percentile(values, 0.5), percentile(values, 0.99)
         print(f"{profile:7} {buses:5}  {p50:7.1f} / {p99:7.1f} / {values[-1]:7.1f}")
     return 0
 

@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from rules.daemon.client import TableClient  # noqa: E402
 from rules.daemon.service import RulesDaemon  # noqa: E402
+from tabletop.figures import percentile  # noqa: E402
 from wire.broker import EmbeddedBroker, free_port  # noqa: E402
 
 ROSTER = {
@@ -48,7 +49,7 @@ def latencies(table: TableClient, count: int) -> dict[str, float]:
     times.sort()
     return {
         "p50_ms": round(statistics.median(times), 2),
-        "p99_ms": round(times[int(0.99 * (len(times) - 1))], 2),
+        "p99_ms": round(percentile(times, 0.99), 2),
     }
 
 

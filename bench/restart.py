@@ -39,6 +39,7 @@ from room import Room, memory, rules_process  # noqa: E402
 from rules.daemon import referee as referee_module  # noqa: E402
 from rules.daemon.referee import Referee  # noqa: E402
 from rules.daemon.store import GameLog, LogDatabase, append_together  # noqa: E402
+from tabletop.figures import percentile  # noqa: E402
 from wire.broker import free_port  # noqa: E402
 
 BATCH = 500
@@ -103,7 +104,7 @@ def acks(count: int, every: int, sync: str) -> dict[str, float]:
     plain.sort()
     return {
         "p50": statistics.median(plain),
-        "p99": plain[int(len(plain) * 0.99)],
+        "p99": percentile(plain, 0.99),
         "with p50": statistics.median(carrying) if carrying else 0.0,
         "with max": max(carrying, default=0.0),
         "build": statistics.mean(building),

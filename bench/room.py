@@ -46,8 +46,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "tests" / "daemon"))
 
-from daemon_mqtt import commands, cpu_seconds, percentile, start_broker  # noqa: E402
+from daemon_mqtt import commands, cpu_seconds, start_broker  # noqa: E402
 
+from tabletop.figures import percentile  # noqa: E402
 from wire.broker import free_port  # noqa: E402
 
 

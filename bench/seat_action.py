@@ -33,7 +33,7 @@ from playwright.sync_api import Page, expect, sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.console_latency import percentile  # noqa: E402
+from tabletop.figures import percentile  # noqa: E402
 from tests.console.conftest import CHROMIUM, Table, gm_login  # noqa: E402
 from tests.console.test_seat_screens import codes  # noqa: E402
 
@@ -151,7 +151,7 @@ def main() -> int:
     for kind, values in (*delays.items(), ("every screen", everything)):
         print(
             f"  {kind:12s} p50 {statistics.median(values):6.0f} ms  "
-            f"p99 {percentile(values, 99):6.0f} ms  max {max(values):6.0f} ms  ({len(values)})"
+            f"p99 {percentile(values, 0.99):6.0f} ms  max {max(values):6.0f} ms  ({len(values)})"
         )
     return 0
 

@@ -52,6 +52,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from hardware.mat import MatDriver
 from hardware.mat.events import TouchEvent
 from rules.games.cards import standard_deck
+from tabletop.figures import percentile
 
 # (kind, zone, t_ms, arrival on time.monotonic()) of one touch or release
 Arrival = tuple[str, str, int, float]
@@ -239,11 +240,6 @@ def wait_stare_down() -> None:
         if isinstance(state, dict) and state.get("phase") == "stare_down":
             return
     raise SystemExit("the daemon did not read the bullets as loaded within 30 s")
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
 def main() -> int:

@@ -34,8 +34,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "tests" / "daemon"))
 
-from daemon_mqtt import commands, percentile  # noqa: E402
+from daemon_mqtt import commands  # noqa: E402
 from room import Room, at_play, lease_holders, memory  # noqa: E402
+
+from tabletop.figures import percentile  # noqa: E402
 
 
 def host_process(

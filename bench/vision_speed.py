@@ -24,6 +24,7 @@ import numpy as np
 from hardware.camera.render import random_scene, render
 from hardware.camera.setups import SetupKind, board_on_floor, render_setup, through_camera
 from hardware.camera.sim import SimulatedCamera, ThrowPlan
+from tabletop.figures import percentile
 from vision.calibration import Calibration, calibrate
 from vision.classify import DieClassifier, ValueClassifier
 from vision.errors import ModelError
@@ -52,7 +53,7 @@ def timed_side_by_side(runs: list[Callable[[], object]], repeat: int) -> list[tu
     figures = []
     for kept in times:
         kept.sort()
-        figures.append((statistics.median(kept), kept[int(0.95 * (len(kept) - 1))]))
+        figures.append((statistics.median(kept), percentile(kept, 0.95)))
     return figures
 
 

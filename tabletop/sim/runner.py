@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import random
-import statistics
 import sys
 import tempfile
 import threading
@@ -34,6 +33,7 @@ from rules.daemon.store import CommandRecord
 from rules.daemon.waits import patience_scaled
 from rules.games import DEFAULT_GAME
 from rules.games.game import PeopleSettings
+from tabletop.figures import percentiles
 from wire.broker import EmbeddedBroker, free_port
 from wire.mqtt import BrokerUrl, Message
 
@@ -180,15 +180,7 @@ class Summary:
 
 
 def _percentiles(values: list[float]) -> dict[str, Any]:
-    if not values:
-        return {"count": 0, "p50": None, "p99": None}
-    ordered = sorted(values)
-    p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
-    return {
-        "count": len(ordered),
-        "p50": round(statistics.median(ordered), 1),
-        "p99": round(p99, 1),
-    }
+    return percentiles(values)
 
 
 @dataclass(slots=True)
