@@ -185,7 +185,8 @@ def test_offline_is_said_at_once_and_the_login_address_is_a_page(table: Table, p
 
 
 def test_a_pool_of_dice_is_tapped_and_kept(table: Table, page: Page) -> None:
-    new = {"cmd": "new_game", "game": "steamfunkateers", "players": ["Ana", "Bo"]}
+    new: dict[str, object] = {"cmd": "new_game", "game": "steamfunkateers"}
+    new["players"] = ["Ana", "Bo"]
     new["options"] = {"starting_vigor": 1}  # a point of Vigor: a reroll is offered
     assert table.send(new)["ok"]
     assert table.send({"cmd": "check", "pools": [{"player": "Ana", "rank": 4}]})["ok"]
