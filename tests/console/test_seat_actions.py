@@ -173,6 +173,8 @@ def test_a_phone_outlives_a_console_restart_and_a_game_master_s_log_out(
     # the phone's page reconnects by itself with the same cookie; no game master yet
     expect(bo.locator("#no-gm")).to_be_visible(timeout=20_000)
     assert bo.url.endswith("/seat/2")
+    # the game master's page, its login gone with the console, goes to the login by itself
+    expect(page).to_have_url(re.compile(r"/gm\?ended=1$"), timeout=20_000)
     gm_login(page, base)
     expect(page.locator("#connection")).to_have_text("Table online")
     expect(bo.locator("#no-gm")).to_be_hidden(timeout=20_000)
@@ -260,8 +262,13 @@ def test_each_phone_enters_its_concealed_hand_and_keeps_dice_at_the_draw(
         bo.get_by_role("button", name=f"a {value}", exact=True).click()
     bo.get_by_role("button", name="Send my new hand").click()
     expect(bo.locator("#act-result")).to_have_text("Sent: your hand 1 5 5 5 1.")
-    mine = {s["name"]: s for s in snapshot(bo)["state"]["poker"]["seats"]}
-    assert sorted(mine["Bo"]["dice"]) == [1, 1, 5, 5, 5]
+
+    def bo_holds(data: dict[str, Any]) -> bool:
+        seats = ((data.get("state") or {}).get("poker") or {}).get("seats") or []
+        mine = {s["name"]: s for s in seats}
+        return sorted(mine.get("Bo", {}).get("dice") or []) == [1, 1, 5, 5, 5]
+
+    wait_for(bo, bo_holds)  # the reply comes before the views it changed
 
 
 @pytest.fixture(scope="module")
