@@ -89,3 +89,26 @@ def test_the_streamer_picks_the_overlays_parts(table: Table, page: Page) -> None
     page.goto(table.console.url + "overlay")
     for part in ("#seats", "#dice", "#prompt", "#events", "#alerts-box"):
         expect(page.locator(part)).to_be_visible()
+
+
+def test_the_overlay_ends_a_game_with_its_winner_in_the_band(table: Table, page: Page) -> None:
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    page.goto(table.console.url + "overlay")
+    expect(page.locator("#connection")).to_have_text("Table online")
+    TABLES["sixshooter"](table)
+    expect(page.locator("#seats > .seat")).to_have_count(6)
+    expect(page.locator("#final")).to_be_hidden()
+    assert table.send({"cmd": "end_game"})["ok"]
+    final = page.locator("#final")
+    expect(final).to_be_visible()
+    expect(final.locator("h2")).to_have_text("The campaign is over")
+    expect(final.locator(".standing li")).to_have_count(6)
+    expect(page.locator(".overlay-strip")).to_be_hidden()  # the standing in place of the seats
+    found = band(page)
+    assert found["top"] >= 1080 * 0.8 - 0.5 and found["bottom"] <= 1080.5, found
+    # a streamer who left the end out sees none
+    page.goto(table.console.url + "overlay?show=dice,prompt")
+    expect(page.locator("#connection")).to_have_text("Table online")
+    expect(page.locator("#prompt")).to_have_text("The game is over")
+    expect(page.locator("#final h2")).to_have_text("The campaign is over")  # drawn, not shown
+    expect(page.locator("#final")).to_be_hidden()
