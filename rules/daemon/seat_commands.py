@@ -9,8 +9,8 @@ reaches the broker), marked with the seat it came from and the moment it answers
 daemon then checks, against the game as it stands when the command is decided, that:
 
 - the table has that seat, and the command is for that seat's own player (`player`);
-- the verb is one a player decides for themselves in this game (`SEAT_VERBS`), never the game
-  master's (a new game, a roll entered by hand, an undo);
+- the verb is one a player decides for themselves in this game (the game's `seat_verbs`),
+  never the game master's (a new game, a roll entered by hand, an undo);
 - the game waits for that player now (the referee's prompt names them in `who`);
 - `answers` is the seat's current `version` (in its view, `seat/N/state`): the seq of the
   command after which what the game asks of that seat last changed, or after which the seat
@@ -28,16 +28,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-# The verbs a player's own phone may send, per game: the decisions the seeds give the player.
-# OS-SIX: a bet (check, call, raise, fold, all in), the dice kept at the draw, a hand entered
-# while poker is concealed, a Luck Point spent; Six Shooter: a Lucky Number offer answered;
-# Steamfunkateers: a Vigor spent to fold; Showdown: a Re-roll let stand, a defender's pass.
-SEAT_VERBS: Final[Mapping[str, frozenset[str]]] = {
-    "ossix": frozenset({"bet", "draw", "poker_hand", "spend_luck"}),
-    "sixshooter": frozenset({"lucky"}),
-    "steamfunkateers": frozenset({"fold"}),
-    "showdown": frozenset({"keep", "pass"}),
-}
 SEAT_KEYS: Final = ("seat", "answers")
 
 
@@ -57,7 +47,7 @@ def is_seat_command(raw: Any) -> bool:
 def check_seat_command(
     raw: dict[str, Any],
     *,
-    game: str,
+    seat_verbs: frozenset[str],
     seats: Sequence[str] | None,
     awaited: Sequence[str],
     versions: Mapping[int, int],
@@ -77,7 +67,7 @@ def check_seat_command(
         raise SeatRefusal(f"This table has no seat {number!r}.", "seat")
     name = seats[number - 1]
     verb = raw.get("cmd")
-    if verb not in SEAT_VERBS.get(game, frozenset()):
+    if verb not in seat_verbs:
         raise SeatRefusal(
             "Only the game master can do that: your phone sends your own decisions.", "cmd"
         )

@@ -273,7 +273,7 @@ class TableServer:
         try:
             number, command = check_seat_command(
                 raw,
-                game=self.referee.rules.name,
+                seat_verbs=self.referee.rules.seat_verbs,
                 seats=table.seats if table is not None else None,
                 awaited=self.referee.rules.waiting(state).who,
                 versions=self._seat_versions,

@@ -677,6 +677,9 @@ class GameRules(ABC):
     info: GameInfo
     # The keys a roster file for a new game may have (`tabletop gm new ROSTER`).
     roster_keys: tuple[str, ...] = ("players", "seed", "options")
+    # The verbs a player decides for themselves, which their own seat's phone may send
+    # (rules/daemon/seat_commands.py checks the rest); none: the game master enters all.
+    seat_verbs: frozenset[str] = frozenset()
 
     @property
     def name(self) -> str:

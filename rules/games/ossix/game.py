@@ -48,6 +48,9 @@ from .view import (
 class OsSix(GameRules):
     """OS-SIX (GameLab): the table keeps the dice, Luck and Strain; the GM runs the story."""
 
+    # The player's own decisions: a bet (check, call, raise, fold, all in), the dice kept
+    # at the draw, a hand entered while poker is concealed, a Luck Point spent.
+    seat_verbs = frozenset({"bet", "draw", "poker_hand", "spend_luck"})
     info = GameInfo(
         name="ossix",
         title="OS-SIX",

@@ -37,6 +37,8 @@ SEED = "003 (Six-Gun Showdown)"
 class Showdown(GameRules):
     """Six-Gun Showdown (seed 003): load bullets, stare down, draw, shoot; three rounds."""
 
+    # The player's own decisions: a Re-roll let stand, a defender's pass.
+    seat_verbs = frozenset({"keep", "pass"})
     info = GameInfo(
         name="showdown",
         title="Six-Gun Showdown",

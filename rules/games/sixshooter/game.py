@@ -77,6 +77,8 @@ def _options() -> tuple[Option, ...]:
 class SixShooter(GameRules):
     """Six Shooter v0.03 (and v0.02 by option), the first game of the table."""
 
+    # The player's own decision: a Lucky Number offer answered.
+    seat_verbs = frozenset({"lucky"})
     info = GameInfo(
         name="sixshooter",
         title="Six Shooter",

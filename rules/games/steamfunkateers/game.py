@@ -30,6 +30,8 @@ from .view import describe_event, render_view, state_to_json, waiting
 class Steamfunkateers(GameRules):
     """Steamfunkateers, page 2 of the rules (seed 004): pools of sixes, Vigor, contests."""
 
+    # The player's own decision: a Vigor spent to fold.
+    seat_verbs = frozenset({"fold"})
     info = GameInfo(
         name="steamfunkateers",
         title="Steamfunkateers",
