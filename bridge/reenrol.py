@@ -17,6 +17,7 @@ reads as before. Nothing here happens unasked: the bridge never enrols by itself
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import queue
@@ -38,6 +39,7 @@ LABELS: Final = "labels.csv"  # the console's (console.corrections.LABELS)
 BESIDE: Final = "dice-model"  # the model's folder in the corrections folder, with no dice_model
 MIN_PHOTOS: Final = 3  # the check reads each photo with a model fitted without it
 MAX_ID: Final = 64
+NICENESS: Final = 10  # the enrolment thread's, over the bridge's own
 STOP_WAIT_S: Final = 10.0  # how long close() waits for an enrolment to stop at its next photo
 
 
@@ -91,10 +93,12 @@ class Reenrolment:
     _thread: threading.Thread | None = None
     _stop: threading.Event = field(default_factory=threading.Event)
     _progress: str = ""
+    _busy: bool = False
 
     @property
     def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        """An enrolment is under way (until its outcome is said)."""
+        return self._busy
 
     def statuses(self) -> list[dict[str, Any]]:
         """What happened since the last call, oldest first (each a status payload's body)."""
@@ -150,6 +154,7 @@ class Reenrolment:
         if labels is None:
             return
         self._stop.clear()
+        self._busy = True
         self._thread = threading.Thread(
             target=self._work, args=(request, labels), name="bridge-enrol", daemon=True
         )
@@ -225,11 +230,17 @@ class Reenrolment:
             progress(f"checking: {checked} of {photos} photos read by a model fitted without them")
 
         log.info("bridge: enrolling the camera from %s (%d photos)", labels, photos)
-        progress(f"enrolling from {photos} corrected photos in {labels.parent}")
+        _yield_to_the_camera()
         scratch: Path | None = None
-        try:
-            from vision.enrol import EnrolError, enrol
+        outcome: list[tuple[str, str | None, str, dict[str, Any]]] = []
 
+        def done(state: str, request: str | None, message: str, **more: Any) -> None:
+            outcome.append((state, request, message, more))
+
+        from vision.enrol import EnrolError, enrol
+
+        try:
+            progress(f"enrolling from {photos} corrected photos in {labels.parent}")
             where.parent.mkdir(parents=True, exist_ok=True)
             scratch = Path(tempfile.mkdtemp(prefix=".enrolling-", dir=where.parent))
             calibration = self.calibration
@@ -242,55 +253,54 @@ class Reenrolment:
             )
             check = report.held_out
             told = _told(check, photos)
-            if report.kept != "table":
+            if report.kept == "table":
+                self._write(scratch, where)
+                from vision.classify import ValueClassifier
+                from vision.enrol import table_model
+
+                values = ValueClassifier(table_model(where))
+                values.load()
+                self.values.offer(values)
+                named = "camera.dice_model" if self.configured else "no camera.dice_model is named"
+                message = (
+                    f"{told}: kept; written to {where} ({named}), and the camera reads with it "
+                    "from its next frame"
+                )
+                more: dict[str, Any] = {"model": str(where)}
+            else:
                 reads = self.values.model_path or "the shipped dice model"
                 message = f"{told}: not kept; nothing was written, the camera reads with {reads}"
-                log.info("bridge: enrolled the camera: %s", message)
-                self._say(
-                    "not kept",
-                    request,
-                    message,
-                    held_out=check.to_json() if check is not None else None,
-                )
-                return
-            self._write(scratch, where)
-            from vision.classify import ValueClassifier
-            from vision.enrol import table_model
-
-            values = ValueClassifier(table_model(where))
-            values.load()
-            self.values.offer(values)
-            named = "camera.dice_model" if self.configured else "no camera.dice_model is named"
-            message = (
-                f"{told}: kept; written to {where} ({named}), and the camera reads with it "
-                "from its next frame"
-            )
+                more = {}
             log.info("bridge: enrolled the camera: %s", message)
-            self._say(
-                "kept",
+            held_out = check.to_json() if check is not None else None
+            done(
+                "kept" if report.kept == "table" else "not kept",
                 request,
                 message,
-                held_out=check.to_json() if check is not None else None,
-                model=str(where),
+                held_out=held_out,
+                **more,
             )
         except _Stopped:
             log.info("bridge: the camera's enrolment stopped with the bridge; nothing written")
         except (EnrolError, OSError) as error:
             message = f"the camera's enrolment from {labels} failed: {error}"
             log.warning("bridge: %s", message)
-            self._say("failed", request, message)
+            done("failed", request, message)
         except Exception as error:  # a bug here must not stop the bridge, nor go unsaid
             log.exception("bridge: the camera's enrolment failed")
-            self._say(
+            done(
                 "failed",
                 request,
                 f"the camera's enrolment failed ({type(error).__name__}: {error}): a bug, its "
                 "traceback is in the bridge's log; the camera reads as before",
             )
         finally:
-            self._progress = ""
             if scratch is not None:
                 shutil.rmtree(scratch, ignore_errors=True)
+            self._progress = ""
+            self._busy = False
+        if outcome:  # said once the work is over: a request after it is heard
+            self._say(*outcome[0][:3], **outcome[0][3])
 
     @staticmethod
     def _write(scratch: Path, where: Path) -> None:
@@ -308,6 +318,13 @@ class Reenrolment:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=STOP_WAIT_S)
+
+
+def _yield_to_the_camera() -> None:
+    """Lowers this thread's CPU priority (Linux: a thread's own niceness), so that the camera's
+    thread, the mat and MQTT go first on a Pi's few cores; elsewhere it runs as it is."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICENESS)
 
 
 def _told(check: Any, photos: int) -> str:

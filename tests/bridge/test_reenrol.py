@@ -5,7 +5,10 @@ the camera's switch to a kept model, a model not kept left unwritten, refusals i
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
+import logging
+import os
 import re
 import subprocess
 import sys
@@ -125,7 +128,7 @@ class Table:
         final: tuple[str, ...] = FINAL,
     ) -> dict[str, Any]:
         """The request's last word (kept, not kept, refused, failed), its progress seen."""
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + 300  # a loaded machine, the enrolment at niceness 10
         while time.monotonic() < deadline:
             if not self.unread:
                 item = self.link.get(timeout=0.5)
@@ -141,7 +144,7 @@ class Table:
             if status["state"] in final:
                 self.unread[:0], self.later = self.later, []
                 return status
-        raise AssertionError(f"no last word on the request {request!r} in 90 s")
+        raise AssertionError(f"no last word on the request {request!r} in 300 s")
 
 
 def test_a_better_model_is_kept_written_beside_the_corrections_and_read_from_the_next_frame(
@@ -266,6 +269,14 @@ def test_refusals_are_said_on_the_status_and_the_bridge_goes_on(
             assert few["state"] == "refused" and few["photos"] == 2
             assert "holds 2 corrected photos; enrolling needs at least 3" in few["message"]
             assert not (missing / BESIDE).exists()
+            # A photo the labels name that is not there (removed by hand): said, not raised.
+            labels = missing / "labels.csv"
+            labels.write_text(labels.read_text() + "gone.jpg,10,10,3\n")
+            table.ask(b'{"id": "gone"}')
+            failed = table.answer("gone")
+            assert failed["state"] == "failed", failed
+            assert "cannot read the photo" in failed["message"] and "gone.jpg" in failed["message"]
+            assert not enrolment.running and not (missing / BESIDE).exists()
             assert table.thread.is_alive() and table.bridge.enrolment is enrolment
     finally:
         sender.stop()
@@ -276,12 +287,15 @@ def test_a_second_request_while_one_runs_is_refused_and_the_first_goes_on(
 ) -> None:
     corrections = tray_corrections(tmp_path / "corrections", 3)
     released = threading.Event()
+    niceness: list[int] = []
 
     def held(labels: Path, out: Path, *, step: Callable[[str], None], **more: Any) -> Any:
         """The real enrolment, held after its first photo until the second request is in."""
 
         def first(note: str) -> None:
             step(note)
+            # Below the bridge's own threads: the camera reads first on a Pi's few cores.
+            niceness.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
             released.wait(30)
 
         return enrol(labels, out, step=first, **more)
@@ -302,6 +316,8 @@ def test_a_second_request_while_one_runs_is_refused_and_the_first_goes_on(
         first = table.answer("one")
         assert first["state"] == "not kept"
         assert not (corrections / BESIDE).exists()
+    ours = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    assert niceness and niceness[0] == min(19, ours + 10)
 
 
 def test_the_camera_takes_an_offered_model_before_its_next_frame(tmp_path: Path) -> None:
@@ -337,7 +353,7 @@ def test_tabletop_bridge_enrol_prints_the_progress_and_the_outcome(
             capture_output=True,
             check=False,
             text=True,
-            timeout=120,
+            timeout=300,
             cwd=ROOT,
         )
     assert done.returncode == 0, done.stderr
@@ -346,3 +362,54 @@ def test_tabletop_bridge_enrol_prints_the_progress_and_the_outcome(
     assert "3 of 3 corrected photos learnt" in lines
     assert lines[-1].startswith("not kept: on the 3 corrected photos, each read by a model")
     assert "asked the bridge of table 'reenrol-cli' to enrol the camera" in done.stderr
+
+
+def _table_file(folder: Path, camera: str) -> Path:
+    path = folder / "table.toml"
+    path.write_text(
+        'game = "sixshooter"\n\n[[seats]]\nname = "Ana"\n\n[table]\nid = "t"\n\n'
+        f"[camera]\n{camera}\n"
+    )
+    return path
+
+
+def test_a_model_kept_beside_the_corrections_is_read_at_the_bridges_start_and_said(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from bridge.cli import _enrolment
+    from bridge.config import load_config
+
+    config = load_config(_table_file(tmp_path, 'corrections = "corrections"'))
+    enrolment = _enrolment(config)
+    assert enrolment.model == tmp_path / "corrections" / BESIDE and not enrolment.configured
+    assert enrolment.values.model_path is None  # nothing enrolled yet: the shipped model
+    beside = tmp_path / "corrections" / BESIDE
+    beside.mkdir(parents=True)
+    (beside / MODEL_FILE).write_bytes(shipped_model())
+    digest = hashlib.sha256(shipped_model()).hexdigest()
+    record = {"shipped_model_sha256": digest, "kept": "table", "cocked_dice": 2}
+    (beside / ENROLMENT_FILE).write_text(json.dumps(record))
+    with caplog.at_level(logging.WARNING, logger="bridge.bridge"):
+        enrolment = _enrolment(config)
+    assert enrolment.values.model_path == beside / MODEL_FILE
+    assert (
+        f"reading the dice with the model enrolled from the game master's corrections, {beside}"
+        in caplog.text
+    )
+    assert "names no [camera] dice_model" in caplog.text
+    # A dice_model the table file names is where a kept model goes, and what is read.
+    named = load_config(_table_file(tmp_path, 'corrections = "corrections"\ndice_model = "m"'))
+    enrolment = _enrolment(named)
+    assert enrolment.model == tmp_path / "m" and enrolment.configured
+
+
+def test_the_bridge_role_hears_the_request_and_a_game_master_reads_the_answer() -> None:
+    from wire.roles import Role, User
+
+    topics = TableTopics("t")
+    bridge, gm, viewer = User("pi", Role.BRIDGE), User("gm", Role.GM), User("tv", Role.VIEWER)
+    assert bridge.may_publish(topics.bridge_enrol) and bridge.may_receive(topics.bridge_enrol)
+    assert bridge.may_publish(topics.bridge_enrol_status)
+    assert bridge.may_receive(topics.bridge_enrol_status)
+    assert gm.may_receive(topics.bridge_enrol_status) and not gm.may_publish(topics.bridge_enrol)
+    assert not viewer.may_publish(topics.bridge_enrol)
