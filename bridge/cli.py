@@ -45,7 +45,8 @@ def register(subparsers: Any) -> None:
         "action",
         nargs="?",
         choices=["enrol"],
-        help="enrol: ask the running bridge to enrol the camera from the corrections",
+        metavar="enrol",
+        help="ask the running bridge to enrol the camera from the game master's corrections",
     )
     parser.add_argument("--config", required=True, metavar="TABLE.toml", help="the table's file")
     parser.add_argument(
@@ -263,7 +264,7 @@ def run_enrol(args: argparse.Namespace) -> int:
     link = MqttLink(
         url,
         client_id=f"tabletop-bridge-enrol-{config.table}-{request}",
-        subscriptions=[(topics.bridge_enrol_status, 1)],
+        subscriptions=[(topics.bridge_enrol_status, 1), (topics.bridge_availability, 1)],
     )
     try:
         link.start(timeout=10)
@@ -288,6 +289,15 @@ def run_enrol(args: argparse.Namespace) -> int:
                     if quiet == ANSWER_S
                     else f"the bridge of table {config.table!r} stopped saying how the "
                     f"enrolment goes ({quiet:.0f} s): look at its log"
+                )
+            if (
+                isinstance(item, Message)
+                and item.topic == topics.bridge_availability
+                and item.payload.startswith(b"offline")
+            ):
+                raise UserError(
+                    f"the bridge of table {config.table!r} is offline (bridge/availability): "
+                    f"start it (tabletop bridge --config {args.config}), then ask again"
                 )
             if not isinstance(item, Message) or item.topic != topics.bridge_enrol_status:
                 continue

@@ -413,3 +413,35 @@ def test_the_bridge_role_hears_the_request_and_a_game_master_reads_the_answer() 
     assert bridge.may_receive(topics.bridge_enrol_status)
     assert gm.may_receive(topics.bridge_enrol_status) and not gm.may_publish(topics.bridge_enrol)
     assert not viewer.may_publish(topics.bridge_enrol)
+
+
+def test_tabletop_bridge_enrol_says_when_the_bridge_is_offline(
+    mosquitto: Mosquitto, tmp_path: Path
+) -> None:
+    topics = TableTopics("reenrol-nobody")
+    left = MqttLink(mosquitto.url, "test-enrol-last-will")
+    left.start()
+    left.get(timeout=5)  # connected: a retained message goes out at once
+    left.publish_retained(topics.bridge_availability, b"offline")  # a bridge's last will
+    config = tmp_path / "table.toml"
+    config.write_text(
+        'game = "sixshooter"\n\n[[seats]]\nname = "Ana"\n\n'
+        f'[table]\nid = "reenrol-nobody"\n\n[broker]\nurl = "mqtt://127.0.0.1:{mosquitto.port}"\n'
+    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "tabletop", "bridge", "enrol", "--config", str(config)],
+            capture_output=True,
+            check=False,
+            text=True,
+            timeout=300,
+            cwd=ROOT,
+        )
+    finally:
+        left.publish_retained(topics.bridge_availability, b"")
+        left.stop()
+    assert done.returncode != 0
+    assert "the bridge of table 'reenrol-nobody' is offline (bridge/availability): start it" in (
+        done.stderr
+    )
+    assert "Traceback" not in done.stderr
