@@ -29,15 +29,14 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "mat" / "fw"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fwhelpers import Mat, card  # the firmware tests' modelled-time mat
-
+from bench._common import ModelledMat, card
 from tabletop.figures import percentile
 
 
 def sweep_ms(profile: str, buses: int, cards: int) -> float:
-    mat = Mat(seats=6, slots=6, pad=True, buses=1, profile=profile)
+    mat = ModelledMat(seats=6, slots=6, pad=True, buses=1, profile=profile)
     if profile == "plain":
         mat.zones.config.presence_checks = 0
     for zone in range(cards):
@@ -55,7 +54,7 @@ def settle_ms(profile: str, buses: int, samples: int = 60) -> list[float]:
     rng = random.Random(5)
     results = []
     for _ in range(samples):
-        mat = Mat(seats=6, slots=6, pad=True, buses=buses, profile=profile)
+        mat = ModelledMat(seats=6, slots=6, pad=True, buses=buses, profile=profile)
         if profile == "plain":
             mat.zones.config.presence_checks = 0
         target = rng.randrange(36)
@@ -74,7 +73,7 @@ def settle_ms(profile: str, buses: int, samples: int = 60) -> list[float]:
 
 def false_events(rate: float, minutes: float, seed: int) -> tuple[int, int]:
     """(false card events, false drops) on a full mat of 36 lying cards, from power-up."""
-    mat = Mat(seats=6, slots=6, pad=True, buses=2)
+    mat = ModelledMat(seats=6, slots=6, pad=True, buses=2)
     mat.table.miss_rate = rate
     mat.table.rng.state = seed
     for zone in range(36):
@@ -103,7 +102,7 @@ def removal_ms(rate: float, samples: int) -> list[float]:
     rng = random.Random(11)
     results = []
     for sample in range(samples):
-        mat = Mat(seats=6, slots=6, pad=True, buses=2)
+        mat = ModelledMat(seats=6, slots=6, pad=True, buses=2)
         mat.table.miss_rate = rate
         mat.table.rng.state = 1000 + sample
         for zone in range(36):

@@ -44,7 +44,6 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
-sys.path.insert(0, str(ROOT / "tests" / "daemon"))
 
 from daemon_mqtt import commands, cpu_seconds, start_broker  # noqa: E402
 
@@ -268,7 +267,7 @@ def lease_holders(db: str, tables: list[str]) -> dict[str, int]:
 def failover(port: int, tables: list[str], workdir: Path, hosts: int) -> dict[str, Any]:
     """`hosts` daemons on one PostgreSQL: the spread when they join, then `kill -9` of the
     first; the time until every table it held answers again from another host."""
-    from daemon_helpers import PostgreSQL
+    from tabletop.servers import PostgreSQL
 
     server = PostgreSQL()
     server.start()

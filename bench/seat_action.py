@@ -2,11 +2,11 @@
 
     .venv/bin/python bench/seat_action.py [--taps 30] [--room-pages 17]
 
-A whole table on this process's threads, as the console's browser tests run it
-(tests/console/conftest.py): the embedded broker with users, the rules daemon reading two seats
-(Ana, Bo), the console. OS-SIX dice poker played open, dealt, Bo to bet. In Debian's Chromium
-(headless): the game master's page logged in, the two seats' phones joined with their codes,
-and N room pages, each in a browser context of its own (N devices): 3 + N pages.
+A whole table on this process's threads (bench/_common.py's `Table`): the embedded broker with
+users, the rules daemon reading two seats (Ana, Bo), the console. OS-SIX dice poker played open,
+dealt, Bo to bet. In Debian's Chromium (headless): the game master's page logged in, the two
+seats' phones joined with their codes, and N room pages, each in a browser context of its own
+(N devices): 3 + N pages.
 
 Each tap is Bo's *Check* on his phone, as a person taps it: the phone posts it to the console,
 which sends it on the game master's login; the daemon checks the seat's command, applies it and
@@ -33,9 +33,8 @@ from playwright.sync_api import Page, expect, sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench._common import CHROMIUM, Table, gm_login, seat_codes  # noqa: E402
 from tabletop.figures import percentile  # noqa: E402
-from tests.console.conftest import CHROMIUM, Table, gm_login  # noqa: E402
-from tests.console.test_seat_screens import codes  # noqa: E402
 
 # Each page notes when it first drew each event number, and when it first showed each turn.
 RECORDER = """
@@ -86,7 +85,7 @@ def main() -> int:
                 gm_context.add_init_script(RECORDER)
                 gm = gm_context.new_page()
                 gm_login(gm, base)
-                given = codes(gm)
+                given = seat_codes(gm)
                 phones: dict[str, Page] = {}
                 for seat, name in ((1, "Ana"), (2, "Bo")):
                     context = browser.new_context(viewport={"width": 390, "height": 844})

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/venue.py [--tables 1000] [--hosts 3] [--seconds 20]
 
-Starts a private RabbitMQ cluster (three nodes, their MQTT plugin; tests/daemon/daemon_helpers)
+Starts a private RabbitMQ cluster (three nodes, their MQTT plugin; tabletop/servers.py)
 and a private PostgreSQL, then `--hosts` times `tabletop rules --tables ...` with the three
 nodes as one broker list (`--broker` repeated, in the same order everywhere) and measures:
 
@@ -32,7 +32,6 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
-sys.path.insert(0, str(ROOT / "tests" / "daemon"))
 
 from daemon_mqtt import commands  # noqa: E402
 from room import Room, at_play, lease_holders, memory  # noqa: E402
@@ -64,7 +63,7 @@ def host_process(
 
 
 def main() -> None:
-    from daemon_helpers import PostgreSQL, RabbitCluster
+    from tabletop.servers import PostgreSQL, RabbitCluster
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=1000)
