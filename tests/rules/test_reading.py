@@ -85,8 +85,16 @@ class Table:
 def test_the_deal_is_read_as_cards_land() -> None:
     table = Table()
     table.gm(ROSTER)
+    # Before the game begins, the room is told what the table waits for (issue 48: "no game
+    # yet" stood on every screen while the game waited for the deal).
+    waiting = [
+        "deal 6 cards face down into the slots of each player (Ana, Bo): the game starts "
+        "when every hand is on the mat"
+    ]
+    assert table.reader.instructions == waiting
     table.lay(0, 1, "JS")
     assert table.game.state.phase is None  # the deal is still landing
+    assert table.reader.instructions == waiting
     table.deal()
     assert table.game.state.phase is Phase.SETUP
     players = state_to_json(table.game.state)["players"]

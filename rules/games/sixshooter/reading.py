@@ -80,7 +80,11 @@ class TableReader:
                 if state.phase is not None
                 else {}
             )
-            return self._try_deal(state, now)
+            actions = self._try_deal(state, now)
+            # Said on the room's screen at once while the deal lands (the game has not begun,
+            # so its prompt cannot say it); gone when the deal is read or refused.
+            self.instructions = [self._deal_words(state)] if self.awaiting_deal else []
+            return actions
         if name == "turn_order" and "draws" not in command:
             self.awaiting_draws = {**command, "draws": []}
             return []
@@ -184,7 +188,7 @@ class TableReader:
             cleared: list[Action] = [AlertCleared(key) for key in self.alerts]
             self.alerts.clear()
             self._mismatches.clear()
-            self.instructions = []
+            self.instructions = [] if self.awaiting_deal is None else [self._deal_words(state)]
             return cleared
         expected = self.expected(state)
         actions: list[Action] = []
@@ -282,21 +286,31 @@ class TableReader:
                 actions.append(Alert(key, fix, zone[0], zone[1]))
         return actions
 
-    def _try_deal(self, state: GameState, now: float) -> list[Action]:
-        command = self.awaiting_deal
-        assert command is not None
-        if command["cmd"] == "new_game":
-            names = [
+    def _deal_words(self, state: GameState) -> str:
+        """What the table waits for while a deal is awaited, in the dealer's words."""
+        command = self.awaiting_deal or {}
+        names = self._deal_names(state, command)
+        return (
+            f"deal {HAND_SIZE} cards face down into the slots of each player "
+            f"({', '.join(names)}): the game starts when every hand is on the mat"
+        )
+
+    @staticmethod
+    def _deal_names(state: GameState, command: dict[str, Any]) -> list[str]:
+        if command.get("cmd") == "new_game":
+            return [
                 str(p["name"])
                 for p in command.get("players", [])
                 if isinstance(p, dict) and "name" in p
             ]
-        else:
-            names = [
-                op.name
-                for op in state.operators.values()
-                if op.status is Status.ACTIVE or op.returning
-            ]
+        return [
+            op.name for op in state.operators.values() if op.status is Status.ACTIVE or op.returning
+        ]
+
+    def _try_deal(self, state: GameState, now: float) -> list[Action]:
+        command = self.awaiting_deal
+        assert command is not None
+        names = self._deal_names(state, command)
         hands: dict[str, list[str]] = {}
         for name in names:
             if name not in self.seats:
