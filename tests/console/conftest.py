@@ -16,7 +16,7 @@ from typing import Any
 import paho.mqtt.client as paho
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from bridge.bridge import Bridge
 from console.server import ConsoleServer
@@ -152,6 +152,11 @@ def seated(tmp_path: Path) -> Iterator[Table]:
         yield running
     finally:
         running.stop()
+
+
+# Every expectation waits for its condition; this is the safety net, not a speed figure: a
+# page on a loaded 2-core host may take seconds to draw (Playwright's own default is 5 s).
+expect.set_options(timeout=20_000)
 
 
 @pytest.fixture(scope="package")
