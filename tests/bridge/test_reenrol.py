@@ -29,7 +29,7 @@ from tests.daemon.daemon_helpers import Mosquitto
 from tests.vision.test_dice_enrol import centres_csv
 from vision.classify import ValueClassifier
 from vision.enrol import ENROLMENT_FILE, MODEL_FILE, enrol, shipped_model, table_model
-from wire.mqtt import Message, MqttLink
+from wire.mqtt import Connected, Message, MqttLink
 from wire.topics import TableTopics
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -101,6 +101,11 @@ class Table:
 
     def __enter__(self) -> Table:
         self.link.start()
+        # Subscribed before the bridge starts: every status comes to it, not only the last one
+        # retained (a request refused at once would otherwise hide "ready").
+        deadline = time.monotonic() + 30
+        while not isinstance(self.link.get(timeout=1), Connected):
+            assert time.monotonic() < deadline, "the test's link did not connect"
         self.bridge.start()
         self.thread.start()
         try:
