@@ -19,6 +19,7 @@ from typing import Any, NoReturn
 from rules.games.errors import RulesError
 from rules.games.game import EVERYONE, PLAYER, PLAYER_OR_ALL, YES_NO, GmAction
 from rules.games.roster import RosterError, roster_from_data
+from rules.games.rows import Column, Rows
 from rules.games.setup import PlayerChoiceError, PlayerSetup
 
 from . import ConsoleError
@@ -54,7 +55,8 @@ class Field:
     # game's players: the page offers them in a list), "names" (new players' names, one a line),
     # "yesno" (an answer: two buttons), "card" (a seat's card: the page offers the seats'
     # slots, sent as OWNER:SLOT), "pairs" (a value per player: the page shows a row per
-    # player, sent as NAME=VALUE lines; `pair` says what the value is)
+    # player, sent as NAME=VALUE lines; `pair` says what the value is), "rows" (a row per
+    # item built on the page, each with the game's columns: `rows`; sent as a list of objects)
     kind: str
     required: bool
     # a choice's values; for a "player", the words it takes besides a player's name ("all")
@@ -69,6 +71,7 @@ class Field:
     pair: str = ""
     keys: str = ""
     pair_words: str = ""  # what the value is, in words ("money")
+    rows: Rows | None = None  # a "rows" field: its columns, and how a row is written
 
     def to_json(self) -> dict[str, Any]:
         described: dict[str, Any] = {
@@ -86,6 +89,8 @@ class Field:
             described["value"] = self.pair_words
         if self.players is not None:
             described["players"] = self.players.to_json()
+        if self.rows is not None:
+            described["rows"] = self.rows.to_json()
         return described
 
 
@@ -121,7 +126,10 @@ class Form:
             raise FormError(f"{self.action.verb}: no field {unknown[0]!r}", unknown[0])
         words: list[str] = []
         for field in self.fields:
-            words += _words(field, values.get(field.name), self.action.verb)
+            if field.rows is not None:
+                words += _row_words(field, field.rows, values.get(field.name), values)
+            else:
+                words += _words(field, values.get(field.name), self.action.verb)
         try:
             namespace = self.parser().parse_args(words)
         except FormError as error:
@@ -295,7 +303,10 @@ def _field(argument: argparse.Action, labels: Mapping[str, str] | None = None) -
     choices = tuple(str(choice) for choice in argument.choices or ())
     metavar = argument.metavar if isinstance(argument.metavar, str) else ""
     pair = keys = pair_words = ""
-    if isinstance(argument, argparse._StoreTrueAction | argparse._StoreFalseAction):
+    rows = argument.type if isinstance(argument.type, Rows) else None
+    if rows is not None:
+        kind = "rows"  # built on the page, a row per item: never the notation's words
+    elif isinstance(argument, argparse._StoreTrueAction | argparse._StoreFalseAction):
         kind = "flag"
     elif metavar == YES_NO:
         kind = "yesno"
@@ -326,7 +337,7 @@ def _field(argument: argparse.Action, labels: Mapping[str, str] | None = None) -
     return Field(
         name=argument.dest,
         label=label,
-        help=argument.help or "",
+        help=rows.help if rows is not None else argument.help or "",
         kind=kind,
         required=required,
         choices=choices,
@@ -335,7 +346,102 @@ def _field(argument: argparse.Action, labels: Mapping[str, str] | None = None) -
         pair=pair,
         keys=keys,
         pair_words=pair_words,
+        rows=rows,
     )
+
+
+_RESERVED = {",": "a comma", "=": "an equals sign", "/": "a slash"}
+_TRUE, _FALSE = (True, "on", "true"), (None, False, "", "off", "false")
+_WHOLE = re.compile(r"[+-]?\d+")
+
+
+def _row_words(field: Field, rows: Rows, value: Any, values: Mapping[str, Any]) -> list[str]:
+    """The command line's words for a "rows" field: each row checked by its columns (a
+    refusal names the row and the column: "Pool 2, skill rank (dice): required") and written
+    as the command line writes it."""
+    where = field.label[:1].upper() + field.label[1:]
+    if value is None or value in ("", []):
+        if field.required:
+            raise FormError(f"{where}: required ({rows.add}, then fill in its row)", field.name)
+        return []
+    if not isinstance(value, list) or not all(isinstance(row, Mapping) for row in value):
+        raise FormError(f"{where}: expected a row per {rows.noun} ({rows.add})", field.name)
+    if len(value) < rows.least:
+        raise FormError(f"{where}: at least {rows.least} {rows.noun}s", field.name)
+    picked = values.get(rows.labels_from) if rows.labels_from else None
+    relabel = picked if isinstance(picked, str) and picked else None
+    words = []
+    for index, row in enumerate(value, 1):
+        at = f"{rows.noun[:1].upper()}{rows.noun[1:]} {index}"
+        word = rows.write(_row(rows, row, at, relabel, field.name))
+        try:
+            rows.read(word)
+        except (argparse.ArgumentTypeError, ValueError):
+            raise FormError(f"{at}: cannot be read; fill in its row again", field.name) from None
+        words.append(word)
+    return words
+
+
+def _row(
+    rows: Rows, row: Mapping[str, Any], at: str, relabel: str | None, name: str
+) -> dict[str, Any]:
+    """One row's values, checked by its columns; a column not asked in this row (a player's
+    rank in a character's row, a rank the order does not compare) is left out."""
+    known = {column.name for column in rows.columns} | {"npc"}
+    unknown = sorted(str(key) for key in row if key not in known)
+    if unknown:
+        raise FormError(f"{at}: no part {unknown[0]!r} in this row", name)
+    npc = row.get("npc") in _TRUE
+    checked: dict[str, Any] = {"npc": npc}
+    for column in rows.columns:
+        label = column.label_for(relabel)
+        if label is None or column.side == ("player" if npc else "npc"):
+            continue
+        said = f"{at}, {label}"
+        raw = row.get(column.name)
+        if column.kind == "flag":
+            if raw not in _TRUE and raw not in _FALSE:
+                raise FormError(f"{said}: expected ticked or not, got {raw!r}", name)
+            checked[column.name] = raw in _TRUE
+            continue
+        if raw is not None and (isinstance(raw, bool) or not isinstance(raw, str | int)):
+            raise FormError(f"{said}: expected text, got {raw!r}", name)
+        text = "" if raw is None else str(raw).strip()
+        if column.kind == "who":
+            if not text and (column.required or not npc):
+                wanted = "give the character's name" if npc else "pick a player"
+                raise FormError(f"{said}: {wanted}", name)
+            _plain_text(text, said, rows, name)
+            checked[column.name] = text
+        elif not text:
+            if column.required:
+                raise FormError(f"{said}: required", name)
+            checked[column.name] = None
+        elif column.kind == "number":
+            checked[column.name] = _number(column, text, said, name)
+        else:
+            _plain_text(text, said, rows, name)
+            checked[column.name] = text
+    return checked
+
+
+def _plain_text(text: str, said: str, rows: Rows, name: str) -> None:
+    held = [_RESERVED.get(mark, repr(mark)) for mark in rows.reserved if mark in text]
+    if held:
+        raise FormError(f"{said}: may not hold {' or '.join(held)}", name)
+    if text.startswith("-"):
+        raise FormError(f"{said}: may not start with a dash", name)
+
+
+def _number(column: Column, text: str, said: str, name: str) -> int:
+    if not _WHOLE.fullmatch(text):
+        raise FormError(f"{said}: '{text}' is not a whole number", name)
+    number = int(text)
+    if column.minimum is not None and number < column.minimum:
+        raise FormError(f"{said}: {number} is less than {column.minimum}", name)
+    if column.maximum is not None and number > column.maximum:
+        raise FormError(f"{said}: {number} is more than {column.maximum}", name)
+    return number
 
 
 def _words(field: Field, value: Any, verb: str) -> list[str]:
@@ -401,6 +507,7 @@ _INVALID = (
 _WANTED = {
     "card": "pick one of the seats' cards from the list",
     "pairs": "give each row its name and its value (the name's row is left empty if none)",
+    "rows": "fill in each row",
 }
 
 

@@ -39,6 +39,8 @@
         return name.trim() && value.trim() ? `${name.trim()}=${value.trim()}` : "";
       }).filter(Boolean).join("\n");
       return control;
+    } else if (field.kind === "rows") {
+      return rowsBuilder(verb, id, field, described);
     } else if (field.kind === "player") {
       // One of the game's players, picked from those in the game (filled in by fillPlayers),
       // and the words the verb takes besides a name ("all": everyone at once), last.
@@ -82,6 +84,140 @@
     const label = el("label", { for: id, text: field.label + (field.required ? "" : " (optional)") });
     const help = field.help ? el("small", { id: described, text: field.help }) : null;
     return el("div", { class: field.kind === "flag" ? "field flag" : "field" }, label, control, help);
+  }
+
+  // A "rows" field (Steamfunkateers' pools, a turn order's entrants): a row per item, each
+  // with the game's columns in words; "who" is a player of the game from the list or a game
+  // master's character with a name. Sent as a list of rows, one object each; the console
+  // writes each as the command line would.
+  const NPC = "\u0000npc";  // the "a game master's character" choice of a row's who
+  let knownNames = [];  // the players a row's who offers (fillPlayers keeps it fresh)
+  function rowsBuilder(verb, id, field, described) {
+    const spec = field.rows;
+    const noun = spec.noun.charAt(0).toUpperCase() + spec.noun.slice(1);
+    const list = el("div", { class: "row-list", id: `${id}-rows` });
+    const add = el("button", { type: "button", class: "add-row", text: spec.add });
+    const help = field.help ? el("small", { id: described, text: field.help }) : null;
+    const control = el("fieldset", { class: "field rows-field", name: field.name, id, "aria-describedby": described,
+                                     "data-kind": "rows" },
+                       el("legend", { text: field.label.charAt(0).toUpperCase() + field.label.slice(1) }), help, list, add);
+    let made = 0;
+    // the value of the field that relabels the columns (a turn order's kind), in this form
+    const picked = () => {
+      const form = control.closest("form");
+      const other = form && spec.labels_from ? form.elements[spec.labels_from] : null;
+      return other && other.value ? other.value : null;
+    };
+    const labelOf = (column) => {
+      const value = picked();
+      if (!value || !Object.keys(column.labels || {}).length) return column.label;
+      return (column.labels || {})[value] || null;
+    };
+    function refresh(row) {
+      const who = row.querySelector("[data-part=who]");
+      const npc = who && who.value === NPC;
+      const name = row.querySelector("[data-part=who-name]");
+      if (name) name.closest(".field").hidden = !npc;
+      for (const part of row.querySelectorAll("[data-column]")) {
+        const column = spec.columns.find((each) => each.name === part.dataset.column);
+        const label = labelOf(column);
+        const asked = label !== null && column.side !== (npc ? "player" : "npc");
+        part.hidden = !asked;
+        const text = part.querySelector(".column-label");
+        if (text && label) text.textContent = label;
+      }
+    }
+    function addRow() {
+      made += 1;
+      const rowId = `${id}-${made}`;
+      const row = el("fieldset", { class: "builder-row", "data-row": String(made) });
+      const legend = el("legend");
+      const remove = el("button", { type: "button", class: "remove-row secondary" });
+      remove.addEventListener("click", () => { row.remove(); renumber(); });
+      const parts = spec.columns.map((column) => {
+        const partId = `${rowId}-${column.name}`;
+        const hint = column.help ? el("small", { id: `${partId}-help`, text: column.help }) : null;
+        const labelText = el("span", { class: "column-label", text: column.label });
+        const optional = column.required || column.kind === "flag" ? null : el("span", { text: " (optional)" });
+        if (column.kind === "who") {
+          const select = el("select", { id: partId, "data-part": "who", "data-kind": "row-who" },
+            el("option", { value: "", text: "— pick —" }));
+          fillWho(select);
+          const nameId = `${partId}-name`;
+          const name = el("input", { id: nameId, "data-part": "who-name", autocomplete: "off" });
+          select.addEventListener("change", () => refresh(row));
+          return el("div", { class: "row-who" },
+            el("div", { class: "field" }, el("label", { for: partId }, labelText), select),
+            el("div", { class: "field", hidden: true },
+              el("label", { for: nameId, text: "the character's name" + (column.required ? "" : " (optional)") }), name));
+        }
+        let input;
+        if (column.kind === "flag") {
+          input = el("input", { id: partId, type: "checkbox", "data-value": column.name });
+        } else if (column.kind === "number") {
+          input = el("input", { id: partId, type: "number", "data-value": column.name, inputmode: "numeric",
+                                min: column.min === null ? null : String(column.min),
+                                max: column.max === null ? null : String(column.max),
+                                "aria-describedby": hint ? `${partId}-help` : null });
+        } else {
+          input = el("input", { id: partId, "data-value": column.name, autocomplete: "off",
+                                "aria-describedby": hint ? `${partId}-help` : null });
+        }
+        return el("div", { class: column.kind === "flag" ? "field flag" : "field", "data-column": column.name },
+          ...(column.kind === "flag" ? [input, el("label", { for: partId }, labelText)]
+                                     : [el("label", { for: partId }, labelText, optional), input]), hint);
+      });
+      row.append(legend, ...parts, remove);
+      list.append(row);
+      renumber();
+      refresh(row);
+      return row;
+    }
+    function renumber() {
+      const rows = [...list.querySelectorAll(".builder-row")];
+      rows.forEach((row, index) => {
+        row.querySelector("legend").textContent = `${noun} ${index + 1}`;
+        const remove = row.querySelector(".remove-row");
+        remove.textContent = `Remove ${spec.noun} ${index + 1}`;
+        remove.hidden = rows.length <= (spec.least || 1);
+      });
+    }
+    add.addEventListener("click", () => {
+      const row = addRow();
+      const first = row.querySelector("select, input");
+      if (first) first.focus();
+    });
+    control.resetRows = () => {
+      list.replaceChildren();
+      made = 0;
+      for (let at = 0; at < (spec.least || 1); at += 1) addRow();
+    };
+    control.resetRows();
+    // a change of the field that relabels the columns (the kind of order) redraws the labels
+    control.relabel = () => { for (const row of list.querySelectorAll(".builder-row")) refresh(row); };
+    // What the form sends: each row's who and the columns it asks.
+    control.rosterValue = () => [...list.querySelectorAll(".builder-row")].map((row) => {
+      const who = row.querySelector("[data-part=who]");
+      const npc = !!who && who.value === NPC;
+      const value = { who: npc ? row.querySelector("[data-part=who-name]").value.trim() : (who ? who.value : "") };
+      if (npc) value.npc = true;
+      for (const part of row.querySelectorAll("[data-column]")) {
+        if (part.hidden) continue;
+        const input = part.querySelector("[data-value]");
+        value[input.dataset.value] = input.type === "checkbox" ? input.checked : input.value;
+      }
+      return value;
+    });
+    return control;
+  }
+  function fillWho(select) {
+    const have = [...select.options].slice(1).map((option) => option.value);
+    const offered = [...knownNames, NPC];
+    if (JSON.stringify(have) === JSON.stringify(offered)) return;
+    const kept = select.value;
+    select.replaceChildren(select.options[0], ...knownNames.map((name) => el("option", { value: name, text: name })),
+      el("option", { value: NPC, text: "a game master's character" }));
+    if (offered.includes(kept)) select.value = kept;
   }
 
   // The group last started on this device, per game (kept in the browser, for next week).
@@ -172,6 +308,11 @@
                     el("p", { class: "help", text: action.help }),
                     ...action.fields.map((field) => input(action.verb, field)),
                     el("button", { type: "submit", text: action.title }), result);
+    // a field that relabels a "rows" field's columns (a turn order's kind) redraws them
+    node.addEventListener("change", (changed) => {
+      for (const rows of node.querySelectorAll("[data-kind=rows]"))
+        if (rows.relabel && changed.target.name && changed.target.name !== rows.name) rows.relabel();
+    });
     node.addEventListener("submit", async (submitted) => {
       submitted.preventDefault();
       const values = {};
@@ -184,6 +325,7 @@
       if (done && action.verb !== "new") {
         // A fresh form for the next command: nothing of this one is sent again by mistake.
         node.reset();
+        for (const rows of node.querySelectorAll("[data-kind=rows]")) if (rows.resetRows) rows.resetRows();
         fillPlayers(window.tableSnapshot, true);
       }
     });
@@ -222,6 +364,16 @@
   // label ("Slot: must be 1 to 6"), never by the program's name for it.
   function inWords(action, message) {
     const text = String(message || "");
+    // a row's part ("pools[1].rank: ..."): said by the row and its column ("Pool 2, skill rank")
+    const inRow = /^([a-z_]+)\[(\d+)\](?:\.([a-z_]+))?(?:\[(\d+)\])?:\s*/.exec(text);
+    const rowsField = inRow && action.fields.find((each) => each.name === inRow[1] && each.rows);
+    if (rowsField) {
+      const spec = rowsField.rows;
+      const key = { player: "who", npc: "who", extra_die: "extra" }[inRow[3]] || inRow[3];
+      const column = spec.columns.find((each) => each.name === key);
+      const where = `${spec.noun.charAt(0).toUpperCase()}${spec.noun.slice(1)} ${Number(inRow[2]) + 1}`;
+      return `${where}${column ? `, ${column.label}` : ""}: ${text.slice(inRow[0].length)}`;
+    }
     const named = /^(?:[a-z_]+\.)?([a-z_]+)(?:\[\d+\])?(?:\.[a-z_]+)?:\s*/.exec(text);
     if (!named) return text;
     const field = action.fields.find((each) => each.name === named[1]);
@@ -552,6 +704,8 @@
       if (offered.some(([value]) => value === kept)) select.value = kept;
     }
     for (const rows of document.querySelectorAll("[data-kind=pairs]")) pairRows(rows, names, cards);
+    knownNames = names;
+    for (const select of document.querySelectorAll("select[data-kind=row-who]")) fillWho(select);
   }
 
   // A row per player for a "pairs" field: the player's name (or a name to type, for a table

@@ -9,10 +9,12 @@ per obstacle), `unfamiliar`, `conditions=1` (dice off for conditions), `circumst
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from typing import Any
 
 from ..game import PLAYER, ArgumentAdder, GmAction, VerbGroup, labelled, worded
-from .model import GmCost, OrderKind
+from ..rows import Column, Rows
+from .model import GM_BASE_DICE, MAX_OBSTACLE, MAX_RANK, ORDER_SKILLS, GmCost, OrderKind
 
 _NUMBERS = ("outnumbering", "base", "conditions")
 
@@ -66,6 +68,127 @@ def _entrant(text: str) -> dict[str, Any]:
     return {"who": name, "ranks": [int(n) for n in numbers]}
 
 
+# The most dice a modifier takes off or adds (the engine's own bound: the largest pool).
+_MOST = 6
+
+
+def _write_pool(row: Mapping[str, Any]) -> str:
+    """A pool built on the page (its row's columns, checked) as `pool_spec` reads it."""
+    if row.get("npc"):
+        head = "npc" + (f":{row['who']}" if row.get("who") else "")
+        numbers: tuple[str, ...] = ("base", "outnumbering")
+    else:
+        head = f"{row['who']}={row['rank']}"
+        numbers = ()
+    changes = [f"skill={row['skill']}"] if row.get("skill") and not row.get("npc") else []
+    changes += [f"{key}={row[key]}" for key in numbers if row.get(key) is not None]
+    changes += [f"obstacle={row[key]}" for key in ("obstacle", "obstacle_2") if row.get(key)]
+    changes += ["unfamiliar"] if row.get("unfamiliar") else []
+    changes += [f"conditions={row['conditions']}"] if row.get("conditions") else []
+    if row.get("circumstance"):
+        changes.append(f"circumstance={row['circumstance']:+d}")
+    changes += ["bonus"] if row.get("bonus") else []
+    changes += ["extra"] if row.get("extra") else []
+    return ",".join([head, *changes])
+
+
+POOL_ROWS = Rows(
+    noun="pool",
+    add="Add a pool",
+    help="a row per pool: who throws, the rank and what changes the dice; two pools or more "
+    "are an opposed roll",
+    columns=(
+        Column("who", "who throws", "who"),
+        Column(
+            "rank",
+            "skill rank (dice)",
+            "number",
+            required=True,
+            minimum=0,
+            maximum=MAX_RANK,
+            side="player",
+        ),
+        Column("skill", "skill", "text", side="player", help="named in the roll's words"),
+        Column(
+            "base",
+            "the game master's dice",
+            "number",
+            minimum=1,
+            side="npc",
+            help=f"{GM_BASE_DICE} unless you say otherwise",
+        ),
+        Column(
+            "outnumbering",
+            "outnumbering the players",
+            "number",
+            minimum=0,
+            side="npc",
+            help="a die for each opponent more than the players' team",
+        ),
+        Column("obstacle", "obstacle level", "number", minimum=0, maximum=MAX_OBSTACLE),
+        Column("obstacle_2", "another obstacle's level", "number", minimum=0, maximum=MAX_OBSTACLE),
+        Column("conditions", "dice off for conditions", "number", minimum=0, maximum=_MOST),
+        Column(
+            "circumstance",
+            "circumstance (dice, more or fewer)",
+            "number",
+            minimum=-_MOST,
+            maximum=_MOST,
+        ),
+        Column("bonus", "bonus die (the more applicable talent)", "flag"),
+        Column("extra", "extra die (a point of Vigor)", "flag"),
+        Column("unfamiliar", "unfamiliar (a die off)", "flag"),
+    ),
+    write=_write_pool,
+    read=pool_spec,
+    reserved=",=",
+)
+
+
+def _write_entrant(row: Mapping[str, Any]) -> str:
+    ranks = [str(row[key]) for key in _RANKS if row.get(key) is not None]
+    return f"{row['who']}={'/'.join(ranks)}"
+
+
+# The three ranks an entrant's `3/2/1` stands for: the skills each kind of order compares
+# ("compare your Spot skill ... Athletics, then Physique"; "Empathy ... Rapport, then Will").
+_RANKS = ("first", "second", "third")
+
+
+def _rank_labels(index: int) -> tuple[tuple[str, str], ...]:
+    return tuple(
+        (kind.value, f"{skills[index]} rank")
+        for kind, skills in ORDER_SKILLS.items()
+        if index < len(skills)
+    )
+
+
+ENTRANT_ROWS = Rows(
+    noun="entrant",
+    add="Add an entrant",
+    help="a row per player or character in the order, with the ranks of the skills compared",
+    columns=(
+        Column("who", "who", "who", required=True),
+        *(
+            Column(
+                key,
+                f"{('first', 'second', 'third')[i]} skill's rank",
+                "number",
+                required=True,
+                minimum=0,
+                maximum=MAX_RANK,
+                labels=_rank_labels(i),
+            )
+            for i, key in enumerate(_RANKS)
+        ),
+    ),
+    write=_write_entrant,
+    read=_entrant,
+    labels_from="kind",
+    reserved="=",
+)
+
+
 def _bid(text: str) -> tuple[str, int]:
     name, sep, points = text.partition("=")
     if not sep or not name or not points.isdigit():
@@ -104,7 +227,15 @@ def _pools(cmd: str) -> Any:
 
 
 _POOLS = _args(
-    (("pools",), {"nargs": "+", "type": pool_spec, "help": "Ana=4,skill=Burglary,obstacle=1"}),
+    (
+        ("pools",),
+        {
+            "nargs": "+",
+            "type": POOL_ROWS,
+            "metavar": "POOL",
+            "help": "Ana=4,skill=Burglary,obstacle=1 or npc:Thugs,outnumbering=2",
+        },
+    ),
     (("--task",), {"default": "", "help": "what the check is for (default: not said)"}),
 )
 _DICE = _args((("values",), {"nargs": "+", "type": _die, "help": "the dice as read"}))
@@ -164,7 +295,15 @@ _VERBS: tuple[GmAction, ...] = (
                     "help": "the kind of order: " + ", ".join(k.value for k in OrderKind),
                 },
             ),
-            (("entrants",), {"nargs": "+", "type": _entrant, "help": "Ana=3/2/1 Thug=2/2/2"}),
+            (
+                ("entrants",),
+                {
+                    "nargs": "+",
+                    "type": ENTRANT_ROWS,
+                    "metavar": "ENTRANT",
+                    "help": "Ana=3/2/1 Thug=2/2/2",
+                },
+            ),
         ),
         lambda a: {"cmd": "turn_order", "kind": a.kind, "entrants": a.entrants},
     ),
