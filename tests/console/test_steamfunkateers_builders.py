@@ -5,11 +5,19 @@ words that name the row and the part."""
 
 from __future__ import annotations
 
+import argparse
 from typing import Any
 
 from playwright.sync_api import Page, expect
 
+from console.forms import forms_for
+from rules import games
+from rules.games.steamfunkateers.actions import pool_spec
 from tests.console.conftest import Table, gm_login, shoot, snapshot, wait_for
+
+# the page that lets axe in (the console's Content-Security-Policy refuses its inline script)
+from tests.console.test_accessibility import assert_accessible, axe_source  # noqa: F401
+from tests.console.test_accessibility import page as axe_page  # noqa: F401
 
 
 def _started(table: Table, page: Page) -> None:
@@ -65,7 +73,13 @@ def test_a_turn_order_and_an_opposed_check_are_built_by_taps(table: Table, page:
     thugs = check.locator(".builder-row").nth(1)
     thugs.get_by_label("who throws", exact=True).select_option(label="a game master's character")
     expect(thugs.get_by_label("skill rank (dice)", exact=True)).to_be_hidden()
-    thugs.get_by_label("the character's name (optional)", exact=True).fill("Thugs")
+    name = thugs.get_by_label("the character's name (optional)", exact=True)
+    # the daemon's own refusal, of the second pool's who, is said by that row and part too
+    name.fill("Bo")
+    check.get_by_role("button", name="Call a roll").click()
+    expect(check.locator(".result")).to_contain_text("Refused: Pool 2, who throws: ")
+    expect(check.locator(".result")).to_contain_text("is a player")
+    name.fill("Thugs")
     thugs.get_by_label("outnumbering the players (optional)", exact=True).fill("2")
     thugs.get_by_label("circumstance (dice, more or fewer) (optional)", exact=True).fill("-1")
     check.get_by_label("task (optional)", exact=True).fill("the vault door")
@@ -84,3 +98,59 @@ def test_a_turn_order_and_an_opposed_check_are_built_by_taps(table: Table, page:
     # Ana: rank 4, an obstacle off, the bonus die on; the Thugs: 6, +2 outnumbering, -1
     assert dice == {"Ana": 4, "Thugs": 7}, called
     expect(page.locator("#events li").first).to_contain_text("Thugs")
+
+
+def test_a_row_makes_the_command_the_command_line_makes() -> None:
+    """Every key `pool_spec` takes, given in rows, is the command `tabletop gm` makes from its
+    notation (an entrant's ranks too)."""
+    game = games.get("steamfunkateers")
+    forms = forms_for(game.gm_actions(), game.roster_keys)
+    ana: dict[str, object] = {
+        "who": "Ana",
+        "rank": "4",
+        "skill": "Burglary",
+        "obstacle": "2",
+        "obstacle_2": "1",
+    }
+    ana |= {"conditions": "1", "circumstance": "-1", "bonus": True, "extra": True}
+    ana |= {"unfamiliar": True}
+    thugs: dict[str, object] = {
+        "who": "Thugs",
+        "npc": True,
+        "base": "5",
+        "outnumbering": "2",
+        "circumstance": "+2",
+    }
+    gm: dict[str, object] = {"who": "", "npc": True}
+    made = forms["check"].command({"pools": [ana, thugs, gm], "task": "the vault"})
+    typed = [
+        "Ana=4,skill=Burglary,obstacle=2,obstacle=1,unfamiliar,conditions=1,circumstance=-1,"
+        "bonus,extra",
+        "npc:Thugs,base=5,outnumbering=2,circumstance=+2",
+        "npc",
+    ]
+    assert made == {"cmd": "check", "pools": [pool_spec(t) for t in typed], "task": "the vault"}
+    order: list[dict[str, object]] = [{"who": "Ana", "first": 3, "second": "2", "third": "1"}]
+    order += [{"who": "Thug", "npc": True, "first": 2, "second": 2, "third": 2}]
+    action = next(a for a in game.gm_actions() if a.verb == "turn-order")
+    parser = argparse.ArgumentParser()
+    action.arguments(parser)
+    cli = action.build(parser.parse_args(["mental", "Ana=3/2/1", "Thug=2/2/2"]))
+    assert forms["turn-order"].command({"kind": "mental", "entrants": order}) == cli
+
+
+def test_the_builders_pass_axe(
+    table: Table,
+    axe_page: Page,  # noqa: F811
+    axe_source: str,  # noqa: F811
+) -> None:
+    _started(table, axe_page)
+    check = axe_page.locator('form[data-verb="check"]')
+    check.get_by_role("button", name="Add a pool").click()
+    check.locator(".builder-row").nth(1).get_by_label("who throws", exact=True).select_option(
+        label="a game master's character"
+    )
+    order = axe_page.locator('form[data-verb="turn-order"]')
+    order.get_by_label("kind", exact=True).select_option("mental")
+    expect(order.locator(".builder-row").nth(0)).to_contain_text("Rapport rank")
+    assert_accessible(axe_page, axe_source, "the pools and the entrants in rows")
