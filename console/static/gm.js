@@ -313,6 +313,9 @@
       for (const rows of node.querySelectorAll("[data-kind=rows]"))
         if (rows.relabel && changed.target.name && changed.target.name !== rows.name) rows.relabel();
     });
+    // drawn before the form held them: labelled now by the form's own values (a scene's order
+    // asks Empathy alone)
+    for (const rows of node.querySelectorAll("[data-kind=rows]")) if (rows.relabel) rows.relabel();
     node.addEventListener("submit", async (submitted) => {
       submitted.preventDefault();
       const values = {};

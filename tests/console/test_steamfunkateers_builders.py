@@ -32,8 +32,12 @@ def _started(table: Table, page: Page) -> None:
 def test_a_turn_order_and_an_opposed_check_are_built_by_taps(table: Table, page: Page) -> None:
     _started(table, page)
     order = page.locator('form[data-verb="turn-order"]')
-    order.get_by_label("kind", exact=True).select_option("physical")
     first = order.locator(".builder-row").nth(0)
+    # a scene's order (the kind first offered) compares Empathy alone: one rank asked
+    expect(order.get_by_label("kind", exact=True)).to_have_value("scene")
+    expect(first.get_by_label("Empathy rank", exact=True)).to_be_visible()
+    expect(first.locator("[data-column]:visible")).to_have_count(1)
+    order.get_by_label("kind", exact=True).select_option("physical")
     # a physical order compares Spot, then Athletics, then Physique: the columns say so
     expect(first.locator("legend")).to_have_text("Entrant 1")
     first.get_by_label("who", exact=True).select_option("Ana")
