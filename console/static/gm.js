@@ -221,7 +221,9 @@
   }
 
   // The group last started on this device, per game (kept in the browser, for next week).
-  const groupKey = (verb) => `tabletop-group:${document.body.dataset.game}:${verb}`;
+  // Keyed by the game whose forms these are (the one picked to start), not the one the page
+  // last drew: the new game's snapshot may come before or after its reply.
+  const groupKey = (verb) => `tabletop-group:${formsGame || document.body.dataset.game}:${verb}`;
   function savedGroup(verb) {
     try { return JSON.parse(window.localStorage.getItem(groupKey(verb)) || "null"); }
     catch (failed) { return null; }
@@ -386,6 +388,7 @@
 
   // The game chooser: any game of `tabletop games` is started from here (its `new` form).
   let chosen = null;  // a game other than the one on the table, about to be started
+  let formsGame = null;  // the game whose forms are drawn (the table's, or the one chosen)
   const chooser = document.getElementById("game-choice");
   chooser.addEventListener("change", () => loadActions(chooser.value));
   async function loadActions(wanted) {
@@ -393,6 +396,7 @@
     if (response.status === 401) { TableView.sessionEnded(); return; }
     const body = await response.json();
     chosen = body.game !== body.playing ? body.game : null;
+    formsGame = body.game;
     const title = (name) => (body.games.find((game) => game.name === name) || { title: name }).title;
     document.getElementById("game-name").textContent = `(${title(body.playing)})`;
     chooser.replaceChildren(...body.games.map((game) => el("option", { value: game.name,
