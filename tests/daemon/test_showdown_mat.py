@@ -8,7 +8,6 @@ the mat's touch timestamps."""
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -58,6 +57,20 @@ def _felt(sim: SimulatedMat, zone: str, hand: int | None = None, spread: bool = 
     sim.clock.advance(RESPONSE_MS)
     sim.wait_polled()
     return sim.touch_ms()
+
+
+def _tap(sim: SimulatedMat, zone: str) -> None:
+    """A finger on `zone` and off again, each felt by the firmware on the mat's held clock: a
+    tap of 0.2 s on the real clock went unfelt when the host let the firmware poll too late."""
+    sim.clock.hold()
+    try:
+        _felt(sim, zone)
+        sim.clock.advance(200)
+        sim.release(zone)
+        sim.clock.advance(RESPONSE_MS)
+        sim.wait_polled()
+    finally:
+        sim.clock.resume()
 
 
 def _body(raw: Any) -> Any:
@@ -121,9 +134,7 @@ def test_wrong_and_unknown_cards_alert_slots_light_and_the_race_is_judged_from_t
             "the slots of whose turn it is lit",
         )
         # Ana touches her Draw first and turns it: BANG, the race for Bo's bullets.
-        sim.touch("s1.1")
-        time.sleep(0.2)
-        sim.release("s1.1")
+        _tap(sim, "s1.1")
         pump_until(gm, lambda: gm.state().get("turn") == "Ana", 10, "Ana's touch")
         sim.flip("s1.1")
         pump_until(gm, lambda: phase() == "race", 10, "the race")
@@ -189,9 +200,7 @@ def test_the_attackers_touch_on_the_very_bullet_the_defender_turns_is_credited_t
                 return state.get("phase") if isinstance(state, dict) else None
 
             pump_until(gm, lambda: phase() == "stare_down", 15, "both players loaded")
-            sim.touch("s1.1")  # Ana chooses her Draw and turns it: the race
-            time.sleep(0.2)
-            sim.release("s1.1")
+            _tap(sim, "s1.1")  # Ana chooses her Draw and turns it: the race
             pump_until(gm, lambda: gm.state().get("turn") == "Ana", 10, "Ana's touch")
             sim.flip("s1.1")
             pump_until(gm, lambda: phase() == "race", 10, "the race")
