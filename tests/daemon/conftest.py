@@ -7,9 +7,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from daemon_helpers import AmqttBroker, Broker, Mosquitto, PostgreSQL, postgres_bin_dir
+from daemon_helpers import AmqttBroker, Broker, Mosquitto
 
 from rules import games
+from tabletop.servers import PostgreSQL, postgres_bin_dir
 from tests.games.highroll import HIGH_ROLL
 
 _tables = itertools.count(1)

@@ -12,9 +12,10 @@ import threading
 from collections.abc import Iterator
 
 import psycopg
-from daemon_helpers import ROSTER, Mosquitto, PostgreSQL, client, wait_until
+from daemon_helpers import ROSTER, Mosquitto, client, wait_until
 
 from rules.daemon.service import RoomDaemon
+from tabletop.servers import PostgreSQL
 
 
 class Host:

@@ -10,18 +10,17 @@ from pathlib import Path
 import pytest
 from daemon_helpers import (
     ROSTER,
-    RabbitMQ,
     client,
     daemon_process,
     full_game_commands,
     kill_hard,
     pump_until,
-    rabbitmq_server,
     running_daemon,
 )
 
 from rules.daemon.service import RoomDaemon
 from rules.games.replay import replay_lines
+from tabletop.servers import RabbitMQ, rabbitmq_server
 
 
 @pytest.fixture(scope="module")

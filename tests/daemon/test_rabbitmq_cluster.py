@@ -15,17 +15,16 @@ from pathlib import Path
 
 import pytest
 from daemon_helpers import (
-    RabbitCluster,
     client,
     full_game_commands,
     pump_until,
-    rabbitmq_server,
     wait_until,
 )
 
 from rules.daemon.client import NoReply, TableClient
 from rules.daemon.service import RoomDaemon
 from rules.games.replay import replay_lines
+from tabletop.servers import RabbitCluster, rabbitmq_server
 
 pytestmark = pytest.mark.slow
 

@@ -18,7 +18,6 @@ import pytest
 from daemon_helpers import (
     ROSTER,
     Broker,
-    PostgreSQL,
     client,
     full_game_commands,
     kill_hard,
@@ -28,6 +27,7 @@ from daemon_helpers import (
 
 from rules.daemon.service import PER_TABLE_ROUND, RoomDaemon
 from rules.games.replay import replay_lines
+from tabletop.servers import PostgreSQL
 from wire.mqtt import Message
 from wire.topics import TableTopics
 
