@@ -12,7 +12,9 @@ ruff check .
 echo "== mypy --strict (every package)"
 mypy --strict rules hardware vision bridge tabletop wire firmware console errors
 echo "== pytest"
-# On every core by default; `scripts/test.sh -n 0` runs in one process (easier to debug).
-# Work stealing: in a random order the long tests (whole games, a RabbitMQ cluster) fall
-# anywhere, and a worker that has run out takes tests queued for the other.
-exec pytest -n "${PYTEST_WORKERS:-auto}" --dist worksteal "$@"
+# Two workers a core by default: the tests wait more than they compute (brokers, browsers,
+# whole games in human time), and on 2 cores 4 workers took 472 s where 2 took 612 s
+# (docs/benchmarks.md). `scripts/test.sh -n 0` runs in one process (easier to debug); the
+# last -n given wins. Work stealing: in a random order the long tests (whole games, a
+# RabbitMQ cluster) fall anywhere, and a worker that has run out takes another's tests.
+exec pytest -n "${PYTEST_WORKERS:-$((2 * $(nproc)))}" --dist worksteal "$@"
