@@ -24,14 +24,6 @@ from wire.mqtt import MqttLink
 from wire.topics import TableTopics
 
 
-@pytest.fixture(scope="module")
-def mosquitto(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mosquitto]:
-    broker = Mosquitto(tmp_path_factory.mktemp("mosquitto"))
-    broker.start()
-    yield broker
-    broker.stop()
-
-
 def _prompt(dice: dict[str, Any] | None, waiting: str = "dice") -> dict[str, Any]:
     return {"v": 1, "game": "g", "prompt": "...", "waiting": waiting, "who": [], "dice": dice}
 

@@ -36,14 +36,6 @@ from wire.topics import TableTopics
 DEADLINE_S = 40.0  # a safety net: every wait ends when its condition holds
 
 
-@pytest.fixture(scope="module")
-def mosquitto(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mosquitto]:
-    broker = Mosquitto(tmp_path_factory.mktemp("mosquitto"))
-    broker.start()
-    yield broker
-    broker.stop()
-
-
 @pytest.fixture
 def quick_reopen(monkeypatch: pytest.MonkeyPatch) -> None:
     """A camera opened again every 0.2 s, not from 1 s backing off to 30 s."""

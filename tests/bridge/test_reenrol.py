@@ -39,14 +39,6 @@ DESK = ROOT.parent / "shared" / "datasets" / "webcam-desk"
 FINAL = ("kept", "not kept", "refused", "failed")
 
 
-@pytest.fixture(scope="module")
-def mosquitto(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mosquitto]:
-    broker = Mosquitto(tmp_path_factory.mktemp("mosquitto"))
-    broker.start()
-    yield broker
-    broker.stop()
-
-
 def desk_corrections(folder: Path, photos: int) -> Path:
     """A corrections folder as the console keeps it: the photos, and labels.csv naming them
     relative to the folder."""
