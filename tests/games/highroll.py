@@ -196,6 +196,7 @@ class HighRollPeople(People):
     """Players who throw one die when the prompt names them, now and then two by mistake."""
 
     _slipped: bool = False
+    _slip_pending: Any = None  # what the table awaited when the second die went in
 
     def start_game(self, seed: int) -> None:
         """A game to `settings.length` rounds won (High Roll's unit of length)."""
@@ -209,12 +210,18 @@ class HighRollPeople(People):
             return False
         if prompt.get("waiting") != "dice" or state.get("pending") != prompt.get("pending"):
             return False
-        if self._slipped and "dice" in alerts:
-            self._slipped = False
-            self.mistakes_caught += 1
+        if self._slipped:
+            if "dice" in alerts:
+                self._slipped = False
+                self.mistakes_caught += 1
+            elif state.get("pending") == self._slip_pending:
+                return False  # a person who slipped waits to hear what the table says
+            else:
+                self._slipped = False  # the table moved on without a word: not caught
         dice = 1
         if self.rng.random() < self.settings.mistake_rate:
             dice, self._slipped = 2, True  # a second die in the tray: the table says so
+            self._slip_pending = state.get("pending")
             self.mistakes_made += 1
         self.settings.pause(0.5)
         self.hands.throw([self.rng.randint(1, 6) for _ in range(dice)])

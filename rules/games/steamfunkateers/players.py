@@ -166,6 +166,7 @@ class SimulatedTable(People):
     """Simulated players and game master: the GM's calls go out by `send`, dice by the hands."""
 
     _slipped: bool = False  # the last throw had a die too many
+    _slip_pending: Any = None  # what the table awaited when it came
     calls: int = 0  # checks, exchanges and other calls made this game
 
     def start_game(self, seed: int) -> None:
@@ -185,9 +186,17 @@ class SimulatedTable(People):
             # state): wait for the table to show one moment, and act on that.
             return False
         rethrow = self._slipped  # the table's alert asks for the throw again, not a keep
-        if self._slipped and alerts:
-            self._slipped = False
-            self.mistakes_caught += 1
+        if self._slipped:
+            if alerts:
+                self._slipped = False
+                self.mistakes_caught += 1
+            elif state.get("pending") == self._slip_pending:
+                # A person who slipped waits to hear what the table says before throwing
+                # again (on a loaded host the alert came after their next throw, and the
+                # mistake was never counted as caught).
+                return False
+            else:
+                self._slipped = False  # the table moved on without a word: not caught
         if prompt.get("waiting") == "dice" and state.get("pending") is not None:
             self._throw(state, rethrow)
         elif self.calls >= self.settings.length:
@@ -209,6 +218,7 @@ class SimulatedTable(People):
             # A die too many in the tray: the table must say so before anything counts.
             self.mistakes_made += 1
             self._slipped = True
+            self._slip_pending = view.get("pending")
             extra = [self.rng.randint(1, 6)]
         if command["cmd"] == "reroll" and isinstance(self.hands, RerollHands):
             # "reroll all dice not showing sixes": the sixes thrown before stay where they lie.
