@@ -109,7 +109,7 @@ def open_correction(table: Table, page: Page) -> None:
     gm_login(page, table.console.url)
     expect(page.locator("#connection")).to_have_text("Table online")
     THROWN.set()
-    expect(page.locator("#correction")).to_be_visible(timeout=15_000)
+    expect(page.locator("#correction")).to_be_visible(timeout=30_000)
     # a property read, not a string predicate: Playwright polls those with eval, which the
     # console's Content-Security-Policy refuses
     expect(page.locator("#correction-image")).to_have_js_property("naturalWidth", 640)
@@ -376,7 +376,7 @@ def test_a_throw_photographed_before_the_page_opened_shows_on_it(
     page.route("**/static/correct.js", late)
     page.reload()
     expect(page.locator("#connection")).to_have_text("Table online")
-    expect(page.locator("#correction")).to_be_visible(timeout=5_000)
+    expect(page.locator("#correction")).to_be_visible(timeout=30_000)
     # a property read, not a string predicate: Playwright polls those with eval, which the
     # console's Content-Security-Policy refuses
     expect(page.locator("#correction-image")).to_have_js_property("naturalWidth", 640)

@@ -49,7 +49,7 @@ def test_the_room_sees_the_last_throw_as_the_camera_saw_it(
 ) -> None:
     page.goto(table.console.url)
     picture = page.locator("#dice-picture")
-    expect(picture).to_be_visible(timeout=15_000)
+    expect(picture).to_be_visible(timeout=30_000)
     expect(picture).to_have_attribute("alt", "the last throw as the camera saw it: dice read 3, 6")
     page.wait_for_function("document.getElementById('dice-picture').naturalWidth === 640")
     expect(page.locator("#dice .die")).to_have_count(2)

@@ -25,7 +25,7 @@ def test_after_a_console_restart_the_page_shows_the_login(table: Table, page: Pa
     table.console = ConsoleServer(login(table.url, "display"), TABLE, port=port, users=USERS)
     table.console.start()
     # the sessions were the old console's: the page goes to the login by itself
-    expect(page.locator("#login-error")).to_contain_text(ENDED, timeout=15_000)
+    expect(page.locator("#login-error")).to_contain_text(ENDED, timeout=30_000)
     gm_login(page, table.console.url)
     expect(page.locator("#connection")).to_have_text("Table online")
 
@@ -36,7 +36,7 @@ def test_an_expired_session_shows_the_login(tmp_path: Path, page: Page) -> None:
     try:
         gm_login(page, table.console.url)
         expect(page.locator("#connection")).to_have_text("Table online")
-        expect(page.locator("#login-error")).to_contain_text(ENDED, timeout=15_000)
+        expect(page.locator("#login-error")).to_contain_text(ENDED, timeout=30_000)
         expect(page.get_by_label("User name")).to_be_visible()
     finally:
         table.stop()
@@ -52,7 +52,7 @@ def test_a_log_out_in_another_tab_shows_the_login_here(table: Table, browser: Br
         second.goto(table.console.url + "gm")
         expect(second.locator("#connection")).to_have_text("Table online")
         second.get_by_role("button", name="Log out").click()
-        expect(first.locator("#login-error")).to_contain_text(ENDED, timeout=15_000)
+        expect(first.locator("#login-error")).to_contain_text(ENDED, timeout=30_000)
     finally:
         context.close()
 
@@ -70,4 +70,4 @@ def test_an_unreachable_console_is_retried_not_taken_for_a_log_out(
     assert page.url.endswith("/gm")
     page.unroute("**/gm/**")
     # reachable again: the console says the session is gone, and the page shows the login
-    expect(page.locator("#login-error")).to_contain_text(ENDED, timeout=15_000)
+    expect(page.locator("#login-error")).to_contain_text(ENDED, timeout=30_000)

@@ -99,5 +99,5 @@ def test_an_old_throw_is_told_from_a_fresh_one(table: Table, page: Page) -> None
         "Date.now = () => start + 30000 + (real() - start); }"
     )
     wait_for(page, lambda data: data.get("dice") is not None)
-    expect(page.locator("#dice")).to_have_class("stale", timeout=10_000)
+    expect(page.locator("#dice")).to_have_class("stale", timeout=30_000)
     expect(page.locator("#dice .dice-age")).to_contain_text("an old throw")
