@@ -6,8 +6,8 @@ The firmware tests have their own modelled-time mat (tests/mat/fw/fwhelpers.py) 
 also runs under MicroPython; this one is for CPython only.
 """
 
-# The firmware is untyped MicroPython-compatible code (as for hardware.mat.sim in pyproject.toml).
-# mypy: disallow-untyped-calls=False
+# The firmware is untyped MicroPython-compatible code (as for tabletop.hardware.mat.sim in
+# pyproject.toml). mypy: disallow-untyped-calls=False
 
 from __future__ import annotations
 
@@ -20,10 +20,10 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
-from console.server import ConsoleServer
-from firmware.controller import MatController, ZoneTable
-from firmware.scanner import ZoneScanner
-from firmware.simhw import (
+from tabletop.console.server import ConsoleServer
+from tabletop.firmware.controller import MatController, ZoneTable
+from tabletop.firmware.scanner import ZoneScanner
+from tabletop.firmware.simhw import (
     MemoryLink,
     SimCard,
     SimFaceSensors,
@@ -32,13 +32,13 @@ from firmware.simhw import (
     SimTable,
     VirtualClock,
 )
-from firmware.zones import Layout
-from rules.daemon.client import TableClient
-from rules.daemon.service import RulesDaemon
-from wire.broker import EmbeddedBroker, free_port
-from wire.mqtt import BrokerUrl
-from wire.passwords import hash_password
-from wire.roles import Role, User
+from tabletop.firmware.zones import Layout
+from tabletop.rules.daemon.client import TableClient
+from tabletop.rules.daemon.service import RulesDaemon
+from tabletop.wire.broker import EmbeddedBroker, free_port
+from tabletop.wire.mqtt import BrokerUrl
+from tabletop.wire.passwords import hash_password
+from tabletop.wire.roles import Role, User
 
 CHROMIUM = "/usr/bin/chromium"
 

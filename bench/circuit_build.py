@@ -20,10 +20,10 @@ ROOT = Path(__file__).resolve().parents[1]
 ONE_RUN = """
 import json, os, time
 t0 = time.perf_counter()
-from hardware.circuit._skidl import skidl
-from hardware.circuit.bom import bom_rows, power_budget
-from hardware.circuit.erc import run_erc
-from hardware.circuit.mat import build_mat
+from tabletop.hardware.circuit._skidl import skidl
+from tabletop.hardware.circuit.bom import bom_rows, power_budget
+from tabletop.hardware.circuit.erc import run_erc
+from tabletop.hardware.circuit.mat import build_mat
 t1 = time.perf_counter()
 mat = build_mat()
 t2 = time.perf_counter()

@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tabletop.figures import percentile  # noqa: E402
-from wire.broker import EmbeddedBroker, free_port  # noqa: E402
+from tabletop.wire.broker import EmbeddedBroker, free_port  # noqa: E402
 
 TABLE = "bench"
 RECORDER = """

@@ -52,9 +52,9 @@ from urllib.parse import urlencode
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from wire.broker import EmbeddedBroker, free_port  # noqa: E402
-from wire.passwords import hash_password  # noqa: E402
-from wire.roles import Role, User  # noqa: E402
+from tabletop.wire.broker import EmbeddedBroker, free_port  # noqa: E402
+from tabletop.wire.passwords import hash_password  # noqa: E402
+from tabletop.wire.roles import Role, User  # noqa: E402
 
 PASSWORDS = {"gm": "gm-pw", "display": "display-pw"}
 

@@ -37,7 +37,7 @@ import paho.mqtt.client as paho
 from paho.mqtt.enums import CallbackAPIVersion
 
 from tabletop.figures import percentile
-from wire.broker import free_port
+from tabletop.wire.broker import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = "bench"
@@ -90,8 +90,8 @@ def commands(count: int) -> list[dict[str, Any]]:
 
 def wait_online(port: int, daemon: subprocess.Popen[bytes], timeout: float = 60.0) -> None:
     """Waits for the daemon's retained "online": it is published only after the daemon's
-    subscriptions (wire/mqtt.py), so a command sent after it is heard. (A fixed sleep lost the
-    first commands when a busy machine started the daemon slowly.)"""
+    subscriptions (src/tabletop/wire/mqtt.py), so a command sent after it is heard. (A fixed sleep
+    lost the first commands when a busy machine started the daemon slowly.)"""
     online = threading.Event()
     waiter = paho.Client(CallbackAPIVersion.VERSION2, client_id="bench-wait-online")
     waiter.on_connect = lambda c, u, f, rc, p: c.subscribe(AVAILABILITY_TOPIC, 1)

@@ -11,9 +11,9 @@ from __future__ import annotations
 import random
 import time
 
-from hardware.mat.cardmap import simulated_deck
-from hardware.mat.framing import FrameDecoder, encode_frame
-from hardware.mat.protocol import (
+from tabletop.hardware.mat.cardmap import simulated_deck
+from tabletop.hardware.mat.framing import FrameDecoder, encode_frame
+from tabletop.hardware.mat.protocol import (
     Face,
     MessageType,
     Snapshot,
@@ -22,7 +22,7 @@ from hardware.mat.protocol import (
     decode_message,
     encode_snapshot,
 )
-from hardware.mat.session import MatSession
+from tabletop.hardware.mat.session import MatSession
 
 FRAMES = 5_000
 CHUNK = 4096

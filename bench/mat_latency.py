@@ -18,10 +18,10 @@ import subprocess
 import sys
 import time
 
-from hardware.mat import MatDriver
-from hardware.mat.events import CardEvent, EventKind
-from rules.games.cards import standard_deck
 from tabletop.figures import percentile
+from tabletop.hardware.mat import MatDriver
+from tabletop.hardware.mat.events import CardEvent, EventKind
+from tabletop.rules.games.cards import standard_deck
 
 
 def histogram(ms: list[float], width: int = 40) -> list[str]:

@@ -121,9 +121,9 @@ def removal_ms(rate: float, samples: int) -> list[float]:
 def pty_false_events(rate: float, seconds: float) -> dict[str, int]:
     """Card events the host driver reports in `seconds` from `tabletop mat sim --miss-rate`
     with 36 cards lying (after all 36 were placed), by kind."""
-    from hardware.mat import MatDriver
-    from hardware.mat.events import CardEvent, EventKind
-    from rules.games.cards import standard_deck
+    from tabletop.hardware.mat import MatDriver
+    from tabletop.hardware.mat.events import CardEvent, EventKind
+    from tabletop.rules.games.cards import standard_deck
 
     command = [sys.executable, "-m", "tabletop", "mat", "sim", "--miss-rate", str(rate)]
     sim = subprocess.Popen(

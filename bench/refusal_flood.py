@@ -24,10 +24,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from rules.daemon.client import TableClient  # noqa: E402
-from rules.daemon.service import RulesDaemon  # noqa: E402
 from tabletop.figures import percentile  # noqa: E402
-from wire.broker import EmbeddedBroker, free_port  # noqa: E402
+from tabletop.rules.daemon.client import TableClient  # noqa: E402
+from tabletop.rules.daemon.service import RulesDaemon  # noqa: E402
+from tabletop.wire.broker import EmbeddedBroker, free_port  # noqa: E402
 
 ROSTER = {
     "cmd": "new_game",

@@ -48,7 +48,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from daemon_mqtt import commands, cpu_seconds, start_broker  # noqa: E402
 
 from tabletop.figures import percentile  # noqa: E402
-from wire.broker import free_port  # noqa: E402
+from tabletop.wire.broker import free_port  # noqa: E402
 
 
 class Room:
@@ -253,7 +253,7 @@ def lease_holders(db: str, tables: list[str]) -> dict[str, int]:
     """Which database connection (server pid) holds each table's lease now."""
     import psycopg
 
-    from rules.daemon.store import lease_key
+    from tabletop.rules.daemon.store import lease_key
 
     keys = {lease_key(table): table for table in tables}
     with psycopg.connect(db, autocommit=True) as conn:

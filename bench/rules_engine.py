@@ -24,10 +24,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rules import games as registry
-from rules.games.errors import RulesError
-from rules.games.game import GameRules
-from vision.progress import progress
+from tabletop.rules import games as registry
+from tabletop.rules.games.errors import RulesError
+from tabletop.rules.games.game import GameRules
+from tabletop.vision.progress import progress
 
 
 def legal_games(

@@ -3,10 +3,11 @@
 Simulates many races with human timings: after the Draw the attacker's hand reaches one of
 the defender's face-down bullets after a reaction and a reach, and the defender's hand the
 bullet they choose about 100 ms later on average (the reaction times of the simulated
-gunslingers, `rules.games.showdown.people`: 250 ms sd 40 plus a reach of 150 ms sd 30). The two
-fingers land on the slots' electrodes, which the real firmware (`firmware.touch.TouchPads`)
-polls every ~3 ms and debounces, and the race is judged from its events exactly as the table
-judges it (`rules.games.showdown.race.credit_race`, then `judge_race` with the 50 ms tie window):
+gunslingers, `tabletop.rules.games.showdown.people`: 250 ms sd 40 plus a reach of 150 ms sd 30). The
+two fingers land on the slots' electrodes, which the real firmware
+(`tabletop.firmware.touch.TouchPads`) polls every ~3 ms and debounces, and the race is judged from
+its events exactly as the table judges it (`tabletop.rules.games.showdown.race.credit_race`, then
+`judge_race` with the 50 ms tie window):
 
 * **whole pads** (today's mat): one electrode a slot; a pad cannot tell whose finger it was,
   so a touch on the bullet the defender turns is the defender's;
@@ -37,15 +38,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from firmware.touch import (
+from tabletop.firmware.touch import (
     SIDE_FAR,
     SIDE_NEAR,
     TouchPads,
     split_zones_per_chip,
 )
-from rules.games.showdown.model import TIE_WINDOW_MS
-from rules.games.showdown.people import REACH_MS, REACTION_MS
-from rules.games.showdown.race import (
+from tabletop.rules.games.showdown.model import TIE_WINDOW_MS
+from tabletop.rules.games.showdown.people import REACH_MS, REACTION_MS
+from tabletop.rules.games.showdown.race import (
     RaceTouch,
     RaceWinner,
     TouchSide,

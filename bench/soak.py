@@ -43,11 +43,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rules import games as registry
-from rules.games.replay import replay_lines
+from tabletop.rules import games as registry
+from tabletop.rules.games.replay import replay_lines
 from tabletop.sim.faults import Faults
 from tabletop.sim.runner import SimulatedTable
-from vision.progress import progress
+from tabletop.vision.progress import progress
 
 GAMES = ("sixshooter", "ossix", "steamfunkateers", "showdown")
 # The people's deliberate mistakes that the table may refuse (the others only raise alerts):

@@ -27,8 +27,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tabletop.sim.runner import SimulatedTable
-from wire.broker import free_port
-from wire.mqtt import BrokerUrl
+from tabletop.wire.broker import free_port
+from tabletop.wire.mqtt import BrokerUrl
 
 
 def start_mosquitto(port: int, folder: Path) -> subprocess.Popen[bytes]:

@@ -49,10 +49,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from hardware.mat import MatDriver
-from hardware.mat.events import TouchEvent
-from rules.games.cards import standard_deck
 from tabletop.figures import percentile
+from tabletop.hardware.mat import MatDriver
+from tabletop.hardware.mat.events import TouchEvent
+from tabletop.rules.games.cards import standard_deck
 
 # (kind, zone, t_ms, arrival on time.monotonic()) of one touch or release
 Arrival = tuple[str, str, int, float]
@@ -86,11 +86,11 @@ def mqtt_arrivals(driver: MatDriver) -> Iterator[queue.Queue[Arrival]]:
     """Touch events as `mat/event` messages reach a subscriber: the bridge carries them to a
     private Mosquitto (bench/table_latency.py starts it)."""
     from bench.table_latency import start_mosquitto
-    from bridge.bridge import Bridge
-    from hardware.leds import LedConfig, SimulatedLeds
-    from wire.broker import free_port
-    from wire.mqtt import BrokerUrl
-    from wire.topics import TableTopics
+    from tabletop.bridge.bridge import Bridge
+    from tabletop.hardware.leds import LedConfig, SimulatedLeds
+    from tabletop.wire.broker import free_port
+    from tabletop.wire.mqtt import BrokerUrl
+    from tabletop.wire.topics import TableTopics
 
     arrivals: queue.Queue[Arrival] = queue.Queue()
     port = free_port()
@@ -135,11 +135,11 @@ def daemon_decisions(driver: MatDriver) -> Iterator[queue.Queue[Arrival]]:
     mat's touches: the bridge carries them over a private Mosquitto to a RulesDaemon in this
     process; each decision is timed when the referee has decided it (applied or refused)."""
     from bench.table_latency import start_mosquitto
-    from bridge.bridge import Bridge
-    from hardware.leds import LedConfig, SimulatedLeds
-    from rules.daemon.service import RulesDaemon
-    from wire.broker import free_port
-    from wire.mqtt import BrokerUrl
+    from tabletop.bridge.bridge import Bridge
+    from tabletop.hardware.leds import LedConfig, SimulatedLeds
+    from tabletop.rules.daemon.service import RulesDaemon
+    from tabletop.wire.broker import free_port
+    from tabletop.wire.mqtt import BrokerUrl
 
     arrivals: queue.Queue[Arrival] = queue.Queue()
     port = free_port()
@@ -216,7 +216,7 @@ _GAME: dict[str, Any] = {}
 
 def new_showdown() -> None:
     """The game master starts a showdown with the example decks (before the bullets are laid)."""
-    from rules.daemon.client import TableClient
+    from tabletop.rules.daemon.client import TableClient
 
     client = TableClient(_GAME["url"], "bench")
     client.start(timeout=10)
@@ -375,10 +375,10 @@ def main() -> int:
 
 def modelled_mat() -> tuple[Any, Any, Any, Any]:
     """A full mat (36 cards) in the timing model's virtual time: (clock, table, pads, loop step)."""
-    from firmware.controller import MatController, ZoneTable
-    from firmware.mpr121 import ADDRESSES, Mpr121
-    from firmware.scanner import ZoneScanner
-    from firmware.simhw import (
+    from tabletop.firmware.controller import MatController, ZoneTable
+    from tabletop.firmware.mpr121 import ADDRESSES, Mpr121
+    from tabletop.firmware.scanner import ZoneScanner
+    from tabletop.firmware.simhw import (
         MemoryLink,
         SimCard,
         SimFaceSensors,
@@ -387,8 +387,8 @@ def modelled_mat() -> tuple[Any, Any, Any, Any]:
         SimTable,
         VirtualClock,
     )
-    from firmware.touch import TouchPads, zones_per_chip
-    from firmware.zones import Layout
+    from tabletop.firmware.touch import TouchPads, zones_per_chip
+    from tabletop.firmware.zones import Layout
 
     layout = Layout(6, 6, True)
     clock = VirtualClock()

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/venue.py [--tables 1000] [--hosts 3] [--seconds 20]
 
-Starts a private RabbitMQ cluster (three nodes, their MQTT plugin; tabletop/servers.py)
+Starts a private RabbitMQ cluster (three nodes, their MQTT plugin; src/tabletop/servers.py)
 and a private PostgreSQL, then `--hosts` times `tabletop rules --tables ...` with the three
 nodes as one broker list (`--broker` repeated, in the same order everywhere) and measures:
 

@@ -4,8 +4,8 @@
 
 Prints the score of the committed model on all 200 photos of tests/data/dice-tray (which it
 was trained on: an upper bound) next to the cross-validated score written by the training run
-(vision/training/cv.json: every photo read by a model that never saw it), with confusion
-matrices. Rows are the true value; columns the value read, "-" for found but not read
+(src/tabletop/vision/training/cv.json: every photo read by a model that never saw it), with
+confusion matrices. Rows are the true value; columns the value read, "-" for found but not read
 (cocked/unreadable: honest, no value) and "miss" for not found.
 """
 
@@ -19,15 +19,15 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.annotate import annotate
-from vision.evaluate import load_labels, score_photos
-from vision.progress import progress
-from vision.reader import DiceReader
-from vision.reading import FrameReading
+from tabletop.vision.annotate import annotate
+from tabletop.vision.evaluate import load_labels, score_photos
+from tabletop.vision.progress import progress
+from tabletop.vision.reader import DiceReader
+from tabletop.vision.reading import FrameReading
 
 ROOT = Path(__file__).resolve().parents[1]
 PHOTOS = ROOT / "tests" / "data" / "dice-tray"
-CV_REPORT = ROOT / "vision" / "training" / "cv.json"
+CV_REPORT = ROOT / "src" / "tabletop" / "vision" / "training" / "cv.json"
 
 
 def show(title: str, summary: dict[str, object]) -> None:

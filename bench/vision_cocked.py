@@ -12,16 +12,16 @@ of such dice is the figure, with how many are reported as what they are: one coc
 contact sheet shows every die with what the reader said.
 
 `--slanted` also asks what the top-face look of a slanted camera's reader would do to them
-(`vision.reader.top_face_look`: a die not read is cut again on the side away from the camera,
-which a board's view knows): each die the reader does not read is looked at so from eight
+(`tabletop.vision.reader.top_face_look`: a die not read is cut again on the side away from the
+camera, which a board's view knows): each die the reader does not read is looked at so from eight
 directions (the camera below, beside or above it in the picture, and between), and the dice
 given a value in any direction are counted. These dice are seen from above, not through a
 slanted camera: a proxy.
 
 `--through KIND` (tilted, wide-lens, top-down, cheap-jpeg) takes each cocked die through that
-kind's camera instead, beside two flat dice (`hardware.camera.setups.render_setup(..., cocked=1)`: a
-tilted camera shows the cocked die's side faces that face it too), and reads each picture as
-that table's reader would (`--calibrate board`: a board shown first, as `tabletop dice
+kind's camera instead, beside two flat dice (`tabletop.hardware.camera.setups.render_setup(...,
+cocked=1)`: a tilted camera shows the cocked die's side faces that face it too), and reads each
+picture as that table's reader would (`--calibrate board`: a board shown first, as `tabletop dice
 calibrate --board` does). A cocked die is given a value when a die the reader gives a value
 lies over it; the flat dice's figures say what the calibration does for the dice it must read.
 """
@@ -43,19 +43,19 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.vision_kinds import add_calibrate_option, calibrated, labelled  # noqa: E402
-from hardware.camera.render import random_die, random_scene, render  # noqa: E402
-from hardware.camera.setups import (  # noqa: E402
+from tabletop.hardware.camera.render import random_die, random_scene, render  # noqa: E402
+from tabletop.hardware.camera.setups import (  # noqa: E402
     SetupKind,
     SetupPicture,
     cocked_centres,
     render_setup,
 )
-from vision.annotate import annotate  # noqa: E402
-from vision.classify import ValueClassifier  # noqa: E402
-from vision.evaluate import Score  # noqa: E402
-from vision.progress import progress  # noqa: E402
-from vision.reader import DiceReader, top_face_look  # noqa: E402
-from vision.reading import DieReading, DieStatus, FrameReading  # noqa: E402
+from tabletop.vision.annotate import annotate  # noqa: E402
+from tabletop.vision.classify import ValueClassifier  # noqa: E402
+from tabletop.vision.evaluate import Score  # noqa: E402
+from tabletop.vision.progress import progress  # noqa: E402
+from tabletop.vision.reader import DiceReader, top_face_look  # noqa: E402
+from tabletop.vision.reading import DieReading, DieStatus, FrameReading  # noqa: E402
 
 Image = npt.NDArray[np.uint8]
 SIZE = 44

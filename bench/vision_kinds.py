@@ -4,24 +4,24 @@
         [--values FILE.onnx] [--detector FILE.onnx] [--seed 1] [--json] [--save DIR]
         [--sheet docs/images/setup-kinds.jpg]
 
-Renders `--pictures` pictures of each kind (`hardware.camera.setups.SetupKind`: a tilted
+Renders `--pictures` pictures of each kind (`tabletop.hardware.camera.setups.SetupKind`: a tilted
 camera, a wide lens, a colour cast, a dim room, a cheap webcam, felt, things in the tray beside
 the dice; fixed seeds, so every run reads the same pictures), reads each with the shipped
 reader, uncalibrated (or with a table's enrolled value model, `--model DIR`, as `tabletop dice
 read --model` does, or another value network, `--values FILE`: one trained with
-`vision.training.train_reader --kinds N --hold-out KIND`), and scores it as
-`bench/vision_accuracy.py` does (`vision.evaluate.Score`): a labelled die is found when a
+`tabletop.vision.training.train_reader --kinds N --hold-out KIND`), and scores it as
+`bench/vision_accuracy.py` does (`tabletop.vision.evaluate.Score`): a labelled die is found when a
 reported box centre lies inside its box; read right, not read (unreadable or cocked) and wrong
 are counted over the dice found. The reader was trained on top-down pictures only, so each
 other kind measures it on a setup it has not seen. "Camera doubted" counts the pictures that,
 read as a throw, would make the watcher say the camera may be at a slant (two in three of the
-dice look cocked: `vision.watch.slanted_view`). `--save DIR` writes one picture of each kind
-with its truth boxes; `--sheet` writes them as one labelled contact sheet. Progress on stderr.
+dice look cocked: `tabletop.vision.watch.slanted_view`). `--save DIR` writes one picture of each
+kind with its truth boxes; `--sheet` writes them as one labelled contact sheet. Progress on stderr.
 
 `--calibrate tray|board` reads the kinds whose pictures are their camera's alone (top-down,
 tilted, wide-lens, cheap-jpeg) as a table calibrated with that camera reads them: `tray` from
-pictures of the empty tray (`vision.calibration.calibrate`), `board` also from a picture of a
-9x6 board lying in it, 0.8 of the picture's width across (`vision.view.find_view`), as
+pictures of the empty tray (`tabletop.vision.calibration.calibrate`), `board` also from a picture of
+a 9x6 board lying in it, 0.8 of the picture's width across (`tabletop.vision.view.find_view`), as
 `tabletop dice calibrate --board 9x6` learns them. Every picture is its own table (its camera
 is drawn anew), so each is calibrated on its own; `--board-pictures 3` adds two more pictures
 of the board, half as large, towards the corners. The other kinds are read uncalibrated.
@@ -41,23 +41,23 @@ import numpy.typing as npt
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from errors import UserError  # noqa: E402
-from hardware.camera.setups import (  # noqa: E402
+from tabletop.errors import UserError  # noqa: E402
+from tabletop.hardware.camera.setups import (  # noqa: E402
     SetupKind,
     SetupPicture,
     board_on_floor,
     render_setup,
     through_camera,
 )
-from vision.annotate import annotate  # noqa: E402
-from vision.calibration import Calibration, calibrate, flat_calibration  # noqa: E402
-from vision.classify import DieClassifier, ValueClassifier  # noqa: E402
-from vision.enrol import EnrolError, table_model  # noqa: E402
-from vision.evaluate import LabelledDie, Score  # noqa: E402
-from vision.progress import progress  # noqa: E402
-from vision.reader import DiceReader  # noqa: E402
-from vision.view import board_image, find_view  # noqa: E402
-from vision.watch import slanted_view  # noqa: E402
+from tabletop.vision.annotate import annotate  # noqa: E402
+from tabletop.vision.calibration import Calibration, calibrate, flat_calibration  # noqa: E402
+from tabletop.vision.classify import DieClassifier, ValueClassifier  # noqa: E402
+from tabletop.vision.enrol import EnrolError, table_model  # noqa: E402
+from tabletop.vision.evaluate import LabelledDie, Score  # noqa: E402
+from tabletop.vision.progress import progress  # noqa: E402
+from tabletop.vision.reader import DiceReader  # noqa: E402
+from tabletop.vision.view import board_image, find_view  # noqa: E402
+from tabletop.vision.watch import slanted_view  # noqa: E402
 
 Image = npt.NDArray[np.uint8]
 
@@ -159,7 +159,7 @@ def score_kind(
     board_pictures: int = 1,
 ) -> tuple[Score, int]:
     """The kind's pictures scored, and in how many of them the watcher would doubt the camera
-    (`vision.watch.slanted_view`: most of a throw's dice look cocked)."""
+    (`tabletop.vision.watch.slanted_view`: most of a throw's dice look cocked)."""
     total = Score()
     doubted = 0
     with progress(pictures, f"{kind.value}: pictures read") as step:

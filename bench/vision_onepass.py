@@ -4,19 +4,19 @@
         [--folds 5] [--pictures 40] [--kinds all] [--min-presence 0.4] [--min-confidence 0.9]
         [--json FILE]
 
-`--models DIR` holds what `vision.training.train_onepass` writes: a network per fold
+`--models DIR` holds what `tabletop.vision.training.train_onepass` writes: a network per fold
 (`onepass-foldK-of-N.onnx`) and one trained on every photo (`onepass.onnx`). Three readers:
 the one-pass network alone; **found in one pass, read in looks** (the one-pass network's dice,
 read by the staged reader's value looks: `DiceReader.read_dice`); and the staged reader as
 shipped. Three measures:
 
 1. **Real photos, cross-validated**: each photo read by fold networks that never saw it
-   (`vision.evaluate.fold_of`, as `vision.training.cross_validate` holds them out; for the
-   readers that read in looks the value network's folds too, `values-foldK-of-N.onnx` in
-   `--value-folds`, which `vision.training.train_reader --no-final` writes, and the
+   (`tabletop.vision.evaluate.fold_of`, as `tabletop.vision.training.cross_validate` holds them out;
+   for the readers that read in looks the value network's folds too, `values-foldK-of-N.onnx` in
+   `--value-folds`, which `tabletop.vision.training.train_reader --no-final` writes, and the
    detector's, `foldK-of-N.onnx` from `train_classifier --no-final`, for the third reader and
-   the staged one), scored as `vision/training/cv.json` is. Without the detector's folds the
-   staged reader's figures are `cv.json`'s.
+   the staged one), scored as `src/tabletop/vision/training/cv.json` is. Without the detector's
+   folds the staged reader's figures are `cv.json`'s.
 2. **Other tables' kinds** (`bench/vision_kinds.py`'s pictures, the same seeds), read with
    `onepass.onnx` and the shipped networks, uncalibrated; no network saw these kinds.
 3. **Speed**: one CPU thread, ONNX Runtime, a rendered 640x480 frame of 5 dice (as
@@ -41,14 +41,14 @@ sys.path.insert(0, str(ROOT))
 
 from bench.vision_kinds import kinds_named, labelled, percent, picture, row  # noqa: E402
 from bench.vision_speed import timed_side_by_side  # noqa: E402
-from hardware.camera.render import random_scene, render  # noqa: E402
-from vision.classify import NO_DIE, DieClassifier, ValueClassifier  # noqa: E402
-from vision.evaluate import Score, fold_of, load_labels, load_photo  # noqa: E402
-from vision.locate import Candidate  # noqa: E402
-from vision.onepass import OnePassReader, OnePassSettings  # noqa: E402
-from vision.progress import progress  # noqa: E402
-from vision.reader import BOX_PER_SIZE, DiceReader  # noqa: E402
-from vision.reading import FrameReading  # noqa: E402
+from tabletop.hardware.camera.render import random_scene, render  # noqa: E402
+from tabletop.vision.classify import NO_DIE, DieClassifier, ValueClassifier  # noqa: E402
+from tabletop.vision.evaluate import Score, fold_of, load_labels, load_photo  # noqa: E402
+from tabletop.vision.locate import Candidate  # noqa: E402
+from tabletop.vision.onepass import OnePassReader, OnePassSettings  # noqa: E402
+from tabletop.vision.progress import progress  # noqa: E402
+from tabletop.vision.reader import BOX_PER_SIZE, DiceReader  # noqa: E402
+from tabletop.vision.reading import FrameReading  # noqa: E402
 
 PHOTOS = ROOT / "tests" / "data" / "dice-tray"
 Image = np.ndarray
@@ -182,7 +182,9 @@ def main() -> int:
         name: summary(score)
         for name, score in cross_validated(args.models, value_folds, args.folds, settings).items()
     }
-    staged_cv = json.loads((ROOT / "vision" / "training" / "cv.json").read_text())
+    staged_cv = json.loads(
+        (ROOT / "src" / "tabletop" / "vision" / "training" / "cv.json").read_text()
+    )
     scores.setdefault(
         READERS[3],
         {

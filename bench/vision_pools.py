@@ -40,13 +40,13 @@ from dataclasses import dataclass
 
 import cv2
 
-from hardware.camera.sim import EDGES, SimTruth, SimulatedCamera, ThrowPlan
-from rules import games
-from rules.games.game import Reroll
-from rules.games.reading import Execute
-from vision.progress import progress
-from vision.reader import DiceReader
-from vision.watch import (
+from tabletop.hardware.camera.sim import EDGES, SimTruth, SimulatedCamera, ThrowPlan
+from tabletop.rules import games
+from tabletop.rules.games.game import Reroll
+from tabletop.rules.games.reading import Execute
+from tabletop.vision.progress import progress
+from tabletop.vision.reader import DiceReader
+from tabletop.vision.watch import (
     SETTLED_KINDS,
     DieOrigin,
     Expectation,

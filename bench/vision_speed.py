@@ -3,10 +3,10 @@
     .venv/bin/python bench/vision_speed.py
 
 Frames are rendered by the simulated camera (640x480, 5 dice) and the real photos are read from
-tests/data/dice-tray (640x640). Slanted-camera frames are `hardware.camera.setups`' tilted
+tests/data/dice-tray (640x640). Slanted-camera frames are `tabletop.hardware.camera.setups`' tilted
 kind (5 dice, 8 tables), each read with a calibration learnt from a board lying in its tray
-(`vision.view`): the reader reads the flat picture, larger than the camera's. Prints a table of
-median and 95th-percentile times.
+(`tabletop.vision.view`): the reader reads the flat picture, larger than the camera's. Prints a
+table of median and 95th-percentile times.
 """
 
 from __future__ import annotations
@@ -21,17 +21,17 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from hardware.camera.render import random_scene, render
-from hardware.camera.setups import SetupKind, board_on_floor, render_setup, through_camera
-from hardware.camera.sim import SimulatedCamera, ThrowPlan
 from tabletop.figures import percentile
-from vision.calibration import Calibration, calibrate
-from vision.classify import DieClassifier, ValueClassifier
-from vision.errors import ModelError
-from vision.reader import QUICK_LOOK, DiceReader, ReaderSettings, die_side
-from vision.rest import RestDetector
-from vision.runtime import RUNTIMES
-from vision.view import board_image, find_view
+from tabletop.hardware.camera.render import random_scene, render
+from tabletop.hardware.camera.setups import SetupKind, board_on_floor, render_setup, through_camera
+from tabletop.hardware.camera.sim import SimulatedCamera, ThrowPlan
+from tabletop.vision.calibration import Calibration, calibrate
+from tabletop.vision.classify import DieClassifier, ValueClassifier
+from tabletop.vision.errors import ModelError
+from tabletop.vision.reader import QUICK_LOOK, DiceReader, ReaderSettings, die_side
+from tabletop.vision.rest import RestDetector
+from tabletop.vision.runtime import RUNTIMES
+from tabletop.vision.view import board_image, find_view
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -164,7 +164,7 @@ def reading_times(
         ),
     ]
     # A watcher told what to expect searches only around the die size it learnt from the last
-    # throw read (vision.watch): the same reader, told the size its own first reading gave.
+    # throw read (tabletop.vision.watch): the same reader, told the size its own first reading gave.
     learnt = [DiceReader(detector, values=values) for _ in frames]
     for r, frame in zip(learnt, frames, strict=True):
         r.die_size = die_side(r.read(frame))
@@ -200,7 +200,7 @@ def reading_times(
     middle = next(v.flat_size for v in views if v.flat_size[0] * v.flat_size[1] == sizes[4])
     rows.append(
         (
-            "flatten a 640x480 slanted-camera frame (vision.view)",
+            "flatten a 640x480 slanted-camera frame (tabletop.vision.view)",
             *timed(lambda: views[next(cycle) % len(views)].flatten(slanted[0][0]), 200),
         )
     )

@@ -8,15 +8,15 @@
 Item 2 of issue 34 asks for one pass a person can follow, keeping of today's stages only what
 earns its place. This measures each stage's place: every variant reads the same pictures with
 the same networks, and differs from the full reader by one setting of
-`vision.reader.ReaderSettings` (or, for `expected-count`, by the watcher's closer look where
-fewer dice were found than the game expects, `DiceReader.recount`).
+`tabletop.vision.reader.ReaderSettings` (or, for `expected-count`, by the watcher's closer look
+where fewer dice were found than the game expects, `DiceReader.recount`).
 
-`--photos` reads the real photos cross-validated, as `vision.training.cross_validate` does:
+`--photos` reads the real photos cross-validated, as `tabletop.vision.training.cross_validate` does:
 each photo by the fold models that never saw it (both training scripts' `--fold-models`).
 `--photos --folds 0` reads them with the shipped networks (or `--values`, `--detector`), which
 were trained on every photo: each stage then rescues fewer dice than on photos never seen.
 `--kinds` reads rendered pictures of other tables' kinds (`bench/vision_kinds.py`'s pictures).
-Scored as `bench/vision_accuracy.py` scores (`vision.evaluate.Score`); the time is the mean
+Scored as `bench/vision_accuracy.py` scores (`tabletop.vision.evaluate.Score`); the time is the mean
 wall time of one `read` on this machine, to compare variants run together, not machines.
 Progress on stderr.
 """
@@ -41,10 +41,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from vision_kinds import kinds_named, labelled, picture  # noqa: E402
 
-from vision.classify import DieClassifier, ValueClassifier  # noqa: E402
-from vision.evaluate import LabelledDie, Score, fold_of, load_labels, load_photo  # noqa: E402
-from vision.progress import progress  # noqa: E402
-from vision.reader import ALL_TURNS_LOOK, QUICK_LOOK, DiceReader, ReaderSettings  # noqa: E402
+from tabletop.vision.classify import DieClassifier, ValueClassifier  # noqa: E402
+from tabletop.vision.evaluate import LabelledDie, Score, fold_of, load_labels, load_photo  # noqa: E402
+from tabletop.vision.progress import progress  # noqa: E402
+from tabletop.vision.reader import ALL_TURNS_LOOK, QUICK_LOOK, DiceReader, ReaderSettings  # noqa: E402
 
 Image = npt.NDArray[np.uint8]
 PHOTOS = ROOT / "tests" / "data" / "dice-tray"

@@ -11,7 +11,7 @@ was announced with other values, and "silent" when nothing was announced before 
 With `--cocked N`, N dice of every throw end up cocked (tilted 35 degrees): such a throw is
 "right" when it is announced cocked, "unclear" when the watcher doubts the camera instead (a
 die leaning three throws running, as every throw here has one, is what a camera at a slant
-shows: `vision.watch.slanted_view`), and "wrong" when it is announced with values.
+shows: `tabletop.vision.watch.slanted_view`), and "wrong" when it is announced with values.
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from collections import Counter
 
 import cv2
 
-from hardware.camera.sim import SimulatedCamera, ThrowPlan
-from vision.progress import progress
-from vision.reader import DiceReader
-from vision.watch import SETTLED_KINDS, ThrowEventKind, ThrowWatcher
+from tabletop.hardware.camera.sim import SimulatedCamera, ThrowPlan
+from tabletop.vision.progress import progress
+from tabletop.vision.reader import DiceReader
+from tabletop.vision.watch import SETTLED_KINDS, ThrowEventKind, ThrowWatcher
 
 ANNOUNCED = SETTLED_KINDS
 
@@ -57,7 +57,7 @@ def play_tray(
                 ThrowEventKind.COCKED: "right",
                 ThrowEventKind.UNREADABLE: "not read",
                 # No value given: a throw with a die leaning three times running doubts the
-                # camera (vision.watch.slanted_view).
+                # camera (tabletop.vision.watch.slanted_view).
                 ThrowEventKind.UNCLEAR: "unclear",
             }
             outcomes[key.get(kind, "wrong")] += 1

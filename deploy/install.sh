@@ -176,7 +176,7 @@ if [ -r "$root/proc/device-tree/model" ]; then
 fi
 case $model in
     # The Pi 5's GPIO is behind its RP1 chip, which RPi.GPIO cannot drive; rpi-lgpio offers the
-    # same API through lgpio (hardware/leds/backends.py imports RPi.GPIO).
+    # same API through lgpio (src/tabletop/hardware/leds/backends.py imports RPi.GPIO).
     *"Raspberry Pi 5"*) gpio_package=python3-rpi-lgpio ;;
     *) gpio_package=python3-rpi.gpio ;;
 esac

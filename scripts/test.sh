@@ -10,7 +10,7 @@ export PATH="$root/.venv/bin:$PATH"
 echo "== ruff (lint)"
 ruff check .
 echo "== mypy --strict (every package)"
-mypy --strict rules hardware vision bridge tabletop wire firmware console errors
+mypy --strict src/tabletop
 echo "== pytest"
 # Two workers a core by default: the tests wait more than they compute (brokers, browsers,
 # whole games in human time), and on 2 cores 4 workers took 472 s where 2 took 612 s

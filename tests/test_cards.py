@@ -2,8 +2,8 @@
 
 import pytest
 
-from rules.games.cards import Card, Rank, Suit, parse_card, shuffled, standard_deck
-from rules.games.errors import InvalidCommand
+from tabletop.rules.games.cards import Card, Rank, Suit, parse_card, shuffled, standard_deck
+from tabletop.rules.games.errors import InvalidCommand
 
 
 def test_a_deck_has_52_distinct_cards_and_54_with_jokers() -> None:

@@ -27,11 +27,11 @@ from pathlib import Path
 import pytest
 
 from tabletop.cli import build_parser
-from wire.broker import free_port
+from tabletop.wire.broker import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
-VECTORS = ROOT / "firmware" / "vectors" / "protocol-v1.json"
+VECTORS = ROOT / "src" / "tabletop" / "firmware" / "vectors" / "protocol-v1.json"
 PHOTO = sorted((ROOT / "tests" / "data" / "dice-tray" / "images").glob("*.jpg"))[0]
 RUN_S = 180.0  # generous: the machine is shared; nothing here is a timing assertion
 UP_S = 90.0
@@ -177,7 +177,11 @@ EXAMPLES: dict[str, Example] = {
         usage=True,
     ),
     "tabletop cards check MAP": Example(
-        run=("cards", "check", str(ROOT / "hardware" / "mat" / "data" / "sim-deck.json")),
+        run=(
+            "cards",
+            "check",
+            str(ROOT / "src" / "tabletop" / "hardware" / "mat" / "data" / "sim-deck.json"),
+        ),
         usage=True,
         expect="0 problem",
     ),

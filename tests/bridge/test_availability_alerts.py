@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import json
 
-from bridge.health import Health, Problem
-from rules import games
-from rules.daemon.table import (
+from tabletop.bridge.health import Health, Problem
+from tabletop.rules import games
+from tabletop.rules.daemon.table import (
     BRIDGE_GONE_ALERT,
     CAMERA_GONE_ALERT,
     MAT_GONE_ALERT,
     MAT_GONE_ALERT_SECONDS,
     PhysicalTable,
 )
-from wire.topics import TableTopics
+from tabletop.wire.topics import TableTopics
 
 TOPICS = TableTopics("health")
 

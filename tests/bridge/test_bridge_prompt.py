@@ -13,15 +13,15 @@ from typing import Any
 
 import pytest
 
-from bridge.bridge import Bridge
-from bridge.dice import AwaitedThrow, PromptError, camera_throws, expectation_from_prompt
-from hardware.leds import LedConfig, SimulatedLeds
-from hardware.mat import open_mat
+from tabletop.bridge.bridge import Bridge
+from tabletop.bridge.dice import AwaitedThrow, PromptError, camera_throws, expectation_from_prompt
+from tabletop.hardware.leds import LedConfig, SimulatedLeds
+from tabletop.hardware.mat import open_mat
 from tabletop.sim.dice import RenderedDiceTray
+from tabletop.vision.reading import Expectation
+from tabletop.wire.mqtt import MqttLink
+from tabletop.wire.topics import TableTopics
 from tests.daemon.daemon_helpers import DaemonThread, Mosquitto, client, pump_until
-from vision.reading import Expectation
-from wire.mqtt import MqttLink
-from wire.topics import TableTopics
 
 
 def _prompt(dice: dict[str, Any] | None, waiting: str = "dice") -> dict[str, Any]:
@@ -130,7 +130,7 @@ def test_the_bridge_follows_the_prompt_and_drops_bad_ones_with_a_log_line(
     bridge, stop, thread = _bridge(mosquitto, "prompts", expect=told.append)
     publisher = _publisher(mosquitto, "test-daemon-prompts")
     try:
-        with caplog.at_level(logging.WARNING, logger="bridge.bridge"):
+        with caplog.at_level(logging.WARNING, logger="tabletop.bridge.bridge"):
             publisher.publish_retained(topics.prompt, json.dumps(_prompt(_dice(3))).encode())
             _wait(lambda: len(told) == 1, "the retained prompt")  # the bridge has subscribed
             for payload in (

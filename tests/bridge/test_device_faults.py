@@ -20,18 +20,18 @@ import cv2
 import numpy as np
 import pytest
 
-import bridge.dice
-from bridge.bridge import Bridge
-from bridge.dice import camera_throws
-from bridge.health import CameraStatus
-from hardware.leds import LedConfig, SimulatedLeds
-from hardware.mat import open_mat
-from hardware.mat.sim import SimulatedMat
-from rules.daemon.table import CAMERA_GONE_ALERT, MAT_GONE_ALERT
+from tabletop.bridge import dice as bridge_dice
+from tabletop.bridge.bridge import Bridge
+from tabletop.bridge.dice import camera_throws
+from tabletop.bridge.health import CameraStatus
+from tabletop.hardware.leds import LedConfig, SimulatedLeds
+from tabletop.hardware.mat import open_mat
+from tabletop.hardware.mat.sim import SimulatedMat
+from tabletop.rules.daemon.table import CAMERA_GONE_ALERT, MAT_GONE_ALERT
+from tabletop.wire.broker import free_port
+from tabletop.wire.mqtt import BrokerUrl, Message, MqttLink
+from tabletop.wire.topics import TableTopics
 from tests.daemon.daemon_helpers import DaemonThread, Mosquitto
-from wire.broker import free_port
-from wire.mqtt import BrokerUrl, Message, MqttLink
-from wire.topics import TableTopics
 
 DEADLINE_S = 40.0  # a safety net: every wait ends when its condition holds
 
@@ -39,8 +39,8 @@ DEADLINE_S = 40.0  # a safety net: every wait ends when its condition holds
 @pytest.fixture
 def quick_reopen(monkeypatch: pytest.MonkeyPatch) -> None:
     """A camera opened again every 0.2 s, not from 1 s backing off to 30 s."""
-    monkeypatch.setattr(bridge.dice, "REOPEN_S", 0.2)
-    monkeypatch.setattr(bridge.dice, "REOPEN_MOST_S", 0.2)
+    monkeypatch.setattr(bridge_dice, "REOPEN_S", 0.2)
+    monkeypatch.setattr(bridge_dice, "REOPEN_MOST_S", 0.2)
 
 
 def wait_for(check: Callable[[], bool], what: str, pump: Callable[[], None] | None = None) -> None:
@@ -110,7 +110,7 @@ def running(url: BrokerUrl, table: str, mat: Any, **options: Any) -> Iterator[Br
 
 def said(caplog: pytest.LogCaptureFixture, *words: str) -> list[str]:
     """The bridge's log lines holding every one of `words`."""
-    lines = [r.getMessage() for r in caplog.records if r.name == "bridge.bridge"]
+    lines = [r.getMessage() for r in caplog.records if r.name == "tabletop.bridge.bridge"]
     return [line for line in lines if all(word in line for word in words)]
 
 
@@ -128,7 +128,7 @@ def test_a_mat_port_that_is_not_there_is_named_and_waited_for(
     daemon.start()
     try:
         with (
-            caplog.at_level(logging.WARNING, logger="bridge.bridge"),
+            caplog.at_level(logging.WARNING, logger="tabletop.bridge.bridge"),
             running(mosquitto.url, table, open_mat(path)),
         ):
             wait_for(lambda: bool(said(caplog, "mat (", "does not exist")), "the mat's line")
@@ -178,7 +178,7 @@ def test_a_camera_that_stops_giving_frames_is_said_and_opened_again(
     mat = open_mat("sim:?seats=2&slots=1")
     try:
         with (
-            caplog.at_level(logging.WARNING, logger="bridge.bridge"),
+            caplog.at_level(logging.WARNING, logger="tabletop.bridge.bridge"),
             running(mosquitto.url, table, mat, dice=dice, camera=status),
         ):
             wait_for(lambda: bool(said(caplog, "stopped giving frames")), "the camera's line")
@@ -204,7 +204,7 @@ def test_a_broker_that_is_not_up_is_said_and_waited_for(
     port = free_port()
     url = BrokerUrl("mqtt", "127.0.0.1", port)
     with (
-        caplog.at_level(logging.WARNING, logger="bridge.bridge"),
+        caplog.at_level(logging.WARNING, logger="tabletop.bridge.bridge"),
         running(url, "nobroker", open_mat("sim:?seats=2&slots=1")) as bridge,
     ):
         wait_for(lambda: bool(said(caplog, f"nothing listens on 127.0.0.1:{port}")), "the line")
@@ -226,7 +226,7 @@ def test_a_refused_login_is_said_with_where_to_fix_it(
     try:
         url = broker.url.with_login("bridge", "wrong")
         with (
-            caplog.at_level(logging.WARNING, logger="bridge.bridge"),
+            caplog.at_level(logging.WARNING, logger="tabletop.bridge.bridge"),
             running(url, "refused", open_mat("sim:?seats=2&slots=1")),
         ):
             wait_for(lambda: bool(said(caplog, "refused the bridge's login")), "the line")
@@ -244,7 +244,7 @@ def test_a_mat_unplugged_while_running_is_said_and_found_again(
     path = simulator.start()
     try:
         with (
-            caplog.at_level(logging.WARNING, logger="bridge.bridge"),
+            caplog.at_level(logging.WARNING, logger="tabletop.bridge.bridge"),
             running(mosquitto.url, watch.topics.table, open_mat(path)) as bridge,
         ):
             wait_for(lambda: bridge.mat.connected, "the mat up")
@@ -271,7 +271,7 @@ def test_a_port_where_no_mat_answers_is_told_apart_from_a_missing_one(
     try:
         path = os.ttyname(device)
         with (
-            caplog.at_level(logging.WARNING, logger="bridge.bridge"),
+            caplog.at_level(logging.WARNING, logger="tabletop.bridge.bridge"),
             running(mosquitto.url, "silent", open_mat(path)),
         ):
             wait_for(lambda: bool(said(caplog, "no mat answers")), "the line")

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bridge.dice import camera_throws
-from vision.calibration import calibrate
+from tabletop.bridge.dice import camera_throws
+from tabletop.vision.calibration import calibrate
 
 
 def test_rendered_throws_come_out_as_rolled_events() -> None:
@@ -29,7 +29,7 @@ def test_a_stopped_bridge_stops_reading_the_camera() -> None:
 
 
 def test_a_settled_throw_comes_with_its_annotated_picture() -> None:
-    from bridge.dice import PICTURE
+    from tabletop.bridge.dice import PICTURE
 
     events = list(camera_throws("sim:?throws=1&seed=3&hand=0", None)(threading.Event()))
     rolled = [event for event in events if event["event"] == "rolled"]
@@ -45,7 +45,7 @@ def test_a_calibration_of_other_frames_reads_uncalibrated_and_says_so(
     small = np.full((240, 320, 3), 150, np.uint8)
     path = tmp_path / "dice-calibration.json"
     calibrate([small]).save(path)
-    with caplog.at_level(logging.WARNING, logger="bridge.dice"):
+    with caplog.at_level(logging.WARNING, logger="tabletop.bridge.dice"):
         events = list(camera_throws("sim:?throws=2&seed=3&hand=0", str(path))(threading.Event()))
     assert len([event for event in events if event["event"] == "rolled"]) == 2
     said = [r.getMessage() for r in caplog.records if "uncalibrated" in r.getMessage()]
@@ -57,7 +57,7 @@ def test_a_broken_calibration_file_reads_uncalibrated_and_names_the_file(
 ) -> None:
     path = tmp_path / "dice-calibration.json"
     path.write_text('{"version": 2, "width": 640}')
-    with caplog.at_level(logging.WARNING, logger="bridge.dice"):
+    with caplog.at_level(logging.WARNING, logger="tabletop.bridge.dice"):
         events = list(camera_throws("sim:?throws=1&seed=3&hand=0", str(path))(threading.Event()))
     assert [event["event"] for event in events].count("rolled") == 1
     said = " ".join(r.getMessage() for r in caplog.records)

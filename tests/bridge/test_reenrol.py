@@ -20,17 +20,17 @@ from typing import Any
 
 import pytest
 
-from bridge.bridge import Bridge
-from bridge.dice import TableValues, camera_throws
-from bridge.reenrol import BESIDE, Reenrolment, read_request
-from hardware.leds import LedConfig, SimulatedLeds
-from hardware.mat import open_mat
+from tabletop.bridge.bridge import Bridge
+from tabletop.bridge.dice import TableValues, camera_throws
+from tabletop.bridge.reenrol import BESIDE, Reenrolment, read_request
+from tabletop.hardware.leds import LedConfig, SimulatedLeds
+from tabletop.hardware.mat import open_mat
+from tabletop.vision.classify import ValueClassifier
+from tabletop.vision.enrol import ENROLMENT_FILE, MODEL_FILE, enrol, shipped_model, table_model
+from tabletop.wire.mqtt import Connected, Message, MqttLink
+from tabletop.wire.topics import TableTopics
 from tests.daemon.daemon_helpers import Mosquitto
 from tests.vision.test_dice_enrol import centres_csv
-from vision.classify import ValueClassifier
-from vision.enrol import ENROLMENT_FILE, MODEL_FILE, enrol, shipped_model, table_model
-from wire.mqtt import Connected, Message, MqttLink
-from wire.topics import TableTopics
 
 ROOT = Path(__file__).resolve().parents[2]
 # A stranger's webcam at a slant (66 photos): the shipped reader calls some of its dice cocked,
@@ -379,8 +379,8 @@ def _table_file(folder: Path, camera: str) -> Path:
 def test_a_model_kept_beside_the_corrections_is_read_at_the_bridges_start_and_said(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from bridge.cli import _enrolment
-    from bridge.config import load_config
+    from tabletop.bridge.cli import _enrolment
+    from tabletop.bridge.config import load_config
 
     config = load_config(_table_file(tmp_path, 'corrections = "corrections"'))
     enrolment = _enrolment(config)
@@ -392,7 +392,7 @@ def test_a_model_kept_beside_the_corrections_is_read_at_the_bridges_start_and_sa
     digest = hashlib.sha256(shipped_model()).hexdigest()
     record = {"shipped_model_sha256": digest, "kept": "table", "cocked_dice": 2}
     (beside / ENROLMENT_FILE).write_text(json.dumps(record))
-    with caplog.at_level(logging.WARNING, logger="bridge.bridge"):
+    with caplog.at_level(logging.WARNING, logger="tabletop.bridge.bridge"):
         enrolment = _enrolment(config)
     assert enrolment.values.model_path == beside / MODEL_FILE
     assert (
@@ -407,7 +407,7 @@ def test_a_model_kept_beside_the_corrections_is_read_at_the_bridges_start_and_sa
 
 
 def test_the_bridge_role_hears_the_request_and_a_game_master_reads_the_answer() -> None:
-    from wire.roles import Role, User
+    from tabletop.wire.roles import Role, User
 
     topics = TableTopics("t")
     bridge, gm, viewer = User("pi", Role.BRIDGE), User("gm", Role.GM), User("tv", Role.VIEWER)

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hardware.mat.sim import SimulatedMat
+from tabletop.hardware.mat.sim import SimulatedMat
+from tabletop.wire.broker import free_port
+from tabletop.wire.mqtt import BrokerUrl, Message, MqttLink
+from tabletop.wire.topics import TableTopics
 from tests.daemon.daemon_helpers import Mosquitto, port_open
-from wire.broker import free_port
-from wire.mqtt import BrokerUrl, Message, MqttLink
-from wire.topics import TableTopics
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 DEADLINE_S = 60.0  # a safety net: the waits end when what they wait for is there

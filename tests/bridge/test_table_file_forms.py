@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from bridge.config import ConfigError, load_config
-from hardware.camera import (
+from tabletop.bridge.config import ConfigError, load_config
+from tabletop.cli import main
+from tabletop.hardware.camera import (
     SOURCE_FORMS,
     BadSourceURL,
     CameraNotFound,
@@ -18,11 +19,10 @@ from hardware.camera import (
     open_source,
     parse_source,
 )
-from hardware.camera.capture import VideoCaptureSource
-from hardware.camera.folder import FolderSource
-from hardware.camera.picamera import PiCameraSource
-from hardware.mat.transport import PortURLError, is_simulated, open_port
-from tabletop.cli import main
+from tabletop.hardware.camera.capture import VideoCaptureSource
+from tabletop.hardware.camera.folder import FolderSource
+from tabletop.hardware.camera.picamera import PiCameraSource
+from tabletop.hardware.mat.transport import PortURLError, is_simulated, open_port
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -212,10 +212,10 @@ def test_a_copied_example_keeps_working_from_another_folder(tmp_path: Path) -> N
 def test_a_simulated_mat_taken_for_want_of_a_port_is_said(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from hardware.mat import open_mat
+    from tabletop.hardware.mat import open_mat
 
     monkeypatch.delenv("TABLETOP_MAT", raising=False)
-    with caplog.at_level(logging.WARNING, logger="hardware.mat.driver"):
+    with caplog.at_level(logging.WARNING, logger="tabletop.hardware.mat.driver"):
         assert open_mat().url == "sim:"
         assert open_mat("/dev/ttyACM0").url == "/dev/ttyACM0"
     lines = [r.getMessage() for r in caplog.records]

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from wire.broker import EmbeddedBroker
-from wire.passwords import hash_password
-from wire.roles import Role, User
+from tabletop.wire.broker import EmbeddedBroker
+from tabletop.wire.passwords import hash_password
+from tabletop.wire.roles import Role, User
 
 from .helpers import MatSim
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from wire.broker import EmbeddedBroker
+from tabletop.wire.broker import EmbeddedBroker
 
 from .conftest import PASSWORDS, broker_section
 from .helpers import TABLETOP, MatSim, Terminal, run_check, table_file

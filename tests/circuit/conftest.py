@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hardware.circuit.mat import MatCircuit, build_mat
+from tabletop.hardware.circuit.mat import MatCircuit, build_mat
 
 
 @pytest.fixture(scope="session")

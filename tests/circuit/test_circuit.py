@@ -6,10 +6,10 @@ import re
 import tomllib
 from pathlib import Path
 
-from hardware.circuit import design
-from hardware.circuit.bom import BOM_END, BOM_START, bom_markdown, bom_rows, power_budget
-from hardware.circuit.erc import run_erc
-from hardware.circuit.mat import MatCircuit
+from tabletop.hardware.circuit import design
+from tabletop.hardware.circuit.bom import BOM_END, BOM_START, bom_markdown, bom_rows, power_budget
+from tabletop.hardware.circuit.erc import run_erc
+from tabletop.hardware.circuit.mat import MatCircuit
 
 from .wiring import firmware_board, net_of, pin
 
@@ -43,7 +43,7 @@ def test_the_bill_of_materials_in_docs_mat_md_is_the_circuits(mat: MatCircuit) -
     shown = text.split(BOM_START, 1)[1].split(BOM_END, 1)[0].strip()
     assert shown == bom_markdown(bom_rows(mat)).strip(), (
         "docs/mat.md's bill of materials is not the circuit's: run "
-        "`.venv/bin/python -m hardware.circuit bom --write`"
+        "`.venv/bin/python -m tabletop.hardware.circuit bom --write`"
     )
 
 
@@ -67,7 +67,9 @@ def test_every_supply_carries_its_peak_with_the_firmwares_led_level(mat: MatCirc
 
 
 def test_the_seat_leds_stay_inside_the_pis_gpio_current(mat: MatCircuit) -> None:
-    data = tomllib.loads((ROOT / "hardware" / "circuit" / "parts.toml").read_text())
+    data = tomllib.loads(
+        (ROOT / "src" / "tabletop" / "hardware" / "circuit" / "parts.toml").read_text()
+    )
     per_pin = data["supplies"]["pi_gpio"]["pin_limit"]
     budget = {rail.rail: rail for rail in power_budget(mat, firmware_board.LED_LEVEL)}
     assert budget["pi_gpio"].ok and budget["pi_gpio"].peak_ma / len(mat.seat_leds) < per_pin
@@ -89,7 +91,7 @@ def test_the_example_tables_seat_led_pins_are_the_circuits(mat: MatCircuit) -> N
 def test_the_kicad_netlist_holds_every_part_with_its_footprint_and_every_net(
     mat: MatCircuit,
 ) -> None:
-    from hardware.circuit._skidl import skidl
+    from tabletop.hardware.circuit._skidl import skidl
 
     netlist = str(mat.circuit.generate_netlist(tool=skidl.KICAD6, do_backup=False))
     refs = re.findall(r'\(comp\s*\(ref "([^"]+)"\)', netlist)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from hardware.circuit.drawings import BOARDS, board_parts, schematic_svg
-from hardware.circuit.mat import MatCircuit
-from hardware.circuit.perfboard import perfboard_svg, seat_board_layout, wiring_list
+from tabletop.hardware.circuit.drawings import BOARDS, board_parts, schematic_svg
+from tabletop.hardware.circuit.mat import MatCircuit
+from tabletop.hardware.circuit.perfboard import perfboard_svg, seat_board_layout, wiring_list
 
 from .wiring import pin
 
@@ -24,7 +24,7 @@ def test_each_schematic_is_the_circuits_and_shows_every_part_and_pin(
     path = IMAGES / f"{drawing}.svg"
     drawn = schematic_svg(mat, drawing)
     assert path.exists() and path.read_text() == drawn, (
-        f"{path} is stale: python -m hardware.circuit drawings --out {IMAGES}"
+        f"{path} is stale: python -m tabletop.hardware.circuit drawings --out {IMAGES}"
     )
     root = ET.fromstring(drawn.encode())
     shown = {g.get("data-ref"): g for g in root.iter(f"{SVG}g") if g.get("class") == "part"}
@@ -66,7 +66,7 @@ def test_the_perfboard_layout_places_every_part_of_the_seat_board_once(mat: MatC
 def test_the_committed_perfboard_drawing_is_the_circuits(mat: MatCircuit) -> None:
     path = IMAGES / "seat-board-perfboard.svg"
     assert path.read_text() == perfboard_svg(seat_board_layout(mat)), (
-        f"{path} is stale: python -m hardware.circuit perfboard --out {path}"
+        f"{path} is stale: python -m tabletop.hardware.circuit perfboard --out {path}"
     )
 
 

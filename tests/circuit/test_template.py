@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from firmware.touch import split_seat_zones
-from firmware.zones import Layout
-from hardware.circuit.template import (
+from tabletop.firmware.touch import split_seat_zones
+from tabletop.firmware.zones import Layout
+from tabletop.hardware.circuit.template import (
     HOLE_CLEARANCE,
     HOLE_DIAMETER,
     MAT_DEPTH,
@@ -184,7 +184,7 @@ def test_the_command_writes_the_file_and_names_bad_input_in_one_line(tmp_path: P
 
 def test_the_template_needs_no_circuit_library() -> None:
     # `tabletop mat template` runs on a Pi without the dev extra: SKiDL stays unimported.
-    probe = "import sys, hardware.mat.cli, hardware.circuit.template; print('skidl' in sys.modules)"
+    probe = "import sys, tabletop.hardware.mat.cli, tabletop.hardware.circuit.template; print('skidl' in sys.modules)"
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
     )

@@ -7,8 +7,8 @@ from types import ModuleType
 
 import pytest
 
-from hardware.circuit.erc import run_erc
-from hardware.circuit.mat import MatCircuit, build_mat
+from tabletop.hardware.circuit.erc import run_erc
+from tabletop.hardware.circuit.mat import MatCircuit, build_mat
 
 from . import wiring
 

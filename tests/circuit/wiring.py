@@ -1,9 +1,9 @@
 """The circuit held against the firmware: each check returns what disagrees, one line each.
 
 The firmware's side is its own modules, imported as the simulated mat imports them: the pin
-map from `firmware.board` (with the stand-ins for `machine` and `neopixel` that its own tests
-use, tests/mat/fw/fakes), the zone order from `firmware.zones`, the reset chain's positions
-from `firmware.mfrc522`, the touch wiring from `firmware.touch` and `firmware.mpr121`.
+map from `tabletop.firmware.board` (with the stand-ins for `machine` and `neopixel` that its own tests
+use, tests/mat/fw/fakes), the zone order from `tabletop.firmware.zones`, the reset chain's positions
+from `tabletop.firmware.mfrc522`, the touch wiring from `tabletop.firmware.touch` and `tabletop.firmware.mpr121`.
 """
 
 from __future__ import annotations
@@ -17,18 +17,18 @@ _FAKES = str(Path(__file__).resolve().parents[1] / "mat" / "fw" / "fakes")
 if _FAKES not in sys.path:
     sys.path.append(_FAKES)
 
-from firmware import board as firmware_board  # noqa: E402
-from firmware.mfrc522 import seat_board_positions  # noqa: E402
-from firmware.mpr121 import ADDRESSES  # noqa: E402
-from firmware.touch import (  # noqa: E402
+from tabletop.firmware import board as firmware_board  # noqa: E402
+from tabletop.firmware.mfrc522 import seat_board_positions  # noqa: E402
+from tabletop.firmware.mpr121 import ADDRESSES  # noqa: E402
+from tabletop.firmware.touch import (  # noqa: E402
     MAX_CHIPS,
     SIDE_FAR,
     SIDE_NEAR,
     split_seat_zones,
     split_zones_per_chip,
 )
-from firmware.zones import Layout  # noqa: E402
-from hardware.circuit.mat import GATES, SHIFT_OUTPUTS, MatCircuit  # noqa: E402
+from tabletop.firmware.zones import Layout  # noqa: E402
+from tabletop.hardware.circuit.mat import GATES, SHIFT_OUTPUTS, MatCircuit  # noqa: E402
 
 BUS_NAMES = ("A", "B")
 

@@ -18,16 +18,16 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from bridge.bridge import Bridge
-from console.server import ConsoleServer
-from hardware.leds import LedConfig, SimulatedLeds
-from hardware.mat import open_mat
-from rules.daemon.client import TableClient
+from tabletop.bridge.bridge import Bridge
+from tabletop.console.server import ConsoleServer
+from tabletop.hardware.leds import LedConfig, SimulatedLeds
+from tabletop.hardware.mat import open_mat
+from tabletop.rules.daemon.client import TableClient
+from tabletop.wire.broker import EmbeddedBroker, free_port
+from tabletop.wire.mqtt import BrokerUrl
+from tabletop.wire.passwords import hash_password
+from tabletop.wire.roles import Role, User
 from tests.daemon.daemon_helpers import DaemonThread
-from wire.broker import EmbeddedBroker, free_port
-from wire.mqtt import BrokerUrl
-from wire.passwords import hash_password
-from wire.roles import Role, User
 
 CHROMIUM = "/usr/bin/chromium"
 TABLE = "main"

@@ -16,9 +16,13 @@ import numpy as np
 import pytest
 from playwright.sync_api import Page, Route, expect
 
-from bridge.bridge import Bridge
-from bridge.dice import PHOTO, PICTURE, photo_of
-from console.corrections import CorrectedDie, Corrections, read_photo
+from tabletop.bridge.bridge import Bridge
+from tabletop.bridge.dice import PHOTO, PICTURE, photo_of
+from tabletop.console.corrections import CorrectedDie, Corrections, read_photo
+from tabletop.vision.annotate import throw_picture
+from tabletop.vision.classify import COCKED
+from tabletop.vision.enrol import read_labels
+from tabletop.vision.reading import DieReading, DieStatus, FrameReading
 from tests.console.conftest import (
     Table,
     bridge_on,
@@ -27,10 +31,6 @@ from tests.console.conftest import (
     snapshot,
     wait_for,
 )
-from vision.annotate import throw_picture
-from vision.classify import COCKED
-from vision.enrol import read_labels
-from vision.reading import DieReading, DieStatus, FrameReading
 
 WIDTH, HEIGHT = 640, 480
 # The camera read a 1 and a 5 (the 5 is truly a 4) and missed a die at (500, 380).
@@ -57,7 +57,7 @@ THROWN = threading.Event()
 
 
 def one_throw(stop: threading.Event) -> Iterator[dict[str, Any]]:
-    """A camera that sees one throw, as bridge.dice.camera_throws announces it."""
+    """A camera that sees one throw, as tabletop.bridge.dice.camera_throws announces it."""
     image = tray()
     while not THROWN.wait(0.05):
         if stop.is_set():
@@ -337,7 +337,7 @@ def test_the_labels_written_are_what_enrolment_reads(tmp_path: Path) -> None:
         (name, 2),
     ]
     (kept.labels).write_text("not,a,labels,file\n", encoding="utf-8")
-    from console.corrections import CorrectionError
+    from tabletop.console.corrections import CorrectionError
 
     with pytest.raises(CorrectionError, match="is not a labels file"):
         kept.keep(photo, [CorrectedDie(130, 130, 2)])
@@ -350,8 +350,8 @@ def test_the_labels_written_are_what_enrolment_reads(tmp_path: Path) -> None:
 
 
 def test_the_table_file_names_the_corrections_folder(tmp_path: Path) -> None:
-    from bridge.config import ConfigError, parse_config
-    from console.corrections import default_folder
+    from tabletop.bridge.config import ConfigError, parse_config
+    from tabletop.console.corrections import default_folder
 
     raw = {"table": {"id": "main"}, "seats": [{"name": "Ana"}], "camera": {"corrections": "kept"}}
     assert parse_config(raw).camera.corrections == "kept"

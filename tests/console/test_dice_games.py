@@ -65,7 +65,7 @@ def test_showdown_shows_each_gunslingers_bullets_as_backs_until_revealed(
 ) -> None:
     from pathlib import Path
 
-    from rules.games.showdown.decks import deck_to_json, load_deck
+    from tabletop.rules.games.showdown.decks import deck_to_json, load_deck
 
     decks = Path(__file__).resolve().parents[2] / "examples" / "decks"
     page.goto(table.console.url)

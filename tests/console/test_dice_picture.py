@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 from playwright.sync_api import Page, expect
 
-from bridge.bridge import Bridge
-from bridge.dice import PICTURE
+from tabletop.bridge.bridge import Bridge
+from tabletop.bridge.dice import PICTURE
+from tabletop.vision.annotate import throw_picture
+from tabletop.vision.reading import DieReading, DieStatus, FrameReading
 from tests.console.conftest import Table, bridge_on, snapshot
-from vision.annotate import throw_picture
-from vision.reading import DieReading, DieStatus, FrameReading
 
 READING = FrameReading(
     (

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from console.cli import parse_bind
-from console.feed import hide_face_down
-from console.forms import Form, FormError, forms_for
-from rules import games
+from tabletop.console.cli import parse_bind
+from tabletop.console.feed import hide_face_down
+from tabletop.console.forms import Form, FormError, forms_for
+from tabletop.rules import games
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -134,8 +134,8 @@ def test_the_command_line_says_what_is_wrong_without_a_traceback() -> None:
 
 def test_the_feed_survives_payloads_that_are_not_the_daemons() -> None:
     """Whatever lands on a public topic (anonymous brokers let anyone publish), the feed goes on."""
-    from console.feed import ROOM, TableFeed
-    from wire.mqtt import BrokerUrl, Message
+    from tabletop.console.feed import ROOM, TableFeed
+    from tabletop.wire.mqtt import BrokerUrl, Message
 
     feed = TableFeed(BrokerUrl("mqtt", "127.0.0.1", 1), "main", ROOM)
     topic = "tabletop/v1/main/game/state"
@@ -221,8 +221,8 @@ def test_showdown_decks_come_in_the_roster_not_as_files() -> None:
 
 
 def test_every_games_verbs_have_plain_words_and_a_forgotten_one_fails() -> None:
-    from rules import games
-    from rules.games.game import GmAction, VerbGroup, worded
+    from tabletop.rules import games
+    from tabletop.rules.games.game import GmAction, VerbGroup, worded
 
     for name in games.names():
         for action in games.get(name).gm_actions():
@@ -235,7 +235,7 @@ def test_every_games_verbs_have_plain_words_and_a_forgotten_one_fails() -> None:
 
 
 def test_a_player_field_is_a_pick_and_new_players_are_one_a_line() -> None:
-    from rules import games
+    from tabletop.rules import games
 
     ossix = forms_for(games.get("ossix").gm_actions())
     assert [f.kind for f in ossix["help"].fields] == ["player", "player"]
@@ -248,7 +248,7 @@ def test_a_player_field_is_a_pick_and_new_players_are_one_a_line() -> None:
 
 
 def test_a_verb_that_takes_everyone_offers_all_beside_the_players() -> None:
-    from rules import games
+    from tabletop.rules import games
 
     ossix = forms_for(games.get("ossix").gm_actions())
     award, rest = ossix["award"].fields[0], ossix["rest"].fields[0]

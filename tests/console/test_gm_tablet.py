@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from rules import games
-from rules.games.showdown.decks import deck_to_json, load_deck
+from tabletop.rules import games
+from tabletop.rules.games.showdown.decks import deck_to_json, load_deck
 from tests.console.conftest import Table, gm_login, shoot
 from tests.daemon.daemon_helpers import ROSTER
 

@@ -23,16 +23,16 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, expect
 
-from console import ConsoleError
-from console.server import ConsoleServer
-from rules.games.errors import InvalidCommand
+from tabletop.console import ConsoleError
+from tabletop.console.server import ConsoleServer
+from tabletop.rules.games.errors import InvalidCommand
+from tabletop.wire.broker import free_port
+from tabletop.wire.mqtt import BrokerUrl
 from tests.console.conftest import PASSWORDS, TABLE, USERS, Table, gm_login
 from tests.console.test_seat_screens import codes, start_showdown
 from tests.security.brokers import make_certs
 from tests.security.web import WebClient, stream_body
 from tests.steamfunkateers.helpers import new_game
-from wire.broker import free_port
-from wire.mqtt import BrokerUrl
 
 ROOT = Path(__file__).resolve().parents[2]
 STRANGER = "127.0.0.2"

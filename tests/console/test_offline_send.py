@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from console.feed import GAME_MASTER, Offline, TableFeed
-from wire.mqtt import BrokerUrl
+from tabletop.console.feed import GAME_MASTER, Offline, TableFeed
+from tabletop.wire.mqtt import BrokerUrl
 
 
 def _feed() -> TableFeed:

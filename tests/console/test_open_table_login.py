@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from console.server import ConsoleServer
+from tabletop.console.server import ConsoleServer
+from tabletop.wire.broker import EmbeddedBroker, free_port
+from tabletop.wire.mqtt import BrokerUrl
 from tests.console.conftest import TABLE, Table, shoot
-from wire.broker import EmbeddedBroker, free_port
-from wire.mqtt import BrokerUrl
 
 NOTE = "This table has no passwords: any name opens the game master's view."
 

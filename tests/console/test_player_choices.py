@@ -1,4 +1,4 @@
-"""The per-player choices a game started from names gets (rules/games/setup.py, each game's
+"""The per-player choices a game started from names gets (src/tabletop/rules/games/setup.py, each game's
 `player_setup`, drawn by the console): every default
 starts a legal game, a player's own choice wins, and a deck the console does not know is
 refused in words."""
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from console.forms import Form, FormError, forms_for
-from console.players import EXAMPLE_DECKS, player_setup
-from rules import games
-from rules.games.game import GameRules
+from tabletop.console.forms import Form, FormError, forms_for
+from tabletop.console.players import EXAMPLE_DECKS, player_setup
+from tabletop.rules import games
+from tabletop.rules.games.game import GameRules
 
 NAMES = ("Ana", "Bo", "Cy", "Dee", "Eli", "Fay")
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from console.forms import Field, Form, FormError, forms_for
-from rules import games
-from rules.games.game import GameRules
+from tabletop.console.forms import Field, Form, FormError, forms_for
+from tabletop.rules import games
+from tabletop.rules.games.game import GameRules
 
 ROOT = Path(__file__).resolve().parents[2]
 DECKS = ROOT / "examples" / "decks"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, Page, expect
 
-from console.server import ConsoleServer
+from tabletop.console.server import ConsoleServer
 from tests.console.conftest import TABLE, USERS, Table, gm_login, login
 
 ENDED = "Your session ended"

@@ -23,7 +23,7 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 from playwright.sync_api import Page, expect
 
-from rules.games import registry
+from tabletop.rules.games import registry
 from tests.console.conftest import PASSWORDS, TABLE, Table, shoot, snapshot, wait_for
 from tests.console.test_room_games import STEAM as STEAM_GAME
 from tests.console.test_room_games import _showdown

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from rules.games.showdown.decks import deck_to_json, load_deck
+from tabletop.rules.games.showdown.decks import deck_to_json, load_deck
 from tests.console.conftest import Table, gm_login, shoot, snapshot, wait_for
 
 DECKS = Path(__file__).resolve().parents[2] / "examples" / "decks"

@@ -100,7 +100,7 @@ def test_the_page_reconnects_after_the_console_restarts(table: Table, page: Page
     port = table.console.port
     table.console.stop()
     expect(page.locator("#connection")).to_have_text("Console unreachable — reconnecting…")
-    from console.server import ConsoleServer
+    from tabletop.console.server import ConsoleServer
     from tests.console.conftest import login
 
     table.console = ConsoleServer(login(table.url, "display"), "main", port=port)
@@ -122,8 +122,8 @@ def test_the_page_comes_back_with_the_table_after_the_broker_restarts(
     expect(page.locator("#connection")).to_have_text(
         "Table offline: no connection to the broker", timeout=30_000
     )
+    from tabletop.wire.broker import EmbeddedBroker
     from tests.console.conftest import USERS
-    from wire.broker import EmbeddedBroker
 
     # A broker that kept nothing: the daemon republishes its retained views when it reconnects.
     table.broker = EmbeddedBroker("127.0.0.1", port, USERS)
@@ -151,7 +151,7 @@ def test_a_refused_console_login_is_not_called_no_connection(table: Table, page:
     """Issue 33 finding 7: a wrong display password read "no connection to the broker"."""
     import dataclasses
 
-    from console.server import ConsoleServer
+    from tabletop.console.server import ConsoleServer
 
     table.console.stop()
     wrong = dataclasses.replace(table.url, username="display", password="not-the-password")

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from console.server import ConsoleServer
+from tabletop.console.server import ConsoleServer
 from tests.console.conftest import (
     TABLE,
     USERS,

@@ -1,4 +1,4 @@
-"""The seats' phones' joins (console/seats.py), without a browser: kept across a restart as
+"""The seats' phones' joins (src/tabletop/console/seats.py), without a browser: kept across a restart as
 digests, ended by their time or by the game master, and a phone's decision built for its own
 seat's player only (issue 48 items 5 and 7)."""
 
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from console.seats import SeatActionRefused, SeatScreens, seat_command
+from tabletop.console.seats import SeatActionRefused, SeatScreens, seat_command
 
 
 class NoSessions:

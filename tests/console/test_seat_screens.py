@@ -18,7 +18,7 @@ DECKS = Path(__file__).resolve().parents[2] / "examples" / "decks"
 
 def start_showdown(table: Table) -> dict[str, list[str]]:
     """A Showdown game with six bullets loaded face-down per gunslinger: their card ids."""
-    from rules.games.showdown.decks import deck_to_json, load_deck
+    from tabletop.rules.games.showdown.decks import deck_to_json, load_deck
 
     players = [
         {"name": "Ana", "deck": deck_to_json(load_deck(DECKS / "cowboy.toml"))},

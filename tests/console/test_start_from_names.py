@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from rules.games.sixshooter.choices import DEFAULT_LUCKY
+from tabletop.rules.games.sixshooter.choices import DEFAULT_LUCKY
 from tests.console.conftest import Table, gm_login, shoot, wait_for
 
 

@@ -10,9 +10,9 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
-from console.forms import forms_for
-from rules import games
-from rules.games.steamfunkateers.actions import pool_spec
+from tabletop.console.forms import forms_for
+from tabletop.rules import games
+from tabletop.rules.games.steamfunkateers.actions import pool_spec
 from tests.console.conftest import Table, gm_login, shoot, snapshot, wait_for
 
 # the page that lets axe in (the console's Content-Security-Policy refuses its inline script)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from daemon_helpers import AmqttBroker, Broker, Mosquitto
 
-from rules import games
+from tabletop.rules import games
 from tabletop.servers import PostgreSQL, postgres_bin_dir
 from tests.games.highroll import HIGH_ROLL
 

@@ -18,14 +18,14 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from bridge.bridge import Bridge
-from hardware.leds import LedConfig, SimulatedLeds
-from hardware.mat import open_mat
-from hardware.mat.sim import SimulatedMat
-from rules.daemon.client import TableClient
-from rules.daemon.service import RulesDaemon
-from wire.broker import EmbeddedBroker, free_port
-from wire.mqtt import BrokerUrl
+from tabletop.bridge.bridge import Bridge
+from tabletop.hardware.leds import LedConfig, SimulatedLeds
+from tabletop.hardware.mat import open_mat
+from tabletop.hardware.mat.sim import SimulatedMat
+from tabletop.rules.daemon.client import TableClient
+from tabletop.rules.daemon.service import RulesDaemon
+from tabletop.wire.broker import EmbeddedBroker, free_port
+from tabletop.wire.mqtt import BrokerUrl
 
 DATA = Path(__file__).parent / "data"
 

@@ -23,11 +23,18 @@ from daemon_helpers import (
     wait_until,
 )
 
-from bridge.config import ConfigError, load_config
-from rules.daemon.service import RoomDaemon
-from rules.games.replay import replay_lines
-from wire.broker_option import BrokerOption
-from wire.mqtt import BrokerUrl, BrokerUrlError, Connected, Message, MqttLink, parse_broker_url
+from tabletop.bridge.config import ConfigError, load_config
+from tabletop.rules.daemon.service import RoomDaemon
+from tabletop.rules.games.replay import replay_lines
+from tabletop.wire.broker_option import BrokerOption
+from tabletop.wire.mqtt import (
+    BrokerUrl,
+    BrokerUrlError,
+    Connected,
+    Message,
+    MqttLink,
+    parse_broker_url,
+)
 
 # -- the list ------------------------------------------------------------------------------
 

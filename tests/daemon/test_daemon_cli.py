@@ -20,10 +20,10 @@ from daemon_helpers import (
     wait_until,
 )
 
-from rules.games.sixshooter import parse_command
 from tabletop.cli import build_parser, main
-from wire.broker import broker_for, free_port
-from wire.mqtt import BrokerUrlError, parse_broker_url
+from tabletop.rules.games.sixshooter import parse_command
+from tabletop.wire.broker import broker_for, free_port
+from tabletop.wire.mqtt import BrokerUrlError, parse_broker_url
 
 ROSTER_TOML = """
 seed = 4

@@ -20,7 +20,7 @@ from daemon_helpers import (
     running_daemon,
 )
 
-from rules.games.replay import replay_lines
+from tabletop.rules.games.replay import replay_lines
 
 
 def _with_ids(prefix: str) -> list[dict[str, object]]:

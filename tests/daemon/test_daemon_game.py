@@ -7,7 +7,7 @@ from pathlib import Path
 
 from daemon_helpers import Broker, client, full_game_commands, pump_until, running_daemon
 
-from rules.games.replay import replay_lines
+from tabletop.rules.games.replay import replay_lines
 
 
 def test_a_full_game_over_mqtt_ends_in_the_state_tabletop_replay_prints(

@@ -20,9 +20,9 @@ from daemon_helpers import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rules.daemon.referee import Outcome
-from wire.mqtt import MqttLink, NotConnected, parse_broker_url
-from wire.payload import MAX_PAYLOAD_BYTES
+from tabletop.rules.daemon.referee import Outcome
+from tabletop.wire.mqtt import MqttLink, NotConnected, parse_broker_url
+from tabletop.wire.payload import MAX_PAYLOAD_BYTES
 
 
 def test_bad_input_gets_a_reply_naming_the_problem_and_the_daemon_goes_on(

@@ -13,10 +13,10 @@ from daemon_helpers import ROSTER, full_game_commands, payloads
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rules.daemon.referee import Referee
-from rules.daemon.store import GameLog, StoreError
-from rules.games.replay import replay_lines
-from wire.payload import MAX_PAYLOAD_BYTES
+from tabletop.rules.daemon.referee import Referee
+from tabletop.rules.daemon.store import GameLog, StoreError
+from tabletop.rules.games.replay import replay_lines
+from tabletop.wire.payload import MAX_PAYLOAD_BYTES
 
 _opened: list[GameLog] = []
 

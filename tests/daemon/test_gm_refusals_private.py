@@ -13,9 +13,9 @@ from pathlib import Path
 
 from daemon_helpers import QuietLink
 
-from rules.daemon.service import TableOptions, TableServer
-from rules.daemon.store import LogDatabase
-from wire.mqtt import Message
+from tabletop.rules.daemon.service import TableOptions, TableServer
+from tabletop.rules.daemon.store import LogDatabase
+from tabletop.wire.mqtt import Message
 
 
 def _server(tmp_path: Path, game: str) -> TableServer:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from daemon_helpers import Broker, DaemonThread, MatTable, client, pump_until
 
-from hardware.leds import LedState
+from tabletop.hardware.leds import LedState
 
 SEATS = ["Ana", "Bo"]
 HANDS = {"Ana": ["JS", "3H", "QD", "7S", "KC", "AS"], "Bo": ["2C", "JC", "4H", "5D", "6S", "3C"]}

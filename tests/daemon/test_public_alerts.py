@@ -13,11 +13,11 @@ import json
 import re
 from typing import Any
 
-from rules.daemon.table import HIDDEN_CARD_WORDS, PhysicalTable, hidden_names
-from rules.games import get
-from rules.games.reading import Alert
+from tabletop.rules.daemon.table import HIDDEN_CARD_WORDS, PhysicalTable, hidden_names
+from tabletop.rules.games import get
+from tabletop.rules.games.reading import Alert
+from tabletop.wire.topics import TableTopics
 from tests.daemon.daemon_helpers import ROSTER
-from wire.topics import TableTopics
 
 SIXSHOOTER = get("sixshooter")
 

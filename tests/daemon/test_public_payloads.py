@@ -24,10 +24,10 @@ import pytest
 from daemon_helpers import DaemonThread, Mosquitto, client, pump_until, wait_until
 from paho.mqtt.enums import CallbackAPIVersion
 
-from rules import games
-from rules.games.errors import RulesError
-from rules.games.game import GameRules
-from wire.roles import Role, User
+from tabletop.rules import games
+from tabletop.rules.games.errors import RulesError
+from tabletop.rules.games.game import GameRules
+from tabletop.wire.roles import Role, User
 
 CARD = re.compile(r"\b(?:10|[2-9AJQK])[CDHS]\b|\bJK[12]\b")
 # A game deck's card code (Six-Gun Showdown's `cowboy/draw-1`): `cowboy/draw-14` is another card.

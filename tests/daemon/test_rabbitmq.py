@@ -18,8 +18,8 @@ from daemon_helpers import (
     running_daemon,
 )
 
-from rules.daemon.service import RoomDaemon
-from rules.games.replay import replay_lines
+from tabletop.rules.daemon.service import RoomDaemon
+from tabletop.rules.games.replay import replay_lines
 from tabletop.servers import RabbitMQ, rabbitmq_server
 
 

@@ -21,9 +21,9 @@ from daemon_helpers import (
     wait_until,
 )
 
-from rules.daemon.client import NoReply, TableClient
-from rules.daemon.service import RoomDaemon
-from rules.games.replay import replay_lines
+from tabletop.rules.daemon.client import NoReply, TableClient
+from tabletop.rules.daemon.service import RoomDaemon
+from tabletop.rules.games.replay import replay_lines
 from tabletop.servers import RabbitCluster, rabbitmq_server
 
 pytestmark = pytest.mark.slow

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from daemon_helpers import QuietLink
 
-from rules import games
-from rules.daemon.service import TableOptions, TableServer
-from rules.daemon.store import LogDatabase
+from tabletop.rules import games
+from tabletop.rules.daemon.service import TableOptions, TableServer
+from tabletop.rules.daemon.store import LogDatabase
+from tabletop.wire.mqtt import Message
 from tests.showdown.helpers import new_game as showdown_new_game
-from wire.mqtt import Message
 
 
 def _server(database: LogDatabase, link: QuietLink) -> TableServer:

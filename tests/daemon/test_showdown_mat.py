@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from daemon_helpers import Broker, MatTable, client, pump_until
 
-from bridge.bridge import ALERT_COLOUR, SLOT_COLOURS
-from firmware.simhw import CHIP_RESPONSE_MS as RESPONSE_MS
-from hardware.mat.sim import SimulatedMat
-from rules.games.showdown.decks import deck_to_json, load_deck
+from tabletop.bridge.bridge import ALERT_COLOUR, SLOT_COLOURS
+from tabletop.firmware.simhw import CHIP_RESPONSE_MS as RESPONSE_MS
+from tabletop.hardware.mat.sim import SimulatedMat
+from tabletop.rules.games.showdown.decks import deck_to_json, load_deck
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "decks"
 SEATS = ["Ana", "Bo"]

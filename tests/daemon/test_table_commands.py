@@ -8,12 +8,12 @@ from typing import Any
 
 from daemon_helpers import QuietLink
 
-from rules.daemon.service import TableOptions, TableServer
-from rules.daemon.store import LogDatabase
-from rules.games.reading import Action, AlertCleared, Execute
+from tabletop.rules.daemon.service import TableOptions, TableServer
+from tabletop.rules.daemon.store import LogDatabase
+from tabletop.rules.games.reading import Action, AlertCleared, Execute
+from tabletop.wire.mqtt import Message
 from tests.games.highroll import DiceReader as HighRollReader
 from tests.rules.table import HANDS, PLAYERS
-from wire.mqtt import Message
 
 
 def table_server(tmp_path: Path, game: str) -> TableServer:

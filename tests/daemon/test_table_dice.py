@@ -6,11 +6,11 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from rules.daemon.table import PhysicalTable
-from rules.games.game import Reroll
-from rules.games.reading import Action, Alert
+from tabletop.rules.daemon.table import PhysicalTable
+from tabletop.rules.games.game import Reroll
+from tabletop.rules.games.reading import Action, Alert
+from tabletop.wire.topics import TableTopics
 from tests.games.highroll import HIGH_ROLL
-from wire.topics import TableTopics
 
 TOPICS = TableTopics("t1")
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rules.daemon.table import PhysicalTable
-from rules.games import get
-from rules.games.reading import Action
-from wire.topics import TableTopics
+from tabletop.rules.daemon.table import PhysicalTable
+from tabletop.rules.games import get
+from tabletop.rules.games.reading import Action
+from tabletop.wire.topics import TableTopics
 
 TOPICS = TableTopics("t1")
 

@@ -9,10 +9,10 @@ from typing import Any
 
 from daemon_helpers import Broker, client
 
-from bridge.bridge import Bridge
-from hardware.leds import LedConfig, SimulatedLeds
-from hardware.mat import open_mat
-from hardware.mat.sim import SimulatedMat
+from tabletop.bridge.bridge import Bridge
+from tabletop.hardware.leds import LedConfig, SimulatedLeds
+from tabletop.hardware.mat import open_mat
+from tabletop.hardware.mat.sim import SimulatedMat
 
 
 def test_touches_are_published_on_mat_event_with_the_mats_time(broker: Broker, table: str) -> None:

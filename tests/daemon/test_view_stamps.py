@@ -9,9 +9,9 @@ from typing import Any
 
 from daemon_helpers import QuietLink
 
-from rules.daemon.service import TableOptions, TableServer
-from rules.daemon.store import LogDatabase
-from wire.mqtt import Message
+from tabletop.rules.daemon.service import TableOptions, TableServer
+from tabletop.rules.daemon.store import LogDatabase
+from tabletop.wire.mqtt import Message
 
 
 def test_the_public_state_names_its_command_and_its_prompt(tmp_path: Path, high_roll: None) -> None:

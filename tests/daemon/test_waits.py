@@ -8,20 +8,20 @@ from pathlib import Path
 import pytest
 from daemon_helpers import QuietLink
 
-from rules.daemon.service import TableOptions, TableServer
-from rules.daemon.store import LogDatabase
-from rules.daemon.table import BRIDGE_GONE_ALERT, MAT_GONE_ALERT
-from rules.daemon.waits import (
+from tabletop.rules.daemon.service import TableOptions, TableServer
+from tabletop.rules.daemon.store import LogDatabase
+from tabletop.rules.daemon.table import BRIDGE_GONE_ALERT, MAT_GONE_ALERT
+from tabletop.rules.daemon.waits import (
     DEFAULT_PATIENCE_S,
     WAIT_ALERT,
     WaitWatch,
     patience_scaled,
     wait_words,
 )
-from rules.games.game import WaitKind
-from rules.games.reading import Alert, AlertCleared
+from tabletop.rules.games.game import WaitKind
+from tabletop.rules.games.reading import Alert, AlertCleared
+from tabletop.wire.mqtt import Message
 from tests.showdown.helpers import new_game as showdown_new_game
-from wire.mqtt import Message
 
 PROMPT = {
     "waiting": "card",

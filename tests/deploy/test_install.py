@@ -29,9 +29,9 @@ import paho.mqtt.client as paho
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
+from tabletop.wire.broker import free_port
+from tabletop.wire.passwords import verify_password
 from tests.security.brokers import mosquitto_binary, port_open, wait_until
-from wire.broker import free_port
-from wire.passwords import verify_password
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTALL = ROOT / "deploy" / "install.sh"

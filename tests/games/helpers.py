@@ -9,9 +9,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from rules.daemon.referee import Referee
-from rules.daemon.store import GameLog
-from rules.games.game import Engine, GameRules
+from tabletop.rules.daemon.referee import Referee
+from tabletop.rules.daemon.store import GameLog
+from tabletop.rules.games.game import Engine, GameRules
 
 
 @contextmanager

@@ -4,7 +4,7 @@ Each round every player throws one die in seat order; the highest throw wins the
 tie wins nothing); the first to `target` rounds wins the game. It has no cards, so the mat
 has no slots; each seat's LEDs show the rounds won. Nothing outside this file knows it: the
 tests register it, and the daemon, the replay, the table reader and `tabletop gm` serve it
-through `rules.games.game` alone. docs/architecture.md, "Writing a game", walks through it.
+through `tabletop.rules.games.game` alone. docs/architecture.md, "Writing a game", walks through it.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from rules.games.errors import IllegalMove, InvalidCommand
-from rules.games.game import (
+from tabletop.rules.games.errors import IllegalMove, InvalidCommand
+from tabletop.rules.games.game import (
     DiceThrow,
     EventCodec,
     EventLog,
@@ -31,8 +31,8 @@ from rules.games.game import (
     Waiting,
     WaitKind,
 )
-from rules.games.people import People
-from rules.games.reading import Action, Alert, AlertCleared, DiceTrayReader, Execute
+from tabletop.rules.games.people import People
+from tabletop.rules.games.reading import Action, Alert, AlertCleared, DiceTrayReader, Execute
 
 # -- 1. events: what happened, each a frozen dataclass; the codec writes and reads their JSON --
 

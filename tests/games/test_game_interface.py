@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from bridge.config import ConfigError, parse_config
-from rules import games
-from rules.daemon.referee import Referee
-from rules.daemon.store import GameLog
-from rules.games.errors import InvalidCommand
-from rules.games.replay import replay_lines
+from tabletop.bridge.config import ConfigError, parse_config
 from tabletop.cli import main
+from tabletop.rules import games
+from tabletop.rules.daemon.referee import Referee
+from tabletop.rules.daemon.store import GameLog
+from tabletop.rules.games.errors import InvalidCommand
+from tabletop.rules.games.replay import replay_lines
 from tests.games.helpers import referee_at, reopened, send
 from tests.games.highroll import HIGH_ROLL
 

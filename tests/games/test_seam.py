@@ -5,24 +5,42 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from rules import games
+from tabletop.rules import games
 
 ROOT = Path(__file__).resolve().parents[2]
-# Every top-level folder with Python in it: the packages (console, wire, ...), the benchmarks
-# and the scripts, found rather than listed, so a new one is checked too. Only tests/ may
-# import a game directly (a game's own tests exercise its engine).
-PACKAGES = tuple(
-    sorted(
-        folder.name
+SRC = ROOT / "src"
+# Every folder with Python in it: the packages under src/tabletop/ (console, wire, ...) and,
+# beside src/, the benchmarks and the scripts, found rather than listed, so a new one is
+# checked too. Only tests/ may import a game directly (a game's own tests exercise its engine).
+FOLDERS = (
+    SRC / "tabletop",
+    *sorted(
+        folder
         for folder in ROOT.iterdir()
         if folder.is_dir()
         and not folder.name.startswith(".")
-        and folder.name != "tests"
+        and folder.name not in ("tests", "src")
         and any(folder.rglob("*.py"))
+    ),
+)
+# A file's package as the scan names it: the folder beside src/, or tabletop's sub-package.
+PACKAGES = tuple(
+    sorted(
+        {folder.name for folder in FOLDERS}
+        | {sub.name for sub in (SRC / "tabletop").iterdir() if (sub / "__init__.py").exists()}
     )
 )
+
+
+def package_of(path: Path) -> str:
+    """The package the scan counts `path` in: `bench`, `tabletop` for src/tabletop/cli.py,
+    `console` for src/tabletop/console/app.py."""
+    if not path.is_relative_to(SRC):
+        return path.relative_to(ROOT).parts[0]
+    parts = path.relative_to(SRC / "tabletop").parts
+    return parts[0] if len(parts) > 1 else "tabletop"
 GAME_PACKAGES = tuple(games.built_in_packages())
-REGISTRY = ROOT / "rules" / "games" / "registry.py"
+REGISTRY = ROOT / "src" / "tabletop" / "rules" / "games" / "registry.py"
 
 
 def parse(source: str) -> ast.Module:
@@ -43,7 +61,8 @@ def parse(source: str) -> ast.Module:
 def imported_modules(path: Path) -> set[str]:
     """Every module `path` imports, relative imports resolved against its package."""
     tree = parse(path.read_text(encoding="utf-8"))
-    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    base = SRC if path.is_relative_to(SRC) else ROOT
+    package = ".".join(path.relative_to(base).with_suffix("").parts[:-1])
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -64,15 +83,17 @@ def test_every_top_level_package_is_scanned() -> None:
 
 
 def test_nothing_outside_a_game_imports_it_but_the_registry() -> None:
-    """Outside a game's package only rules/games/registry.py names it; one game never imports another."""
-    assert "rules.games.sixshooter" in GAME_PACKAGES and len(GAME_PACKAGES) >= 2
+    """Outside a game's package only src/tabletop/rules/games/registry.py names it; one game
+    never imports another."""
+    assert "tabletop.rules.games.sixshooter" in GAME_PACKAGES and len(GAME_PACKAGES) >= 2
     offenders = []
     checked: set[str] = set()
-    for package in PACKAGES:
-        for path in sorted((ROOT / package).rglob("*.py")):
+    for folder in FOLDERS:
+        for path in sorted(folder.rglob("*.py")):
+            package = package_of(path)
             if path == REGISTRY:
                 continue
-            home = [g for g in GAME_PACKAGES if path.is_relative_to(ROOT / Path(*g.split(".")))]
+            home = [g for g in GAME_PACKAGES if path.is_relative_to(SRC / Path(*g.split(".")))]
             # A benchmark of one game's own parts (`bench/showdown_hands.py` measures its race
             # judge) is that game's, as its tests are: named for it, it may import it alone.
             if package == "bench":
@@ -85,12 +106,18 @@ def test_nothing_outside_a_game_imports_it_but_the_registry() -> None:
                     if g not in home
                 ):
                     offenders.append(f"{path.relative_to(ROOT)} imports {module}")
-    assert {"console", "wire"} <= checked, "the scan read console/ and wire/"
+    assert {"console", "wire"} <= checked, (
+        "the scan read src/tabletop/console/ and src/tabletop/wire/"
+    )
     assert offenders == []
 
 
 def test_the_scan_resolves_relative_and_absolute_imports() -> None:
     """The check above would miss nothing: both forms of import are seen."""
-    inside = imported_modules(ROOT / "rules" / "games" / "sixshooter" / "game.py")
-    assert {"rules.games.sixshooter.engine", "rules.games.game"} <= inside
-    assert "rules.games" in imported_modules(ROOT / "rules" / "daemon" / "referee.py")
+    inside = imported_modules(
+        ROOT / "src" / "tabletop" / "rules" / "games" / "sixshooter" / "game.py"
+    )
+    assert {"tabletop.rules.games.sixshooter.engine", "tabletop.rules.games.game"} <= inside
+    assert "tabletop.rules.games" in imported_modules(
+        ROOT / "src" / "tabletop" / "rules" / "daemon" / "referee.py"
+    )

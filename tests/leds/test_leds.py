@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from hardware.leds import (
+from tabletop.hardware.leds import (
     GpioLeds,
     LedConfig,
     LedError,
@@ -19,7 +19,7 @@ from hardware.leds import (
     open_leds,
     startup_pattern,
 )
-from hardware.leds.frames import FrameError
+from tabletop.hardware.leds.frames import FrameError
 
 OFF, ON, BLINK = LedState.OFF, LedState.ON, LedState.BLINK
 

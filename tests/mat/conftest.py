@@ -8,7 +8,14 @@ from typing import Any
 
 import pytest
 
-VECTORS = Path(__file__).resolve().parents[2] / "firmware" / "vectors" / "protocol-v1.json"
+VECTORS = (
+    Path(__file__).resolve().parents[2]
+    / "src"
+    / "tabletop"
+    / "firmware"
+    / "vectors"
+    / "protocol-v1.json"
+)
 
 
 @pytest.fixture(scope="session")

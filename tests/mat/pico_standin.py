@@ -22,7 +22,7 @@ import time
 import tty
 from pathlib import Path
 
-from hardware.mat.sim import SimulatedMat
+from tabletop.hardware.mat.sim import SimulatedMat
 
 ROOT = Path(__file__).resolve().parents[2]
 BOARD = ROOT / "tests" / "mat" / "micropython" / "board.mjs"

@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from hardware.mat import MatDriver, MatLayout
-from hardware.mat.cardmap import Calibration, CardMap, default_card_map, simulated_deck
-from hardware.mat.enrol import Enrolment, Step
-from hardware.mat.errors import CardMapError, DuplicateUidError
-from hardware.mat.events import CardEvent, EventKind
-from hardware.mat.protocol import Face
-from hardware.mat.sim import SimulatedMat, sim_card_levels
-from rules.games.cards import Card, DeckCard, parse_card, parse_tagged, standard_deck
-from rules.games.showdown.decks import enrolment_codes, load_deck
+from tabletop.hardware.mat import MatDriver, MatLayout
+from tabletop.hardware.mat.cardmap import Calibration, CardMap, default_card_map, simulated_deck
+from tabletop.hardware.mat.enrol import Enrolment, Step
+from tabletop.hardware.mat.errors import CardMapError, DuplicateUidError
+from tabletop.hardware.mat.events import CardEvent, EventKind
+from tabletop.hardware.mat.protocol import Face
+from tabletop.hardware.mat.sim import SimulatedMat, sim_card_levels
+from tabletop.rules.games.cards import Card, DeckCard, parse_card, parse_tagged, standard_deck
+from tabletop.rules.games.showdown.decks import enrolment_codes, load_deck
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "decks"
 TABLETOP = [sys.executable, "-m", "tabletop"]
@@ -330,7 +330,15 @@ def test_the_bundled_map_agrees_with_the_example_deck_files() -> None:
 
 
 def _bundled_map() -> Path:
-    return Path(__file__).resolve().parents[2] / "hardware" / "mat" / "data" / "sim-deck.json"
+    return (
+        Path(__file__).resolve().parents[2]
+        / "src"
+        / "tabletop"
+        / "hardware"
+        / "mat"
+        / "data"
+        / "sim-deck.json"
+    )
 
 
 def test_asking_for_a_game_decks_card_takes_its_id_and_refuses_another_deck() -> None:
@@ -387,7 +395,7 @@ def test_enrol_command_walks_through_a_deck_file_on_the_simulated_mat(tmp_path: 
 
 
 def test_a_deck_file_is_read_by_the_game_whose_format_it_is(tmp_path: Path) -> None:
-    from hardware.mat.cli import _read_deck
+    from tabletop.hardware.mat.cli import _read_deck
 
     name, codes = _read_deck(EXAMPLES / "desperado.toml")
     assert name == "desperado" and codes[0] == "desperado/draw-1" and len(codes) == 16

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from hardware.mat.cli import sim_command
-from hardware.mat.errors import MatError
-from hardware.mat.sim import SimulatedMat
 from tabletop.cli import main
+from tabletop.hardware.mat.cli import sim_command
+from tabletop.hardware.mat.errors import MatError
+from tabletop.hardware.mat.sim import SimulatedMat
 
 
 def test_decode_prints_each_frame_and_the_damage(

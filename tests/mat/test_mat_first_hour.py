@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 
-from hardware.mat import MatDriver, MatLayout
-from hardware.mat.cli import sim_command
-from hardware.mat.errors import MatError, PortBusyError
-from hardware.mat.framing import encode_frame
-from hardware.mat.protocol import MessageType
-from hardware.mat.sim import SimulatedMat
-from hardware.mat.transport import open_port
+from tabletop.hardware.mat import MatDriver, MatLayout
+from tabletop.hardware.mat.cli import sim_command
+from tabletop.hardware.mat.errors import MatError, PortBusyError
+from tabletop.hardware.mat.framing import encode_frame
+from tabletop.hardware.mat.protocol import MessageType
+from tabletop.hardware.mat.sim import SimulatedMat
+from tabletop.hardware.mat.transport import open_port
 
 TABLETOP = [sys.executable, "-m", "tabletop"]
 

@@ -18,22 +18,27 @@ from pathlib import Path
 import pytest
 from pico_standin import PicoStandIn
 
-from hardware.mat.flash import (
+from tabletop.hardware.mat.flash import (
     MAIN_PY,
     FirmwareFile,
     FlashError,
     MatFlasher,
     firmware_files,
 )
-from hardware.mat.sim import SimulatedMat
-from hardware.mat.zones import MatLayout
+from tabletop.hardware.mat.sim import SimulatedMat
+from tabletop.hardware.mat.zones import MatLayout
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def few_files() -> list[FirmwareFile]:
     """Three of the firmware's files and main.py: the whole flash path, in a few seconds."""
-    keep = {"firmware/__init__.py", "firmware/ticks.py", "firmware/zones.py", "main.py"}
+    keep = {
+        "firmware/__init__.py",
+        "firmware/ticks.py",
+        "firmware/zones.py",
+        "main.py",
+    }
     return [f for f in firmware_files() if f.device_path in keep]
 
 
@@ -66,7 +71,10 @@ def test_flash_copies_checks_resets_and_hears_hello(pico: PicoStandIn) -> None:
 def test_flash_puts_the_whole_firmware_on_the_board(pico: PicoStandIn) -> None:
     result = MatFlasher(pico.path, report=lambda line: None).run()
     flashed = pico.files()
-    here = {f"firmware/{p.name}": p.read_bytes() for p in (ROOT / "firmware").glob("*.py")}
+    here = {
+        f"firmware/{p.name}": p.read_bytes()
+        for p in (ROOT / "src" / "tabletop" / "firmware").glob("*.py")
+    }
     del here["firmware/simhw.py"]  # the simulator's readers stay on the host
     assert {k: v for k, v in flashed.items() if k != "main.py"} == here
     assert result.size == sum(len(v) for v in flashed.values())
@@ -83,7 +91,9 @@ def test_a_byte_damaged_on_the_line_is_caught_by_the_hash_and_written_again(
     finally:
         board.stop()
     retries = [line for line in said if "(try 1 of 2)" in line]
-    assert len(retries) == 1 and retries[0].startswith("firmware/__init__.py: the copy on the")
+    assert len(retries) == 1 and retries[0].startswith(
+        "firmware/__init__.py: the copy on the"
+    )
     assert board.files() == {f.device_path: f.data for f in few_files()}
 
 
@@ -93,7 +103,9 @@ def test_a_file_that_keeps_arriving_damaged_stops_the_flash_before_main_py(
     board = PicoStandIn(tmp_path, corrupt_writes=1000)
     board.start()
     try:
-        with pytest.raises(FlashError, match=r"firmware/__init__.py: .* after 2 tries: try "):
+        with pytest.raises(
+            FlashError, match=r"firmware/__init__.py: .* after 2 tries: try "
+        ):
             MatFlasher(board.path, files=few_files(), report=lambda line: None).run()
         assert board.resets == 0  # never reset into half a firmware
     finally:
@@ -164,7 +176,9 @@ def _tabletop(*args: str) -> subprocess.CompletedProcess[str]:
 def test_the_command_flashes_the_port_it_is_given(pico: PicoStandIn, tmp_path: Path) -> None:
     source = tmp_path / "my-firmware"
     source.mkdir()
-    (source / "ticks.py").write_bytes((ROOT / "firmware" / "ticks.py").read_bytes())
+    (source / "ticks.py").write_bytes(
+        (ROOT / "src" / "tabletop" / "firmware" / "ticks.py").read_bytes()
+    )
     done = _tabletop("mat", "flash", "--port", pico.path, "--source", str(source))
     assert done.returncode == 0, done.stderr
     assert "[2/2] main.py" in done.stdout
@@ -189,7 +203,7 @@ class _UsbPort:
 
 
 def test_without_a_port_flash_takes_the_one_pico_on_usb(monkeypatch: pytest.MonkeyPatch) -> None:
-    from hardware.mat import flash
+    from tabletop.hardware.mat import flash
 
     ports = [_UsbPort("/dev/ttyUSB0", 0x10C4), _UsbPort("/dev/ttyACM1", 0x2E8A)]
     monkeypatch.setattr(flash.list_ports, "comports", lambda: ports)

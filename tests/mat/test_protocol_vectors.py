@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from hardware.mat import protocol
-from hardware.mat.errors import FrameError
-from hardware.mat.framing import FrameDecoder, encode_frame
-from hardware.mat.protocol import (
+from tabletop.hardware.mat import protocol
+from tabletop.hardware.mat.errors import FrameError
+from tabletop.hardware.mat.framing import FrameDecoder, encode_frame
+from tabletop.hardware.mat.protocol import (
     Face,
     Hello,
     LedSetting,

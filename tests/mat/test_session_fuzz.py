@@ -10,10 +10,10 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hardware.mat.cardmap import simulated_deck
-from hardware.mat.events import CardEvent, EventKind, MatEvent
-from hardware.mat.framing import encode_frame
-from hardware.mat.protocol import (
+from tabletop.hardware.mat.cardmap import simulated_deck
+from tabletop.hardware.mat.events import CardEvent, EventKind, MatEvent
+from tabletop.hardware.mat.framing import encode_frame
+from tabletop.hardware.mat.protocol import (
     Face,
     MessageType,
     Snapshot,
@@ -21,7 +21,7 @@ from hardware.mat.protocol import (
     ZoneReading,
     encode_snapshot,
 )
-from hardware.mat.session import MatSession
+from tabletop.hardware.mat.session import MatSession
 
 DECK = simulated_deck()
 UIDS = [bytes.fromhex(uid) for uid in sorted(DECK.cards)[:6]] + [bytes.fromhex("04AABBCCDDEEFF")]

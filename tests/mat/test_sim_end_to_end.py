@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from hardware.mat import MatDriver, MatLayout, open_mat
-from hardware.mat.events import CardEvent, EventKind, LinkEvent, MatEvent, ResyncEvent
-from hardware.mat.protocol import LedSetting, MessageType, Result, ResultCode, ScanSetting
-from hardware.mat.sim import SimulatedMat
+from tabletop.hardware.mat import MatDriver, MatLayout, open_mat
+from tabletop.hardware.mat.events import CardEvent, EventKind, LinkEvent, MatEvent, ResyncEvent
+from tabletop.hardware.mat.protocol import LedSetting, MessageType, Result, ResultCode, ScanSetting
+from tabletop.hardware.mat.sim import SimulatedMat
 
 LAYOUT = MatLayout(2, 3, True)
 

@@ -12,14 +12,14 @@ from typing import Any
 
 import pytest
 
-from firmware.simhw import CHIP_RESPONSE_MS as RESPONSE_MS
-from hardware.mat import MatDriver, MatLayout
-from hardware.mat.cardmap import simulated_deck
-from hardware.mat.cli import sim_command
-from hardware.mat.errors import FrameError, MatError
-from hardware.mat.events import EventKind, LinkEvent, MatEvent, TouchEvent, describe_event
-from hardware.mat.framing import FrameDecoder, encode_frame
-from hardware.mat.protocol import (
+from tabletop.firmware.simhw import CHIP_RESPONSE_MS as RESPONSE_MS
+from tabletop.hardware.mat import MatDriver, MatLayout
+from tabletop.hardware.mat.cardmap import simulated_deck
+from tabletop.hardware.mat.cli import sim_command
+from tabletop.hardware.mat.errors import FrameError, MatError
+from tabletop.hardware.mat.events import EventKind, LinkEvent, MatEvent, TouchEvent, describe_event
+from tabletop.hardware.mat.framing import FrameDecoder, encode_frame
+from tabletop.hardware.mat.protocol import (
     EXT_TOUCH,
     EXT_TOUCH_SIDES,
     Capabilities,
@@ -39,10 +39,17 @@ from hardware.mat.protocol import (
     hello_request,
     unwrap_ms,
 )
-from hardware.mat.session import MatSession
-from hardware.mat.sim import FINGER_LEAD_MS, SimulatedMat
+from tabletop.hardware.mat.session import MatSession
+from tabletop.hardware.mat.sim import FINGER_LEAD_MS, SimulatedMat
 
-TOUCH_VECTORS = Path(__file__).resolve().parents[2] / "firmware" / "vectors" / "touch-v1.json"
+TOUCH_VECTORS = (
+    Path(__file__).resolve().parents[2]
+    / "src"
+    / "tabletop"
+    / "firmware"
+    / "vectors"
+    / "touch-v1.json"
+)
 SIDES_VECTORS = TOUCH_VECTORS.with_name("touch-v2.json")
 
 
@@ -222,7 +229,7 @@ def test_a_mat_without_the_extension_or_the_pads_has_no_touch_zones() -> None:
         assert session.touch_zones == 0
 
 
-# ---- touch extension v2: sides (firmware/vectors/touch-v2.json) -----------------------------
+# ---- touch extension v2: sides (src/tabletop/firmware/vectors/touch-v2.json) -----------------------------
 
 
 def test_touch_v2_vectors_decode_to_their_fields_and_the_host_asks_with_their_bytes() -> None:

@@ -14,16 +14,16 @@ from typing import Any
 
 import pytest
 
-from rules.daemon.table import PhysicalTable
-from rules.games.errors import IllegalMove, InvalidCommand, RulesError
-from rules.games.game import WaitKind
-from rules.games.ossix.engine import Game
-from rules.games.ossix.events import EventKind
-from rules.games.ossix.game import OS_SIX
-from rules.games.ossix.poker import Phase, Poker
-from rules.games.reading import Alert, AlertCleared, Execute
+from tabletop.rules.daemon.table import PhysicalTable
+from tabletop.rules.games.errors import IllegalMove, InvalidCommand, RulesError
+from tabletop.rules.games.game import WaitKind
+from tabletop.rules.games.ossix.engine import Game
+from tabletop.rules.games.ossix.events import EventKind
+from tabletop.rules.games.ossix.game import OS_SIX
+from tabletop.rules.games.ossix.poker import Phase, Poker
+from tabletop.rules.games.reading import Alert, AlertCleared, Execute
+from tabletop.wire.topics import TableTopics
 from tests.games.helpers import referee_at, send
-from wire.topics import TableTopics
 
 ANA = [3, 3, 5, 6, 6]  # a full house... of 3 3 and 6 6: two pair (6 3 5)
 BO = [2, 2, 6, 1, 4]  # one pair

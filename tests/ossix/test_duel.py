@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from rules.games.errors import IllegalMove
-from rules.games.ossix.duel import DuelStep, resolved
-from rules.games.ossix.engine import Game
+from tabletop.rules.games.errors import IllegalMove
+from tabletop.rules.games.ossix.duel import DuelStep, resolved
+from tabletop.rules.games.ossix.engine import Game
 
 
 def dueling(two_pistols: bool = False) -> Game:

@@ -14,15 +14,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.daemon.referee import Referee
-from rules.games.errors import IllegalMove, InvalidCommand, RulesError
-from rules.games.game import PeopleSettings, Reroll, Scoring, WaitKind
-from rules.games.ossix.engine import Game
-from rules.games.ossix.events import Event, EventKind
-from rules.games.ossix.game import OS_SIX
-from rules.games.ossix.people import random_command
-from rules.games.ossix.poker import CATEGORIES, Phase, Poker, best_rank, rank
-from rules.games.reading import Alert, AlertCleared, Execute
+from tabletop.rules.daemon.referee import Referee
+from tabletop.rules.games.errors import IllegalMove, InvalidCommand, RulesError
+from tabletop.rules.games.game import PeopleSettings, Reroll, Scoring, WaitKind
+from tabletop.rules.games.ossix.engine import Game
+from tabletop.rules.games.ossix.events import Event, EventKind
+from tabletop.rules.games.ossix.game import OS_SIX
+from tabletop.rules.games.ossix.people import random_command
+from tabletop.rules.games.ossix.poker import CATEGORIES, Phase, Poker, best_rank, rank
+from tabletop.rules.games.reading import Alert, AlertCleared, Execute
 from tests.games.helpers import referee_at, send
 from tests.ossix.test_table import FakeHands
 
@@ -794,7 +794,7 @@ def test_the_simulated_evening_has_a_duel_and_a_hand_of_poker(referee: Referee, 
 
 
 def test_the_web_consoles_forms_enter_a_bet_by_a_player_or_the_gm() -> None:
-    from console.forms import forms_for
+    from tabletop.console.forms import forms_for
 
     forms = forms_for(OS_SIX.gm_actions())
     game = Game()

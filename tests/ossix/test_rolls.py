@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from rules.games.errors import IllegalMove, InvalidCommand
-from rules.games.ossix.engine import Game, score_action, score_gm_roll
-from rules.games.ossix.outcomes import Critical, Outcome
-from rules.games.ossix.state import PendingKind
+from tabletop.rules.games.errors import IllegalMove, InvalidCommand
+from tabletop.rules.games.ossix.engine import Game, score_action, score_gm_roll
+from tabletop.rules.games.ossix.outcomes import Critical, Outcome
+from tabletop.rules.games.ossix.state import PendingKind
 
 
 def started(*names: str, **options: Any) -> Game:

@@ -14,12 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules import games
-from rules.daemon.referee import Referee
-from rules.games.errors import InvalidCommand, RulesError
-from rules.games.game import PeopleSettings, Scoring, WaitKind
-from rules.games.ossix.game import OS_SIX
-from rules.games.reading import Alert, AlertCleared, Execute
+from tabletop.rules import games
+from tabletop.rules.daemon.referee import Referee
+from tabletop.rules.games.errors import InvalidCommand, RulesError
+from tabletop.rules.games.game import PeopleSettings, Scoring, WaitKind
+from tabletop.rules.games.ossix.game import OS_SIX
+from tabletop.rules.games.reading import Alert, AlertCleared, Execute
 from tests.games.helpers import referee_at, reopened, send
 
 ANA_BO = {"cmd": "new_game", "players": ["Ana", "Bo"]}

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rules.games.cards import parse_card, standard_deck
-from rules.games.sixshooter import Game
-from rules.games.sixshooter.state import GameState
+from tabletop.rules.games.cards import parse_card, standard_deck
+from tabletop.rules.games.sixshooter import Game
+from tabletop.rules.games.sixshooter.state import GameState
 
 # Two players' six cards each, slot 1 first, and the roster that seats them (the physical
 # table's tests, here and in tests/daemon).

@@ -6,16 +6,16 @@ from typing import Any
 
 import pytest
 
-from rules.games.errors import CardNotUsable, LuckyNumberError, OutOfTurn, WagerNotAllowed
-from rules.games.sixshooter import Game, event_name, state_to_json
-from rules.games.sixshooter.events import (
+from tabletop.rules.games.errors import CardNotUsable, LuckyNumberError, OutOfTurn, WagerNotAllowed
+from tabletop.rules.games.sixshooter import Game, event_name, state_to_json
+from tabletop.rules.games.sixshooter.events import (
     CardUsed,
     ChallengeDeclared,
     JokerKept,
     LuckyDeclined,
     StrikeGained,
 )
-from rules.games.sixshooter.state import GameState
+from tabletop.rules.games.sixshooter.state import GameState
 from tests.rules.table import new_game, roll, run, slots
 
 # Ana is Sly (spades), Lucky Number 7; Bo is Dangerous (clubs), Lucky Number 3.

@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from rules.games import get
-from rules.games.errors import InvalidCommand
-from rules.games.game import ReadKeys, UnknownKey, execute_every_key
-from rules.games.replay import replay_lines
+from tabletop.rules.games import get
+from tabletop.rules.games.errors import InvalidCommand
+from tabletop.rules.games.game import ReadKeys, UnknownKey, execute_every_key
+from tabletop.rules.games.replay import replay_lines
 
 
 def test_a_refusal_before_the_last_new_game_stays_in_the_json() -> None:

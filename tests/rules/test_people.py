@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-from rules.games.cards import parse_card
-from rules.games.errors import RulesError
-from rules.games.game import PeopleSettings
-from rules.games.reading import EMPTY, Alert, AlertCleared, Execute, SlotView
-from rules.games.replay import replay_lines
-from rules.games.sixshooter import Game, state_to_json
-from rules.games.sixshooter.game import SIX_SHOOTER
-from rules.games.sixshooter.reading import TableReader
+from tabletop.rules.games.cards import parse_card
+from tabletop.rules.games.errors import RulesError
+from tabletop.rules.games.game import PeopleSettings
+from tabletop.rules.games.reading import EMPTY, Alert, AlertCleared, Execute, SlotView
+from tabletop.rules.games.replay import replay_lines
+from tabletop.rules.games.sixshooter import Game, state_to_json
+from tabletop.rules.games.sixshooter.game import SIX_SHOOTER
+from tabletop.rules.games.sixshooter.reading import TableReader
 
 SEATS = ["Ana", "Bo", "Cy", "Dee"]
 

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from rules.games.errors import CardNotUsable, DrawError, LuckyNumberError, SetupError
-from rules.games.sixshooter import Game, Outcome, event_name, state_to_json
-from rules.games.sixshooter.events import ChallengeResolved
+from tabletop.rules.games.errors import CardNotUsable, DrawError, LuckyNumberError, SetupError
+from tabletop.rules.games.sixshooter import Game, Outcome, event_name, state_to_json
+from tabletop.rules.games.sixshooter.events import ChallengeResolved
 from tests.rules.table import HANDS, PLAYERS, new_game, roll, run, slots
 
 
@@ -136,7 +136,7 @@ def test_start_adventure_takes_the_new_deal_seen_on_the_mat() -> None:
     ],
 )
 def test_the_reader_knows_when_draws_settle_the_order(draws: list[str], settled: bool) -> None:
-    from rules.games.cards import parse_card
-    from rules.games.sixshooter.engine import draws_decide_order
+    from tabletop.rules.games.cards import parse_card
+    from tabletop.rules.games.sixshooter.engine import draws_decide_order
 
     assert draws_decide_order(["Ana", "Bo"], [parse_card(c) for c in draws], True) is settled

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rules.games.cards import standard_deck
-from rules.games.errors import RulesError
-from rules.games.sixshooter import (
+from tabletop.rules.games.cards import standard_deck
+from tabletop.rules.games.errors import RulesError
+from tabletop.rules.games.sixshooter import (
     Game,
     GameState,
     Status,
@@ -20,8 +20,8 @@ from rules.games.sixshooter import (
     event_to_json,
     state_to_json,
 )
-from rules.games.sixshooter.commands import COMMAND_NAMES
-from rules.games.sixshooter.players import random_command
+from tabletop.rules.games.sixshooter.commands import COMMAND_NAMES
+from tabletop.rules.games.sixshooter.players import random_command
 
 # Commands with plausible but often wrong fields: names, slots, values that may not fit now.
 NAMES = st.sampled_from(["Ana", "Bo", "Cy", "Dee", "Eli", "Fay", "Zed"])

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.games.cards import parse_card
-from rules.games.errors import RulesError
-from rules.games.sixshooter import Game, Phase, state_to_json
-from rules.games.sixshooter.reading import (
+from tabletop.rules.games.cards import parse_card
+from tabletop.rules.games.errors import RulesError
+from tabletop.rules.games.sixshooter import Game, Phase, state_to_json
+from tabletop.rules.games.sixshooter.reading import (
     EMPTY,
     Alert,
     AlertCleared,

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from rules.games.replay import replay_lines
 from tabletop.cli import main
+from tabletop.rules.games.replay import replay_lines
 
 GOLDEN = Path(__file__).parent.parent / "golden"
 CASES = sorted(p.stem for p in GOLDEN.glob("*.jsonl"))

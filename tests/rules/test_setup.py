@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from rules.games.cards import Suit
-from rules.games.errors import InvalidCommand, RulesError, SetupError, WrongPhase
-from rules.games.sixshooter import Descriptor, Game, Method, Phase, state_to_json
+from tabletop.rules.games.cards import Suit
+from tabletop.rules.games.errors import InvalidCommand, RulesError, SetupError, WrongPhase
+from tabletop.rules.games.sixshooter import Descriptor, Game, Method, Phase, state_to_json
 from tests.rules.table import new_game, slots
 
 HANDS = {

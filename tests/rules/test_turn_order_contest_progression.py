@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from rules.games.errors import (
+from tabletop.rules.games.errors import (
     ContestError,
     InvalidCommand,
     LuckyNumberError,
@@ -15,7 +15,7 @@ from rules.games.errors import (
     ProgressionError,
     SetupError,
 )
-from rules.games.sixshooter import (
+from tabletop.rules.games.sixshooter import (
     Game,
     Phase,
     Status,
@@ -24,7 +24,7 @@ from rules.games.sixshooter import (
     event_to_json,
     state_to_json,
 )
-from rules.games.sixshooter.events import ContestEnded, ContestExchanged, TurnOrderDrawn
+from tabletop.rules.games.sixshooter.events import ContestEnded, ContestExchanged, TurnOrderDrawn
 from tests.rules.table import new_game, roll, run, slots
 
 HANDS = {

@@ -24,9 +24,9 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
-from wire.broker import EmbeddedBroker, free_port
-from wire.passwords import hash_password
-from wire.roles import ALL_TABLES, Role, User, mosquitto_acl
+from tabletop.wire.broker import EmbeddedBroker, free_port
+from tabletop.wire.passwords import hash_password
+from tabletop.wire.roles import ALL_TABLES, Role, User, mosquitto_acl
 
 MAKE_CERTS = Path(__file__).parents[2] / "examples" / "mosquitto" / "make-certs.sh"
 MOSQUITTO_PATHS = ("/usr/sbin/mosquitto", "/usr/bin/mosquitto", "/usr/local/sbin/mosquitto")

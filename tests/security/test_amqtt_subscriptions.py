@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
-from wire.broker import EmbeddedBroker
-from wire.embedded import SubscriptionTable, TableBroker
+from tabletop.wire.broker import EmbeddedBroker
+from tabletop.wire.embedded import SubscriptionTable, TableBroker
 
 
 def test_a_subscription_made_during_a_walk_does_not_end_it() -> None:

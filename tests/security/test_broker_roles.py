@@ -13,7 +13,7 @@ import os
 
 import pytest
 
-from wire.roles import User
+from tabletop.wire.roles import User
 
 from .brokers import (
     ACCOUNTS,

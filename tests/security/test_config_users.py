@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from bridge.config import ConfigError, load_config, parse_config
-from rules.games.roster import RosterError, load_roster
-from wire.mqtt import parse_broker_url
-from wire.passwords import hash_password
-from wire.roles import ALL_TABLES, Role
+from tabletop.bridge.config import ConfigError, load_config, parse_config
+from tabletop.rules.games.roster import RosterError, load_roster
+from tabletop.wire.mqtt import parse_broker_url
+from tabletop.wire.passwords import hash_password
+from tabletop.wire.roles import ALL_TABLES, Role
 
 HASH = hash_password("pw", iterations=10)
 
@@ -218,9 +218,9 @@ def test_the_console_without_a_room_login_says_a_viewer_is_needed(
 def test_the_console_logs_its_room_view_in_with_the_files_console_login(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import console.server
-    from console import ConsoleError
     from tabletop.cli import main
+    from tabletop.console import ConsoleError
+    from tabletop.console import server as console_server
 
     seen: list[Any] = []
 
@@ -231,7 +231,7 @@ def test_the_console_logs_its_room_view_in_with_the_files_console_login(
         def start(self) -> None:
             raise ConsoleError("recorded, not started")
 
-    monkeypatch.setattr(console.server, "ConsoleServer", Recorder)
+    monkeypatch.setattr(console_server, "ConsoleServer", Recorder)
     table = tmp_path / "table.toml"
     secret = tmp_path / "screen.secret"
     secret.write_text("screen-pw\n", encoding="utf-8")

@@ -19,11 +19,11 @@ from typing import Any
 
 import pytest
 
-from console import ConsoleError
-from console.server import ConsoleServer
+from tabletop.console import ConsoleError
+from tabletop.console.server import ConsoleServer
+from tabletop.wire.broker import EmbeddedBroker, free_port
+from tabletop.wire.mqtt import BrokerUrl
 from tests.console.conftest import PASSWORDS, TABLE, USERS, Table
-from wire.broker import EmbeddedBroker, free_port
-from wire.mqtt import BrokerUrl
 
 from .brokers import make_certs
 from .web import WebClient, stream_body

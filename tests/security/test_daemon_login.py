@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from rules.daemon.service import RulesDaemon
-from wire.mqtt import BrokerUrl
+from tabletop.rules.daemon.service import RulesDaemon
+from tabletop.wire.mqtt import BrokerUrl
 
 from .brokers import ACCOUNTS, TABLE, RoleBroker
 

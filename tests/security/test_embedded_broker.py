@@ -11,8 +11,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from wire.broker import EmbeddedBroker, free_port
-from wire.embedded import TableAuthPlugin, UserEntry, is_loopback
+from tabletop.wire.broker import EmbeddedBroker, free_port
+from tabletop.wire.embedded import TableAuthPlugin, UserEntry, is_loopback
 
 from .brokers import ACCOUNTS, Probe, RoleAmqtt, topic, users
 

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from bridge.config import load_config
+from tabletop.bridge.config import load_config
 from tabletop.cli import main
-from wire.broker import free_port
-from wire.mqtt import Message, MqttLink, parse_broker_url
-from wire.passwords import hash_password
-from wire.roles import Role
+from tabletop.wire.broker import free_port
+from tabletop.wire.mqtt import Message, MqttLink, parse_broker_url
+from tabletop.wire.passwords import hash_password
+from tabletop.wire.roles import Role
 
 from .brokers import make_certs, mosquitto_binary, port_open, wait_until
 

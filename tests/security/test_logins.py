@@ -19,13 +19,13 @@ from urllib.parse import urlencode
 
 import pytest
 
-from console.throttle import Throttle, TryLater
+from tabletop.console.throttle import Throttle, TryLater
+from tabletop.wire.broker import EmbeddedBroker, free_port
+from tabletop.wire.mqtt import BrokerUrl, LoginRefused, MqttLink
+from tabletop.wire.passwords import hash_password
+from tabletop.wire.roles import User
 from tests.console.conftest import PASSWORDS, ROLES, Table
 from tests.console.test_seat_screens import start_showdown
-from wire.broker import EmbeddedBroker, free_port
-from wire.mqtt import BrokerUrl, LoginRefused, MqttLink
-from wire.passwords import hash_password
-from wire.roles import User
 
 from .web import Answer, WebClient
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tabletop.cli import main
-from wire.passwords import (
+from tabletop.wire.passwords import (
     PasswordHashError,
     hash_password,
     parse_hash,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from wire.roles import (
+from tabletop.wire.roles import (
     ALL_TABLES,
     ROLE_ACCESS,
     Role,
@@ -68,7 +68,12 @@ def test_each_role_has_the_agreed_topics() -> None:
         "leds/#",
         "seat/#",
     )
-    assert ROLE_ACCESS[Role.DAEMON].read == ("game/command", "mat/#", "dice/#", "bridge/#")
+    assert ROLE_ACCESS[Role.DAEMON].read == (
+        "game/command",
+        "mat/#",
+        "dice/#",
+        "bridge/#",
+    )
     assert ROLE_ACCESS[Role.BRIDGE].write == ("mat/#", "dice/#", "bridge/#")
     assert ROLE_ACCESS[Role.GM].write == ("game/command",) and ROLE_ACCESS[Role.GM].read == ("#",)
     assert ROLE_ACCESS[Role.VIEWER].write == ()

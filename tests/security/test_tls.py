@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from tabletop.cli import main
-from wire.broker import free_port
-from wire.mqtt import Message, MqttLink, NotConnected, TlsRefused, parse_broker_url
+from tabletop.wire.broker import free_port
+from tabletop.wire.mqtt import Message, MqttLink, NotConnected, TlsRefused, parse_broker_url
 
 from .brokers import ACCOUNTS, RoleMosquitto, make_certs, topic, users
 

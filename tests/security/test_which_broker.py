@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from rules.daemon.client import TableClient
 from tabletop.cli import main
-from wire.broker import (
+from tabletop.rules.daemon.client import TableClient
+from tabletop.wire.broker import (
     EmbeddedBroker,
     choose_broker,
     client_url,
@@ -29,8 +29,8 @@ from wire.broker import (
     recorded_broker,
     state_path,
 )
-from wire.mqtt import BROKER_ENV, BrokerUrl
-from wire.passwords import hash_password
+from tabletop.wire.mqtt import BROKER_ENV, BrokerUrl
+from tabletop.wire.passwords import hash_password
 
 from .brokers import Probe, RoleMosquitto, port_open, wait_until
 

@@ -6,10 +6,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from rules.games.showdown.decks import deck_to_json, load_deck
-from rules.games.showdown.engine import Game
-from rules.games.showdown.events import Event
-from rules.games.showdown.game import SHOWDOWN
+from tabletop.rules.games.showdown.decks import deck_to_json, load_deck
+from tabletop.rules.games.showdown.engine import Game
+from tabletop.rules.games.showdown.events import Event
+from tabletop.rules.games.showdown.game import SHOWDOWN
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "decks"
@@ -99,8 +99,8 @@ class Table:
     engine; the reader's actions executed, its alerts kept. Time moves only by `advance`."""
 
     def __init__(self, seats: Sequence[str] = ("Ana", "Bo"), grace: float = 1.0) -> None:
-        from rules.games.reading import Alert, AlertCleared, Execute, SlotView
-        from rules.games.showdown.reading import ShowdownReader
+        from tabletop.rules.games.reading import Alert, AlertCleared, Execute, SlotView
+        from tabletop.rules.games.showdown.reading import ShowdownReader
 
         self._types = (Alert, AlertCleared, Execute, SlotView)
         self.engine = Game()
@@ -119,7 +119,7 @@ class Table:
         return self.engine.state
 
     def act(self, actions: Iterable[Any]) -> None:
-        from rules.games.errors import RulesError
+        from tabletop.rules.games.errors import RulesError
 
         alert, cleared, execute, _ = self._types
         for action in actions:

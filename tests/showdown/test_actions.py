@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from rules.games.showdown.decks import DeckError, load_deck
-from rules.games.showdown.engine import Game
-from rules.games.showdown.game import SHOWDOWN
+from tabletop.rules.games.showdown.decks import DeckError, load_deck
+from tabletop.rules.games.showdown.engine import Game
+from tabletop.rules.games.showdown.game import SHOWDOWN
 
 from .helpers import EXAMPLES
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rules.daemon.table import PhysicalTable
-from rules.games.reading import Alert, Execute, SlotView
-from rules.games.showdown.engine import Game
-from rules.games.showdown.game import SHOWDOWN
+from tabletop.rules.daemon.table import PhysicalTable
+from tabletop.rules.games.reading import Alert, Execute, SlotView
+from tabletop.rules.games.showdown.engine import Game
+from tabletop.rules.games.showdown.game import SHOWDOWN
+from tabletop.wire.topics import TableTopics
 from tests.games.highroll import HIGH_ROLL
-from wire.topics import TableTopics
 
 from .helpers import BLANKS, new_game
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rules.games.showdown.decks import (
+from tabletop.rules.games.showdown.decks import (
     CardType,
     Condition,
     DeckError,

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from rules import games
-from rules.daemon.referee import Referee
-from rules.games.replay import replay_lines
-from rules.games.showdown.game import SHOWDOWN
+from tabletop.rules import games
+from tabletop.rules.daemon.referee import Referee
+from tabletop.rules.games.replay import replay_lines
+from tabletop.rules.games.showdown.game import SHOWDOWN
 from tests.games.helpers import referee_at, reopened, send, through_json
 
 from .helpers import BLANKS, new_game

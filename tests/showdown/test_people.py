@@ -9,9 +9,9 @@ from collections.abc import Sequence
 
 import pytest
 
-from rules.games.game import PeopleSettings, SimulatedPeople
-from rules.games.showdown.game import SHOWDOWN
-from rules.games.showdown.state import Phase
+from tabletop.rules.games.game import PeopleSettings, SimulatedPeople
+from tabletop.rules.games.showdown.game import SHOWDOWN
+from tabletop.rules.games.showdown.state import Phase
 
 from .helpers import Table, TouchTable
 
@@ -97,10 +97,10 @@ def test_gunslingers_play_whole_games_through_the_table(pads: bool, seed: int) -
 def test_the_gunslingers_decks_are_cards_the_simulated_mat_has_tags_for() -> None:
     """`tabletop sim` lays their decks on the simulated mat: every card must carry a tag of the
     bundled card map (the example decks' ids)."""
-    from hardware.mat.cardmap import simulated_deck
-    from rules.games.cards import parse_tagged
-    from rules.games.showdown.decks import enrolment_codes, load_deck
-    from rules.games.showdown.people import mat_deck
+    from tabletop.hardware.mat.cardmap import simulated_deck
+    from tabletop.rules.games.cards import parse_tagged
+    from tabletop.rules.games.showdown.decks import enrolment_codes, load_deck
+    from tabletop.rules.games.showdown.people import mat_deck
 
     from .helpers import EXAMPLES
 
@@ -142,7 +142,7 @@ def test_a_late_reading_never_makes_a_gunslinger_hide_a_revealed_bullet() -> Non
     table = TouchTable()
     people = careful_gunslingers(table)
     play_until_the_stare_down(table, people)
-    from rules.games.showdown.people import Gunslingers
+    from tabletop.rules.games.showdown.people import Gunslingers
 
     assert isinstance(people, Gunslingers)
     gunslingers = people
@@ -182,10 +182,10 @@ class CameraMissesOneThrow(Table):
 
 
 def test_a_gunslinger_throws_again_when_the_table_says_it_waited_for_the_throw() -> None:
-    """The daemon's `wait` alert (rules/daemon/waits.py) says the table has waited long for a
+    """The daemon's `wait` alert (src/tabletop/rules/daemon/waits.py) says the table has waited long for a
     throw it never read; the gunslinger throws again, as a person told so would. Before, the
     people had done that step and waited for ever: the soak's table stood still."""
-    from rules.daemon.waits import WAIT_ALERT
+    from tabletop.rules.daemon.waits import WAIT_ALERT
 
     table = CameraMissesOneThrow()
     people = careful_gunslingers(table)
@@ -209,7 +209,7 @@ def test_a_gunslinger_throws_again_when_the_table_still_asks_and_says_nothing() 
     """A daemon restarted again and again never waits long enough to say `wait` (found by the
     100-game soak, Showdown seed 714339): a gunslinger who still sees the table ask for the
     throw they made, long after, throws again, as a person looking at the screen would."""
-    from rules.games.showdown.people import THROW_AGAIN_AFTER_LOOKS
+    from tabletop.rules.games.showdown.people import THROW_AGAIN_AFTER_LOOKS
 
     table = CameraMissesOneThrow()
     people = careful_gunslingers(table)
@@ -246,7 +246,7 @@ def test_a_defender_lays_the_turned_bullet_again_when_the_table_says_it_waited()
     """The gunslingers wait for the table to see a bullet their hands turned; once the table
     says it has waited long ("if it was done, the mat did not see it: lift the card and lay it
     again"), the defender does that, face up, and the game goes on."""
-    from rules.daemon.waits import WAIT_ALERT
+    from tabletop.rules.daemon.waits import WAIT_ALERT
 
     for seed in range(1, 40):
         table = MatMissesOneReplyTurn()
@@ -282,8 +282,8 @@ def test_a_card_turned_down_and_up_again_is_read_again() -> None:
     """A reveal the reader proposed and the game never applied (the command lost to a fault)
     is proposed again when the card is turned back and up again, even if no other command was
     applied in between."""
-    from rules.games.reading import Execute, SlotView
-    from rules.games.showdown.reading import ShowdownReader
+    from tabletop.rules.games.reading import Execute, SlotView
+    from tabletop.rules.games.showdown.reading import ShowdownReader
 
     table = Table()
     people = careful_gunslingers(table)

@@ -9,9 +9,9 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.games.errors import RulesError
-from rules.games.showdown.engine import Game
-from rules.games.showdown.events import (
+from tabletop.rules.games.errors import RulesError
+from tabletop.rules.games.showdown.engine import Game
+from tabletop.rules.games.showdown.events import (
     Drew,
     RaceDecided,
     Reached,
@@ -20,8 +20,8 @@ from rules.games.showdown.events import (
     ShotResolved,
     ShotsCalled,
 )
-from rules.games.showdown.game import SHOWDOWN
-from rules.games.showdown.race import RaceWinner, judge_race
+from tabletop.rules.games.showdown.game import SHOWDOWN
+from tabletop.rules.games.showdown.race import RaceWinner, judge_race
 
 
 @settings(max_examples=60, deadline=None)

@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from rules.games.errors import IllegalMove, InvalidCommand
-from rules.games.replay import replay_lines
-from rules.games.showdown.engine import Game
-from rules.games.showdown.events import RaceDecided, event_from_json, event_to_json
-from rules.games.showdown.game import SHOWDOWN
-from rules.games.showdown.race import (
+from tabletop.rules.games.errors import IllegalMove, InvalidCommand
+from tabletop.rules.games.replay import replay_lines
+from tabletop.rules.games.showdown.engine import Game
+from tabletop.rules.games.showdown.events import RaceDecided, event_from_json, event_to_json
+from tabletop.rules.games.showdown.game import SHOWDOWN
+from tabletop.rules.games.showdown.race import (
     RaceTouch,
     RaceWinner,
     TouchSide,
@@ -26,8 +26,8 @@ from rules.games.showdown.race import (
     race_words,
     too_close_to_call,
 )
-from rules.games.showdown.state import Phase
-from rules.games.showdown.view import describe_event
+from tabletop.rules.games.showdown.state import Phase
+from tabletop.rules.games.showdown.view import describe_event
 
 from .helpers import TouchTable, loaded, new_game, play, reveal
 from .test_actions import build

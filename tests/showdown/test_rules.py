@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from rules.games.errors import IllegalMove, OutOfTurn
-from rules.games.showdown.engine import Game, discard_bounds
-from rules.games.showdown.events import (
+from tabletop.rules.games.errors import IllegalMove, OutOfTurn
+from tabletop.rules.games.showdown.engine import Game, discard_bounds
+from tabletop.rules.games.showdown.events import (
     GameWon,
     RaceDecided,
     ReplyOpened,
@@ -15,8 +15,8 @@ from rules.games.showdown.events import (
     ShotResolved,
     ShotsCalled,
 )
-from rules.games.showdown.game import SHOWDOWN
-from rules.games.showdown.state import Phase
+from tabletop.rules.games.showdown.game import SHOWDOWN
+from tabletop.rules.games.showdown.state import Phase
 
 from .helpers import BLANKS, card, loaded, new_game, plain_deck, play, reveal, roll
 

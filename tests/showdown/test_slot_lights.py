@@ -8,12 +8,12 @@ import json
 
 import pytest
 
-from bridge.bridge import _slot_lights
-from rules.daemon.table import PhysicalTable, _slot_view
-from rules.games.game import SlotLight, SlotShow
-from rules.games.reading import EMPTY, SlotView
-from rules.games.showdown.game import SHOWDOWN
-from wire.topics import TableTopics
+from tabletop.bridge.bridge import _slot_lights
+from tabletop.rules.daemon.table import PhysicalTable, _slot_view
+from tabletop.rules.games.game import SlotLight, SlotShow
+from tabletop.rules.games.reading import EMPTY, SlotView
+from tabletop.rules.games.showdown.game import SHOWDOWN
+from tabletop.wire.topics import TableTopics
 
 from .helpers import loaded, play, reveal
 
@@ -87,9 +87,9 @@ def test_an_unknown_tag_on_a_slot_is_not_an_empty_slot() -> None:
 
 
 def test_a_game_that_ends_clears_the_readers_alerts() -> None:
-    from rules.games.cards import parse_card
-    from rules.games.reading import AlertCleared
-    from rules.games.showdown.reading import ShowdownReader
+    from tabletop.rules.games.cards import parse_card
+    from tabletop.rules.games.reading import AlertCleared
+    from tabletop.rules.games.showdown.reading import ShowdownReader
 
     game = loaded(ANA_DRAWS_2, BO_DRAWS_3)
     reader = ShowdownReader(list(SEATS))

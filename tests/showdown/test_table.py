@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from rules.games.cards import parse_card
-from rules.games.game import TouchReader
-from rules.games.reading import SlotView
-from rules.games.showdown.model import TIE_WINDOW_MS
-from rules.games.showdown.reading import RaceWinner, judge_race
-from rules.games.showdown.state import Phase
+from tabletop.rules.games.cards import parse_card
+from tabletop.rules.games.game import TouchReader
+from tabletop.rules.games.reading import SlotView
+from tabletop.rules.games.showdown.model import TIE_WINDOW_MS
+from tabletop.rules.games.showdown.reading import RaceWinner, judge_race
+from tabletop.rules.games.showdown.state import Phase
 
 from .helpers import SplitTouchTable, Table, TouchTable, new_game, plain_deck
 
@@ -282,7 +282,7 @@ def test_the_shooters_die_is_the_roll_and_a_re_roll_offer_takes_the_next_throw()
 
 
 def test_the_seats_leds_show_the_points() -> None:
-    from rules.games.showdown.game import SHOWDOWN
+    from tabletop.rules.games.showdown.game import SHOWDOWN
 
     table = ready(Table())
     _draw(table)
@@ -369,7 +369,7 @@ def test_a_restarted_daemon_s_reader_takes_the_mat_it_first_hears_for_no_race_mo
     """A rules daemon restarted during the race starts with a reader that has seen nothing:
     the mat's snapshot shows the defender's face-down bullets where they always lay. Taken for
     moves, the race went to the attacker ("a touch, not turned") with no one moving."""
-    from rules.games.showdown.reading import ShowdownReader
+    from tabletop.rules.games.showdown.reading import ShowdownReader
 
     table = ready(Table())
     _draw(table)

@@ -1,5 +1,5 @@
 """Every game the table hosts, played to the end on the simulated table (issue 14, item 6): the
-same runner, daemon, bridge and reader serve each through `rules.games.game` alone, High Roll (a game
+same runner, daemon, bridge and reader serve each through `tabletop.rules.games.game` alone, High Roll (a game
 written only for the tests) included."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from rules import games
+from tabletop.rules import games
 from tabletop.sim.runner import SimulatedTable
 from tests.games.highroll import HIGH_ROLL
 
@@ -77,7 +77,7 @@ def test_a_state_and_a_prompt_of_different_moments_are_told_apart() -> None:
 def test_the_people_do_nothing_on_a_state_and_a_prompt_of_different_moments(game: str) -> None:
     import random
 
-    from rules.games.game import PeopleSettings
+    from tabletop.rules.games.game import PeopleSettings
 
     class Hands:
         """Hands that only note what they did."""

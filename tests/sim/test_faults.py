@@ -1,4 +1,4 @@
-"""The faults the soak injects into the simulated table (`tabletop/sim/faults.py`), and the soak
+"""The faults the soak injects into the simulated table (`src/tabletop/sim/faults.py`), and the soak
 itself in short (`bench/soak.py`, issue 30 item 4)."""
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hardware.camera.base import Frame
+from tabletop.hardware.camera.base import Frame
 from tabletop.sim.dice import DiceTray
 from tabletop.sim.faults import CameraFault, Faults
 from tabletop.sim.runner import SimulatedTable, TableParts
-from wire.broker import EmbeddedBroker, free_port
-from wire.mqtt import Message, MqttLink, Will
+from tabletop.wire.broker import EmbeddedBroker, free_port
+from tabletop.wire.mqtt import Message, MqttLink, Will
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from rules import games
-from rules.games.errors import RulesError
+from tabletop.rules import games
+from tabletop.rules.games.errors import RulesError
 from tabletop.sim import runner
 from tabletop.sim.runner import MIN_PATIENCE_S, PATIENCE_S, SimulatedTable, Summary
 from tabletop.sim.view import Frame, Header, LiveView, summary_words

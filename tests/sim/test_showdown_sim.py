@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from rules.games.replay import replay_lines
-from rules.games.showdown.events import RoundEnded
+from tabletop.rules.games.replay import replay_lines
+from tabletop.rules.games.showdown.events import RoundEnded
 from tabletop.sim.runner import SimulatedTable
 
 

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from rules import games
-from rules.games.replay import replay_lines
+from tabletop.rules import games
+from tabletop.rules.games.replay import replay_lines
 from tabletop.sim.runner import SimulatedTable
 from tests.games.highroll import HIGH_ROLL
 

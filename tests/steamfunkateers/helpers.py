@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.games.steamfunkateers.engine import Game
+from tabletop.rules.games.steamfunkateers.engine import Game
 
 
 def new_game(vigor: int = 2, gm_vigor: int = 0, players: tuple[str, ...] = ("Ana", "Bo")) -> Game:

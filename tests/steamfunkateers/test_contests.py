@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rules.games.steamfunkateers.engine import Game
-from rules.games.steamfunkateers.model import ContestRuleError
+from tabletop.rules.games.steamfunkateers.engine import Game
+from tabletop.rules.games.steamfunkateers.model import ContestRuleError
 from tests.steamfunkateers.helpers import check, new_game, pool, roll
 
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from rules.daemon.referee import Referee
-from rules.games.replay import replay_lines
-from rules.games.steamfunkateers.game import STEAMFUNKATEERS
+from tabletop.rules.daemon.referee import Referee
+from tabletop.rules.games.replay import replay_lines
+from tabletop.rules.games.steamfunkateers.game import STEAMFUNKATEERS
 from tests.games.helpers import referee_at, reopened, send, through_json
 
 GOLDEN = Path(__file__).parent / "golden"

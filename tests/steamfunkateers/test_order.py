@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from rules.games.errors import InvalidCommand
-from rules.games.steamfunkateers.engine import Game
-from rules.games.steamfunkateers.model import TurnOrderError
+from tabletop.rules.games.errors import InvalidCommand
+from tabletop.rules.games.steamfunkateers.engine import Game
+from tabletop.rules.games.steamfunkateers.model import TurnOrderError
 from tests.steamfunkateers.helpers import new_game, roll
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from rules.games.errors import InvalidCommand, UnknownPlayer
-from rules.games.steamfunkateers.engine import Game
-from rules.games.steamfunkateers.model import PoolError, VigorError
+from tabletop.rules.games.errors import InvalidCommand, UnknownPlayer
+from tabletop.rules.games.steamfunkateers.engine import Game
+from tabletop.rules.games.steamfunkateers.model import PoolError, VigorError
 from tests.steamfunkateers.helpers import check, new_game, pool, vigor
 
 
@@ -109,7 +109,7 @@ def test_a_pool_key_that_is_not_one_is_refused_by_name() -> None:
 
 
 def test_the_gm_verb_writes_every_modifier() -> None:
-    from rules.games.steamfunkateers.actions import pool_spec
+    from tabletop.rules.games.steamfunkateers.actions import pool_spec
 
     spec = pool_spec("Ana=6,obstacle=2,obstacle=1,unfamiliar,conditions=1,circumstance=-1,bonus")
     assert spec == {

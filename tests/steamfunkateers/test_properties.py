@@ -9,11 +9,11 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.games.errors import RulesError
-from rules.games.steamfunkateers.engine import Game
-from rules.games.steamfunkateers.events import DiceRerolled, RoundCalled
-from rules.games.steamfunkateers.game import STEAMFUNKATEERS
-from rules.games.steamfunkateers.model import CONTEST_WINS
+from tabletop.rules.games.errors import RulesError
+from tabletop.rules.games.steamfunkateers.engine import Game
+from tabletop.rules.games.steamfunkateers.events import DiceRerolled, RoundCalled
+from tabletop.rules.games.steamfunkateers.game import STEAMFUNKATEERS
+from tabletop.rules.games.steamfunkateers.model import CONTEST_WINS
 
 
 @settings(max_examples=40, deadline=None)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from rules.games.errors import InvalidCommand, OutOfTurn
-from rules.games.steamfunkateers.engine import Game
-from rules.games.steamfunkateers.model import RerollError, VigorError
+from tabletop.rules.games.errors import InvalidCommand, OutOfTurn
+from tabletop.rules.games.steamfunkateers.engine import Game
+from tabletop.rules.games.steamfunkateers.model import RerollError, VigorError
 from tests.steamfunkateers.helpers import check, new_game, pool, roll, vigor
 
 

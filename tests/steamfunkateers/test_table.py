@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from rules import games
-from rules.games.cards import parse_card
-from rules.games.errors import RulesError
-from rules.games.game import PeopleSettings, Scoring, WaitKind
-from rules.games.reading import Alert, AlertCleared, Execute, SlotView
-from rules.games.steamfunkateers.engine import Game
-from rules.games.steamfunkateers.events import ContestEnded, DiceRerolled
-from rules.games.steamfunkateers.game import STEAMFUNKATEERS
-from rules.games.steamfunkateers.view import state_to_json
+from tabletop.rules import games
+from tabletop.rules.games.cards import parse_card
+from tabletop.rules.games.errors import RulesError
+from tabletop.rules.games.game import PeopleSettings, Scoring, WaitKind
+from tabletop.rules.games.reading import Alert, AlertCleared, Execute, SlotView
+from tabletop.rules.games.steamfunkateers.engine import Game
+from tabletop.rules.games.steamfunkateers.events import ContestEnded, DiceRerolled
+from tabletop.rules.games.steamfunkateers.game import STEAMFUNKATEERS
+from tabletop.rules.games.steamfunkateers.view import state_to_json
 from tests.steamfunkateers.helpers import check, new_game, pool, roll
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from rules.games.errors import InvalidCommand
-from rules.games.steamfunkateers.engine import Game
-from rules.games.steamfunkateers.model import NarrationError, VigorError
+from tabletop.rules.games.errors import InvalidCommand
+from tabletop.rules.games.steamfunkateers.engine import Game
+from tabletop.rules.games.steamfunkateers.model import NarrationError, VigorError
 from tests.steamfunkateers.helpers import check, new_game, pool, roll, vigor
 
 

@@ -1,17 +1,17 @@
 """The Vigor reroll read from the tray: "reroll all dice not showing sixes", checked against what
-the camera saw stay from the last throw (rules.games.game.Reroll), and the prompt's `rethrow`."""
+the camera saw stay from the last throw (tabletop.rules.games.game.Reroll), and the prompt's `rethrow`."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
 
-from rules.games.game import PeopleSettings, Reroll
-from rules.games.reading import Alert, AlertCleared, Execute
-from rules.games.steamfunkateers.engine import Game
-from rules.games.steamfunkateers.game import STEAMFUNKATEERS
-from rules.games.steamfunkateers.reading import DiceReader, vigor_problem
-from rules.games.steamfunkateers.view import state_to_json
+from tabletop.rules.games.game import PeopleSettings, Reroll
+from tabletop.rules.games.reading import Alert, AlertCleared, Execute
+from tabletop.rules.games.steamfunkateers.engine import Game
+from tabletop.rules.games.steamfunkateers.game import STEAMFUNKATEERS
+from tabletop.rules.games.steamfunkateers.reading import DiceReader, vigor_problem
+from tabletop.rules.games.steamfunkateers.view import state_to_json
 from tests.steamfunkateers.helpers import check, new_game, pool, roll
 
 

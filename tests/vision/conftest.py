@@ -7,9 +7,9 @@ from pathlib import Path
 import cv2
 import pytest
 
-from vision.classify import DieClassifier, ValueClassifier
-from vision.evaluate import LabelledDie, load_labels
-from vision.reader import DiceReader
+from tabletop.vision.classify import DieClassifier, ValueClassifier
+from tabletop.vision.evaluate import LabelledDie, load_labels
+from tabletop.vision.reader import DiceReader
 
 PHOTOS = Path(__file__).resolve().parents[1] / "data" / "dice-tray"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from hardware.camera.sim import SimulatedCamera, ThrowPlan
-from vision.reader import DiceReader
-from vision.watch import ThrowEventKind, ThrowWatcher
+from tabletop.hardware.camera.sim import SimulatedCamera, ThrowPlan
+from tabletop.vision.reader import DiceReader
+from tabletop.vision.watch import ThrowEventKind, ThrowWatcher
 
 
 def test_a_still_tray_is_drawn_once_and_read_once() -> None:

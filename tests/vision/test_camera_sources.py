@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from hardware.camera import (
+from tabletop.hardware.camera import (
     BadSourceURL,
     CameraNotFound,
     SimTruth,
@@ -18,9 +18,9 @@ from hardware.camera import (
     ThrowPlan,
     open_source,
 )
-from hardware.camera.folder import FolderSource
-from hardware.camera.picamera import PiCameraSource
-from hardware.camera.render import (
+from tabletop.hardware.camera.folder import FolderSource
+from tabletop.hardware.camera.picamera import PiCameraSource
+from tabletop.hardware.camera.render import (
     DIE_STYLES,
     HARD_DIE_STYLES,
     Scene,
@@ -235,7 +235,7 @@ def test_sim_url_pools_and_rerolls() -> None:
 
 
 def test_training_trays_pack_dice_touching_and_take_the_harder_looks() -> None:
-    """The value reader's training trays (vision/training): dice packed as in a heap, so a
+    """The value reader's training trays (src/tabletop/vision/training): dice packed as in a heap, so a
     neighbour's pips show in a die's crop, and the darker looks only training asks for."""
     rng = np.random.default_rng(5)
     scene = random_scene(rng, 8, die_size=36, spacing=1.1, clustered=True, styles=HARD_DIE_STYLES)

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from vision.evaluate import LabelledDie, load_photo
-from vision.reader import DiceReader
-from vision.reading import DieStatus
+from tabletop.vision.evaluate import LabelledDie, load_photo
+from tabletop.vision.reader import DiceReader
+from tabletop.vision.reading import DieStatus
 
 PHOTOS = Path(__file__).resolve().parents[1] / "data" / "dice-tray"
 

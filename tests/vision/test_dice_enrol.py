@@ -13,10 +13,10 @@ import cv2
 import numpy as np
 import pytest
 
-from bridge.dice import table_values
-from hardware.camera.setups import SetupKind, cocked_centres, render_setup
-from vision.classify import COCKED, ValueClassifier, softmax
-from vision.enrol import (
+from tabletop.bridge.dice import table_values
+from tabletop.hardware.camera.setups import SetupKind, cocked_centres, render_setup
+from tabletop.vision.classify import COCKED, ValueClassifier, softmax
+from tabletop.vision.enrol import (
     COCKED_ROW,
     ENROLMENT_FILE,
     MODEL_FILE,
@@ -33,8 +33,8 @@ from vision.enrol import (
     table_model,
     with_head,
 )
-from vision.evaluate import load_labels
-from vision.runtime import open_network
+from tabletop.vision.evaluate import load_labels
+from tabletop.vision.runtime import open_network
 
 ROOT = Path(__file__).resolve().parents[2]
 PHOTOS = ROOT / "tests" / "data" / "dice-tray"
@@ -193,7 +193,7 @@ def test_a_new_head_is_written_into_the_model_that_both_runtimes_read() -> None:
     assert len(table) == len(model) and table != model
     crops = [np.full((40, 40, 3), v, np.uint8) for v in (30, 128, 220)]
     features = network.features(crops)
-    from vision.classify import to_blob
+    from tabletop.vision.classify import to_blob
 
     for runtime in ("onnxruntime", "opencv"):
         logits = open_network(table, "table", runtime)(to_blob(crops)).reshape(3, 7)
@@ -222,12 +222,12 @@ def test_enrolling_real_photos_writes_a_table_model_the_reader_and_bridge_use(
     assert check["shipped"]["right"] >= report.dice - 1  # the shipped reader knows these
     model = table_model(tmp_path / "table")
     assert model == tmp_path / "table" / MODEL_FILE
-    with caplog.at_level(logging.WARNING, logger="bridge.dice"):
+    with caplog.at_level(logging.WARNING, logger="tabletop.bridge.dice"):
         assert isinstance(table_values(str(tmp_path / "table")), ValueClassifier)
     assert "was enrolled with no die labelled cocked" in caplog.text
     caplog.clear()
     # A table whose enrolment folder is gone still reads dice, and the log says why.
-    with caplog.at_level(logging.WARNING, logger="bridge.dice"):
+    with caplog.at_level(logging.WARNING, logger="tabletop.bridge.dice"):
         fallback = table_values(str(tmp_path / "nowhere"))
     assert fallback.model_path is None
     assert "holds no enrolled table" in caplog.text

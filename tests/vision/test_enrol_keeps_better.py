@@ -9,9 +9,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from hardware.camera.setups import SetupKind, render_setup
-from tests.vision.test_dice_enrol import centres_csv
-from vision.enrol import (
+from tabletop.hardware.camera.setups import SetupKind, render_setup
+from tabletop.vision.enrol import (
     ENROLMENT_FILE,
     FITTED_FILE,
     MODEL_FILE,
@@ -21,6 +20,7 @@ from vision.enrol import (
     shipped_model,
     table_model,
 )
+from tests.vision.test_dice_enrol import centres_csv
 
 
 def test_a_fit_no_better_than_the_shipped_reader_is_set_aside(tmp_path: Path) -> None:

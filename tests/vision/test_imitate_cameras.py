@@ -1,4 +1,4 @@
-"""Training crops seen as other cameras see them (vision/training/imitate.py): changed, and
+"""Training crops seen as other cameras see them (src/tabletop/vision/training/imitate.py): changed, and
 still countable, since a crop labelled with a value it no longer shows teaches guessing."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from hardware.camera.render import DIE_STYLES, RenderedDie, Scene, render
-from vision.classify import VALUE_CROP, squared_crop
-from vision.training.imitate import imitate_cameras
+from tabletop.hardware.camera.render import DIE_STYLES, RenderedDie, Scene, render
+from tabletop.vision.classify import VALUE_CROP, squared_crop
+from tabletop.vision.training.imitate import imitate_cameras
 
 Crops = npt.NDArray[np.uint8]
 

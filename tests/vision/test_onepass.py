@@ -8,10 +8,10 @@ import math
 import numpy as np
 import pytest
 
-from hardware.camera.render import random_scene, render
-from vision.errors import ModelError, SettingsError
-from vision.locate import Candidate
-from vision.onepass import (
+from tabletop.hardware.camera.render import random_scene, render
+from tabletop.vision.errors import ModelError, SettingsError
+from tabletop.vision.locate import Candidate
+from tabletop.vision.onepass import (
     CHANNELS,
     COCKED_CLASS,
     SIZE_UNIT,
@@ -21,9 +21,9 @@ from vision.onepass import (
     decode,
     to_input,
 )
-from vision.reader import BOX_PER_SIZE, DiceReader
-from vision.reading import DieStatus
-from vision.training.onepass_data import GRID, SIDE, Truth, piece, targets
+from tabletop.vision.reader import BOX_PER_SIZE, DiceReader
+from tabletop.vision.reading import DieStatus
+from tabletop.vision.training.onepass_data import GRID, SIDE, Truth, piece, targets
 
 
 def maps_with(dice: list[tuple[int, int, int, float, float]], grid: tuple[int, int]) -> np.ndarray:

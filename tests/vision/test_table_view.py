@@ -12,22 +12,22 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from hardware.camera.render import random_die, random_scene, render
-from hardware.camera.setups import (
+from tabletop.cli import main
+from tabletop.hardware.camera.render import random_die, random_scene, render
+from tabletop.hardware.camera.setups import (
     SetupKind,
     SetupPicture,
     board_on_floor,
     render_setup,
     through_camera,
 )
-from tabletop.cli import main
-from vision.calibration import Calibration, calibrate
-from vision.enrol import enrol
-from vision.errors import CalibrationError
-from vision.evaluate import LabelledDie, Score
-from vision.reader import DiceReader, top_face_look
-from vision.reading import DieReading, DieStatus, FrameReading
-from vision.view import TableView, board_image, find_board, find_view
+from tabletop.vision.calibration import Calibration, calibrate
+from tabletop.vision.enrol import enrol
+from tabletop.vision.errors import CalibrationError
+from tabletop.vision.evaluate import LabelledDie, Score
+from tabletop.vision.reader import DiceReader, top_face_look
+from tabletop.vision.reading import DieReading, DieStatus, FrameReading
+from tabletop.vision.view import TableView, board_image, find_board, find_view
 
 BOARD = (9, 6)
 

@@ -1,13 +1,20 @@
-"""The value reader's training recipe: which dice it cuts more often (vision/training)."""
+"""The value reader's training recipe: which dice it cuts more often (src/tabletop/vision/training)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from hardware.camera.render import BGR, DIE_STYLES, HARD_DIE_STYLES, RenderedDie, Scene, render
-from hardware.camera.setups import SetupKind, setup_examples
-from vision.training.harvest import TruthDie, other_tables, pip_contrast
+from tabletop.hardware.camera.render import (
+    BGR,
+    DIE_STYLES,
+    HARD_DIE_STYLES,
+    RenderedDie,
+    Scene,
+    render,
+)
+from tabletop.hardware.camera.setups import SetupKind, setup_examples
+from tabletop.vision.training.harvest import TruthDie, other_tables, pip_contrast
 
 
 def contrast_of(style: tuple[BGR, BGR], value: int) -> float:

@@ -1,4 +1,4 @@
-"""Training spread over processes (vision.training.parallel): what waits for what, and what a
+"""Training spread over processes (tabletop.vision.training.parallel): what waits for what, and what a
 failure or the deadline leaves behind. Real processes, no PyTorch needed."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from vision.training.parallel import Job, plan, recipe, run
+from tabletop.vision.training.parallel import Job, plan, recipe, run
 
 
 def options(tmp_path: Path, **chosen: object) -> argparse.Namespace:
@@ -43,7 +43,7 @@ def test_a_recipe_makes_its_crops_once_then_trains_each_fold_and_is_cross_valida
     assert crops[crops.index("--crops-cache") + 1] == str(tmp_path / "cam" / "crops.pkl")
     fold = jobs["cam-fold1"]
     assert fold.after == ["cam-crops"]
-    assert fold.argv[:3] == ["py", "-m", "vision.training.train_reader"]
+    assert fold.argv[:3] == ["py", "-m", "tabletop.vision.training.train_reader"]
     assert fold.argv[fold.argv.index("--only-folds") + 1] == "1"
     assert fold.argv[fold.argv.index("--cameras") + 1] == "0.5"
     assert fold.argv[fold.argv.index("--device") + 1] == "cuda"
@@ -57,7 +57,7 @@ def test_a_recipe_makes_its_crops_once_then_trains_each_fold_and_is_cross_valida
     assert cv[cv.index("--detector-models") + 1] == str(tmp_path / "detector")
     detector = jobs["detector-fold2"].argv
     assert detector[detector.index("--epochs") + 1] == "2"
-    assert "vision.training.train_classifier" in detector
+    assert "tabletop.vision.training.train_classifier" in detector
 
 
 def test_folds_only_has_no_final_and_final_only_no_folds(tmp_path: Path) -> None:

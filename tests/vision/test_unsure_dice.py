@@ -7,13 +7,13 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from rules.daemon.table import PhysicalTable
-from rules.games.game import Reroll
-from rules.games.reading import Action, Alert
+from tabletop.rules.daemon.table import PhysicalTable
+from tabletop.rules.games.game import Reroll
+from tabletop.rules.games.reading import Action, Alert
+from tabletop.vision.reading import DieReading, DieStatus, FrameReading
+from tabletop.vision.watch import DieOrigin, ThrowEvent, ThrowEventKind
+from tabletop.wire.topics import TableTopics
 from tests.games.highroll import HIGH_ROLL
-from vision.reading import DieReading, DieStatus, FrameReading
-from vision.watch import DieOrigin, ThrowEvent, ThrowEventKind
-from wire.topics import TableTopics
 
 TOPICS = TableTopics("t1")
 READ_FIVE = DieReading(5, 0.99, (10, 10, 50, 50), DieStatus.READ)

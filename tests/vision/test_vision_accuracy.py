@@ -2,7 +2,7 @@
 
 The committed model saw these photos in training, so this is a floor against breaking the
 reader, not a measure of how it does on new photos: the held-out (cross-validated) figures are
-in docs/vision.md and come from `vision/training/cross_validate.py`.
+in docs/vision.md and come from `src/tabletop/vision/training/cross_validate.py`.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from vision.classify import DieClassifier, ValueClassifier
-from vision.evaluate import LabelledDie, Score, score_photos
-from vision.reader import DiceReader
+from tabletop.vision.classify import DieClassifier, ValueClassifier
+from tabletop.vision.evaluate import LabelledDie, Score, score_photos
+from tabletop.vision.reader import DiceReader
 
 PHOTOS = Path(__file__).resolve().parents[1] / "data" / "dice-tray"
 pytestmark = pytest.mark.slow  # reads 200 photos

@@ -5,8 +5,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.annotate import annotate
-from vision.reading import DieReading, DieStatus, FrameReading
+from tabletop.vision.annotate import annotate
+from tabletop.vision.reading import DieReading, DieStatus, FrameReading
 
 GREY = (128, 128, 128)
 
@@ -36,7 +36,7 @@ def test_each_die_gets_a_box_in_its_status_colour() -> None:
 
 
 def test_a_throws_picture_is_a_small_jpeg_with_its_boxes_where_the_dice_are() -> None:
-    from vision.annotate import throw_picture
+    from tabletop.vision.annotate import throw_picture
 
     big = np.full((960, 1280, 3), GREY, np.uint8)
     reading = FrameReading((DieReading(5, 0.99, (400, 400, 480, 480), DieStatus.READ),))

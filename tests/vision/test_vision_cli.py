@@ -9,9 +9,9 @@ import cv2
 import numpy as np
 import pytest
 
-from hardware.camera.render import random_scene, render
 from tabletop.cli import main
-from vision.calibration import Calibration
+from tabletop.hardware.camera.render import random_scene, render
+from tabletop.vision.calibration import Calibration
 
 PHOTOS = Path(__file__).resolve().parents[1] / "data" / "dice-tray"
 

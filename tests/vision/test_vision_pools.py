@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from hardware.camera import EDGES, SimulatedCamera, ThrowPlan
-from vision.errors import SettingsError
-from vision.reader import DiceReader
-from vision.reading import DieReading, DieStatus, FrameReading
-from vision.watch import (
+from tabletop.hardware.camera import EDGES, SimulatedCamera, ThrowPlan
+from tabletop.vision.errors import SettingsError
+from tabletop.vision.reader import DiceReader
+from tabletop.vision.reading import DieReading, DieStatus, FrameReading
+from tabletop.vision.watch import (
     SETTLED_KINDS,
     DieOrigin,
     Expectation,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from vision.progress import progress
+from tabletop.vision.progress import progress
 
 
 def test_progress_in_a_log_is_one_plain_line_a_step(capsys: pytest.CaptureFixture[str]) -> None:

@@ -12,10 +12,10 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from hardware.camera.render import DIE_STYLES, random_die, random_scene, render
-from hardware.camera.sim import EDGES, SimulatedCamera, ThrowPlan
-from vision.calibration import calibrate
-from vision.classify import (
+from tabletop.hardware.camera.render import DIE_STYLES, random_die, random_scene, render
+from tabletop.hardware.camera.sim import EDGES, SimulatedCamera, ThrowPlan
+from tabletop.vision.calibration import calibrate
+from tabletop.vision.classify import (
     VALUE_CROP,
     VALUE_SCALE,
     DieClassifier,
@@ -24,9 +24,9 @@ from vision.classify import (
     die_angle,
     squared_crop,
 )
-from vision.errors import ModelError, SettingsError
-from vision.evaluate import LabelledDie, load_photo
-from vision.locate import (
+from tabletop.vision.errors import ModelError, SettingsError
+from tabletop.vision.evaluate import LabelledDie, load_photo
+from tabletop.vision.locate import (
     MIN_STRENGTH,
     Candidate,
     dark_pips,
@@ -34,7 +34,7 @@ from vision.locate import (
     strength_at,
     tray_difference,
 )
-from vision.reader import (
+from tabletop.vision.reader import (
     FULL_LOOK,
     QUICK_LOOK,
     DiceReader,
@@ -45,7 +45,7 @@ from vision.reader import (
     pooled_place,
     without_fragments,
 )
-from vision.reading import DieReading, DieStatus, FrameReading
+from tabletop.vision.reading import DieReading, DieStatus, FrameReading
 
 PHOTOS = Path(__file__).resolve().parents[1] / "data" / "dice-tray"
 

@@ -6,9 +6,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from hardware.camera.render import Hand, random_scene, render
-from hardware.camera.sim import SimulatedCamera, ThrowPlan
-from vision.rest import RestDetector, TrayState
+from tabletop.hardware.camera.render import Hand, random_scene, render
+from tabletop.hardware.camera.sim import SimulatedCamera, ThrowPlan
+from tabletop.vision.rest import RestDetector, TrayState
 
 
 def test_a_still_tray_with_a_die_is_still_and_empty_is_empty() -> None:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hardware.camera import SimulatedCamera, ThrowPlan
-from hardware.camera.setups import SetupKind, render_setup
-from vision.reader import DiceReader
-from vision.reading import DieReading, DieStatus, FrameReading
-from vision.watch import ThrowEvent, ThrowEventKind, ThrowWatcher, slanted_view, values_of
+from tabletop.hardware.camera import SimulatedCamera, ThrowPlan
+from tabletop.hardware.camera.setups import SetupKind, render_setup
+from tabletop.vision.reader import DiceReader
+from tabletop.vision.reading import DieReading, DieStatus, FrameReading
+from tabletop.vision.watch import ThrowEvent, ThrowEventKind, ThrowWatcher, slanted_view, values_of
 
 
 def watch(camera: SimulatedCamera, reader: DiceReader) -> list[ThrowEvent]:

@@ -7,11 +7,11 @@ plain asserts, and functions named test_* taking no arguments.
 import json
 import struct
 
-import firmware
-from firmware import wire
-from firmware.controller import MatController, ZoneTable
-from firmware.scanner import ZoneScanner
-from firmware.simhw import (
+from tabletop import firmware
+from tabletop.firmware import wire
+from tabletop.firmware.controller import MatController, ZoneTable
+from tabletop.firmware.scanner import ZoneScanner
+from tabletop.firmware.simhw import (
     MemoryLink,
     SimCard,
     SimFaceSensors,
@@ -21,8 +21,8 @@ from firmware.simhw import (
     SimTable,
     VirtualClock,
 )
-from firmware.touch import build_pads, split_seat_zones, split_zones_per_chip
-from firmware.zones import Layout
+from tabletop.firmware.touch import build_pads, split_seat_zones, split_zones_per_chip
+from tabletop.firmware.zones import Layout
 
 
 def vectors(name="protocol-v1.json"):

@@ -12,9 +12,9 @@ if _FAKES not in sys.path:
 
 import machine  # noqa: E402  (the stand-in, found through the path above)
 
-from firmware import board  # noqa: E402
-from firmware.mfrc522 import SOFT_RESET, T_RELOAD_L, TX_CONTROL  # noqa: E402
-from firmware.zones import Layout  # noqa: E402
+from tabletop.firmware import board  # noqa: E402
+from tabletop.firmware.mfrc522 import SOFT_RESET, T_RELOAD_L, TX_CONTROL  # noqa: E402
+from tabletop.firmware.zones import Layout  # noqa: E402
 
 
 def _build():

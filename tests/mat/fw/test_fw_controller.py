@@ -4,8 +4,8 @@ import struct
 
 from fwhelpers import Mat, card, parse_snapshot
 
-from firmware import config, wire
-from firmware.touch import SIDE_FAR, SIDE_NEAR, SIDE_UNKNOWN
+from tabletop.firmware import config, wire
+from tabletop.firmware.touch import SIDE_FAR, SIDE_NEAR, SIDE_UNKNOWN
 
 
 def test_boot_sends_hello_then_a_snapshot_once_every_zone_is_known():

@@ -1,8 +1,8 @@
 """Debouncing and face classification (runs under CPython and MicroPython)."""
 
-from firmware.config import ScanConfig
-from firmware.debounce import ZoneState, classify_face
-from firmware.wire import FACE_DOWN, FACE_UNKNOWN, FACE_UP
+from tabletop.firmware.config import ScanConfig
+from tabletop.firmware.debounce import ZoneState, classify_face
+from tabletop.firmware.wire import FACE_DOWN, FACE_UNKNOWN, FACE_UP
 
 UID_A = b"\x04\x01\x02\x03\x04\x05\x06"
 UID_B = b"\x04\x09\x09\x09\x09\x09\x09"

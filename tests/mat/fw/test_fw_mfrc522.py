@@ -1,7 +1,7 @@
 """The pure parts of the MFRC522 driver: CRC_A, chip selects, reset chain (CPython, MicroPython)."""
 
-from firmware.mfrc522 import DecodedSelect, ResetChain, crc_a, seat_board_positions
-from firmware.zones import Layout
+from tabletop.firmware.mfrc522 import DecodedSelect, ResetChain, crc_a, seat_board_positions
+from tabletop.firmware.zones import Layout
 
 
 class Pin:

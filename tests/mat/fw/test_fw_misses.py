@@ -3,9 +3,9 @@
 
 from fwhelpers import Mat, card
 
-from firmware.config import ScanConfig
-from firmware.debounce import MAX_MISSES, ZoneState
-from firmware.wire import FACE_UP
+from tabletop.firmware.config import ScanConfig
+from tabletop.firmware.debounce import MAX_MISSES, ZoneState
+from tabletop.firmware.wire import FACE_UP
 
 UID_A = b"\x04\x01\x02\x03\x04\x05\x06"
 

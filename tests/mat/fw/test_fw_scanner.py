@@ -2,7 +2,7 @@
 
 from fwhelpers import Mat, card
 
-from firmware.wire import FACE_DOWN, FACE_UP
+from tabletop.firmware.wire import FACE_DOWN, FACE_UP
 
 
 def test_a_card_laid_is_settled_with_its_uid_and_face():

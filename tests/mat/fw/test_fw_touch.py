@@ -5,10 +5,10 @@ import struct
 
 from fwhelpers import Mat, frames, touch_pads, vectors
 
-from firmware import mpr121, wire
-from firmware.simhw import SimMpr121Bus, SimTable, VirtualClock
-from firmware.ticks import TickCounter, ticks_diff
-from firmware.touch import (
+from tabletop.firmware import mpr121, wire
+from tabletop.firmware.simhw import SimMpr121Bus, SimTable, VirtualClock
+from tabletop.firmware.ticks import TickCounter, ticks_diff
+from tabletop.firmware.touch import (
     RELEASED,
     SIDE_FAR,
     SIDE_NEAR,
@@ -465,7 +465,7 @@ def test_split_seats_name_the_zones_of_those_seats_and_only_seats_the_mat_has():
         raise AssertionError("seat 3 split on a mat of two seats?")
 
 
-# -- touch extension v2: sides on the wire (firmware/vectors/touch-v2.json) -------------------
+# -- touch extension v2: sides on the wire (src/tabletop/firmware/vectors/touch-v2.json) -------------------
 
 
 def _touch_sides_frames(sent):

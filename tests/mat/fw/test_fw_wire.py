@@ -4,7 +4,7 @@ import struct
 
 from fwhelpers import vectors
 
-from firmware import wire
+from tabletop.firmware import wire
 
 
 def test_crc_matches_the_vector_and_the_software_fallback():

@@ -29,8 +29,12 @@ function copyTree(from, to, keep) {
     }
   }
 }
+// The firmware is the package `tabletop.firmware` here, as in CPython (on the board it is
+// `firmware`: its modules import one another relatively, so either name works).
 mp.FS.mkdir("/t");
-copyTree(join(root, "firmware"), "/t/firmware", (n) => n.endsWith(".py") || n.endsWith(".json"));
+mp.FS.mkdir("/t/tabletop");
+mp.FS.writeFile("/t/tabletop/__init__.py", "");
+copyTree(join(root, "src", "tabletop", "firmware"), "/t/tabletop/firmware", (n) => n.endsWith(".py") || n.endsWith(".json"));
 copyTree(join(root, "tests", "mat", "fw"), "/t/fw", (n) => n.endsWith(".py"));
 
 mp.runPython(`
