@@ -21,6 +21,8 @@ from typing import Any
 from playwright.sync_api import Page, expect
 
 from tabletop.console.server import ConsoleServer
+from tabletop.daemon.client import TableClient
+from tabletop.daemon.service import RulesDaemon
 from tabletop.firmware.controller import MatController, ZoneTable
 from tabletop.firmware.scanner import ZoneScanner
 from tabletop.firmware.simhw import (
@@ -33,8 +35,6 @@ from tabletop.firmware.simhw import (
     VirtualClock,
 )
 from tabletop.firmware.zones import Layout
-from tabletop.rules.daemon.client import TableClient
-from tabletop.rules.daemon.service import RulesDaemon
 from tabletop.wire.broker import EmbeddedBroker, free_port
 from tabletop.wire.mqtt import BrokerUrl
 from tabletop.wire.passwords import hash_password

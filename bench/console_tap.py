@@ -36,8 +36,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.console_latency import memory_kib  # noqa: E402
+from tabletop.daemon.client import TableClient  # noqa: E402
 from tabletop.figures import percentile  # noqa: E402
-from tabletop.rules.daemon.client import TableClient  # noqa: E402
 from tabletop.wire.broker import EmbeddedBroker, free_port  # noqa: E402
 from tabletop.wire.mqtt import BrokerUrl  # noqa: E402
 

@@ -20,8 +20,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from daemon_mqtt import commands
 
-from tabletop.rules.daemon.referee import Referee
-from tabletop.rules.daemon.store import GameLog
+from tabletop.daemon.referee import Referee
+from tabletop.daemon.store import GameLog
 
 
 def run(count: int, batch: int, sync: str) -> float:

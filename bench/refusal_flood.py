@@ -24,9 +24,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tabletop.daemon.client import TableClient  # noqa: E402
+from tabletop.daemon.service import RulesDaemon  # noqa: E402
 from tabletop.figures import percentile  # noqa: E402
-from tabletop.rules.daemon.client import TableClient  # noqa: E402
-from tabletop.rules.daemon.service import RulesDaemon  # noqa: E402
 from tabletop.wire.broker import EmbeddedBroker, free_port  # noqa: E402
 
 ROSTER = {

@@ -36,10 +36,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 from daemon_mqtt import commands, cpu_seconds, start_broker  # noqa: E402
 from room import Room, memory, rules_process  # noqa: E402
 
+from tabletop.daemon import referee as referee_module  # noqa: E402
+from tabletop.daemon.referee import Referee  # noqa: E402
+from tabletop.daemon.store import GameLog, LogDatabase, append_together  # noqa: E402
 from tabletop.figures import percentile  # noqa: E402
-from tabletop.rules.daemon import referee as referee_module  # noqa: E402
-from tabletop.rules.daemon.referee import Referee  # noqa: E402
-from tabletop.rules.daemon.store import GameLog, LogDatabase, append_together  # noqa: E402
 from tabletop.wire.broker import free_port  # noqa: E402
 
 BATCH = 500

@@ -253,7 +253,7 @@ def lease_holders(db: str, tables: list[str]) -> dict[str, int]:
     """Which database connection (server pid) holds each table's lease now."""
     import psycopg
 
-    from tabletop.rules.daemon.store import lease_key
+    from tabletop.daemon.store import lease_key
 
     keys = {lease_key(table): table for table in tables}
     with psycopg.connect(db, autocommit=True) as conn:

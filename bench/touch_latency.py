@@ -136,8 +136,8 @@ def daemon_decisions(driver: MatDriver) -> Iterator[queue.Queue[Arrival]]:
     process; each decision is timed when the referee has decided it (applied or refused)."""
     from bench.table_latency import start_mosquitto
     from tabletop.bridge.bridge import Bridge
+    from tabletop.daemon.service import RulesDaemon
     from tabletop.hardware.leds import LedConfig, SimulatedLeds
-    from tabletop.rules.daemon.service import RulesDaemon
     from tabletop.wire.broker import free_port
     from tabletop.wire.mqtt import BrokerUrl
 
@@ -216,7 +216,7 @@ _GAME: dict[str, Any] = {}
 
 def new_showdown() -> None:
     """The game master starts a showdown with the example decks (before the bullets are laid)."""
-    from tabletop.rules.daemon.client import TableClient
+    from tabletop.daemon.client import TableClient
 
     client = TableClient(_GAME["url"], "bench")
     client.start(timeout=10)

@@ -19,7 +19,7 @@ given a value in any direction are counted. These dice are seen from above, not 
 slanted camera: a proxy.
 
 `--through KIND` (tilted, wide-lens, top-down, cheap-jpeg) takes each cocked die through that
-kind's camera instead, beside two flat dice (`tabletop.hardware.camera.setups.render_setup(...,
+kind's camera instead, beside two flat dice (`tabletop.vision.training.setups.render_setup(...,
 cocked=1)`: a tilted camera shows the cocked die's side faces that face it too), and reads each
 picture as that table's reader would (`--calibrate board`: a board shown first, as `tabletop dice
 calibrate --board` does). A cocked die is given a value when a die the reader gives a value
@@ -44,18 +44,18 @@ sys.path.insert(0, str(ROOT))
 
 from bench.vision_kinds import add_calibrate_option, calibrated, labelled  # noqa: E402
 from tabletop.hardware.camera.render import random_die, random_scene, render  # noqa: E402
-from tabletop.hardware.camera.setups import (  # noqa: E402
-    SetupKind,
-    SetupPicture,
-    cocked_centres,
-    render_setup,
-)
 from tabletop.vision.annotate import annotate  # noqa: E402
 from tabletop.vision.classify import ValueClassifier  # noqa: E402
 from tabletop.vision.evaluate import Score  # noqa: E402
 from tabletop.vision.progress import progress  # noqa: E402
 from tabletop.vision.reader import DiceReader, top_face_look  # noqa: E402
 from tabletop.vision.reading import DieReading, DieStatus, FrameReading  # noqa: E402
+from tabletop.vision.training.setups import (  # noqa: E402
+    SetupKind,
+    SetupPicture,
+    cocked_centres,
+    render_setup,
+)
 
 Image = npt.NDArray[np.uint8]
 SIZE = 44

@@ -12,7 +12,7 @@ Two tables, each enrolled with a share of its photos (10 % by default) and read 
   on all of them, so its figure there is an upper bound; enrolment must not make it worse).
 
 Read right, not read and wrong are counted over the dice found, as `bench/vision_accuracy.py`
-counts them. `--kinds` adds a table of each kind of picture (`tabletop.hardware.camera.setups`), and
+counts them. `--kinds` adds a table of each kind of picture (`tabletop.vision.training.setups`), and
 `--calibrate board` enrols and reads them through each picture's board view, as
 `bench/vision_kinds.py --calibrate` does. Progress on stderr.
 """
@@ -38,13 +38,13 @@ sys.path.insert(0, str(ROOT))
 from bench.vision_cocked import given_over  # noqa: E402
 from bench.vision_kinds import add_calibrate_option, calibrated  # noqa: E402
 from tabletop.hardware.camera.render import BGR, random_scene, render  # noqa: E402
-from tabletop.hardware.camera.setups import SetupKind, cocked_centres, render_setup  # noqa: E402
 from tabletop.vision.calibration import Calibration  # noqa: E402
 from tabletop.vision.classify import ValueClassifier  # noqa: E402
 from tabletop.vision.enrol import FITTED_FILE, enrol  # noqa: E402
 from tabletop.vision.evaluate import LabelledDie, Score, load_labels, load_photo  # noqa: E402
 from tabletop.vision.progress import progress  # noqa: E402
 from tabletop.vision.reader import DiceReader  # noqa: E402
+from tabletop.vision.training.setups import SetupKind, cocked_centres, render_setup  # noqa: E402
 
 PHOTOS = ROOT / "tests" / "data" / "dice-tray"
 WITH_COCKED = (SetupKind.TOP_DOWN, SetupKind.TILTED, SetupKind.WIDE_LENS, SetupKind.CHEAP_JPEG)
@@ -100,7 +100,7 @@ def kind_table(
     board_pictures: int = 1,
     cocked_every: int = 0,
 ) -> tuple[dict[str, list[LabelledDie]], dict[str, Calibration], Cocked]:
-    """Renders a table of one kind of picture (`tabletop.hardware.camera.setups`: a tilted camera, a
+    """Renders a table of one kind of picture (`tabletop.vision.training.setups`: a tilted camera, a
     wide lens, ...); writes the photos and returns their labels, and with `calibrate` (tray
     or board: `bench/vision_kinds.py --calibrate`) each photo's calibration (a picture of a
     kind is its own camera). With `cocked_every` N, every Nth picture holds one die leaning on

@@ -4,7 +4,7 @@
         [--values FILE.onnx] [--detector FILE.onnx] [--seed 1] [--json] [--save DIR]
         [--sheet docs/images/setup-kinds.jpg]
 
-Renders `--pictures` pictures of each kind (`tabletop.hardware.camera.setups.SetupKind`: a tilted
+Renders `--pictures` pictures of each kind (`tabletop.vision.training.setups.SetupKind`: a tilted
 camera, a wide lens, a colour cast, a dim room, a cheap webcam, felt, things in the tray beside
 the dice; fixed seeds, so every run reads the same pictures), reads each with the shipped
 reader, uncalibrated (or with a table's enrolled value model, `--model DIR`, as `tabletop dice
@@ -42,13 +42,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tabletop.errors import UserError  # noqa: E402
-from tabletop.hardware.camera.setups import (  # noqa: E402
-    SetupKind,
-    SetupPicture,
-    board_on_floor,
-    render_setup,
-    through_camera,
-)
 from tabletop.vision.annotate import annotate  # noqa: E402
 from tabletop.vision.calibration import Calibration, calibrate, flat_calibration  # noqa: E402
 from tabletop.vision.classify import DieClassifier, ValueClassifier  # noqa: E402
@@ -56,6 +49,13 @@ from tabletop.vision.enrol import EnrolError, table_model  # noqa: E402
 from tabletop.vision.evaluate import LabelledDie, Score  # noqa: E402
 from tabletop.vision.progress import progress  # noqa: E402
 from tabletop.vision.reader import DiceReader  # noqa: E402
+from tabletop.vision.training.setups import (  # noqa: E402
+    SetupKind,
+    SetupPicture,
+    board_on_floor,
+    render_setup,
+    through_camera,
+)
 from tabletop.vision.view import board_image, find_view  # noqa: E402
 from tabletop.vision.watch import slanted_view  # noqa: E402
 

@@ -3,7 +3,7 @@
     .venv/bin/python bench/vision_speed.py
 
 Frames are rendered by the simulated camera (640x480, 5 dice) and the real photos are read from
-tests/data/dice-tray (640x640). Slanted-camera frames are `tabletop.hardware.camera.setups`' tilted
+tests/data/dice-tray (640x640). Slanted-camera frames are `tabletop.vision.training.setups`' tilted
 kind (5 dice, 8 tables), each read with a calibration learnt from a board lying in its tray
 (`tabletop.vision.view`): the reader reads the flat picture, larger than the camera's. Prints a
 table of median and 95th-percentile times.
@@ -23,7 +23,6 @@ import numpy as np
 
 from tabletop.figures import percentile
 from tabletop.hardware.camera.render import random_scene, render
-from tabletop.hardware.camera.setups import SetupKind, board_on_floor, render_setup, through_camera
 from tabletop.hardware.camera.sim import SimulatedCamera, ThrowPlan
 from tabletop.vision.calibration import Calibration, calibrate
 from tabletop.vision.classify import DieClassifier, ValueClassifier
@@ -31,6 +30,7 @@ from tabletop.vision.errors import ModelError
 from tabletop.vision.reader import QUICK_LOOK, DiceReader, ReaderSettings, die_side
 from tabletop.vision.rest import RestDetector
 from tabletop.vision.runtime import RUNTIMES
+from tabletop.vision.training.setups import SetupKind, board_on_floor, render_setup, through_camera
 from tabletop.vision.view import board_image, find_view
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -39,11 +39,11 @@ sys.path.insert(0, str(ROOT))
 from bench.vision_enrol import novel_table  # noqa: E402
 from bench.vision_kinds import labelled, picture  # noqa: E402
 from tabletop.errors import UserError  # noqa: E402
-from tabletop.hardware.camera.setups import SetupKind  # noqa: E402
 from tabletop.vision.evaluate import LabelledDie, Score, load_labels, load_photo  # noqa: E402
 from tabletop.vision.progress import progress  # noqa: E402
 from tabletop.vision.reader import DiceReader, ReaderSettings  # noqa: E402
 from tabletop.vision.reading import FrameReading  # noqa: E402
+from tabletop.vision.training.setups import SetupKind  # noqa: E402
 
 PHOTOS = ROOT / "tests" / "data" / "dice-tray"
 DESK = ROOT.parent / "shared" / "datasets" / "webcam-desk"

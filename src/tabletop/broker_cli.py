@@ -106,7 +106,7 @@ def register(subparsers: Any) -> None:
 
 
 def _users_of(path: str) -> tuple[Any, tuple[User, ...]]:
-    from tabletop.bridge.config import ConfigError, load_config
+    from tabletop.config.table import ConfigError, load_config
 
     try:
         config = load_config(path)

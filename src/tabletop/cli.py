@@ -24,10 +24,10 @@ from tabletop.errors import UserError
 
 # Each subcommand and the module that registers it.
 SUBCOMMAND_MODULES: dict[str, str] = {
-    "replay": "tabletop.rules.daemon.replay_cli",
-    "games": "tabletop.rules.daemon.replay_cli",
-    "rules": "tabletop.rules.daemon.cli",
-    "gm": "tabletop.rules.daemon.cli",
+    "replay": "tabletop.daemon.replay_cli",
+    "games": "tabletop.daemon.replay_cli",
+    "rules": "tabletop.daemon.cli",
+    "gm": "tabletop.daemon.cli",
     "broker": "tabletop.broker_cli",
     "mat": "tabletop.hardware.mat.cli",
     "cards": "tabletop.hardware.mat.cli",

@@ -6,14 +6,14 @@ from __future__ import annotations
 import json
 
 from tabletop.bridge.health import Health, Problem
-from tabletop.rules import games
-from tabletop.rules.daemon.table import (
+from tabletop.daemon.table import (
     BRIDGE_GONE_ALERT,
     CAMERA_GONE_ALERT,
     MAT_GONE_ALERT,
     MAT_GONE_ALERT_SECONDS,
     PhysicalTable,
 )
+from tabletop.rules import games
 from tabletop.wire.topics import TableTopics
 
 TOPICS = TableTopics("health")

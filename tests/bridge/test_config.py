@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tabletop.bridge.config import ConfigError, load_config, parse_config
+from tabletop.config.table import ConfigError, load_config, parse_config
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "table.toml"
 

@@ -24,10 +24,10 @@ from tabletop.bridge import dice as bridge_dice
 from tabletop.bridge.bridge import Bridge
 from tabletop.bridge.dice import camera_throws
 from tabletop.bridge.health import CameraStatus
+from tabletop.daemon.table import CAMERA_GONE_ALERT, MAT_GONE_ALERT
 from tabletop.hardware.leds import LedConfig, SimulatedLeds
 from tabletop.hardware.mat import open_mat
 from tabletop.hardware.mat.sim import SimulatedMat
-from tabletop.rules.daemon.table import CAMERA_GONE_ALERT, MAT_GONE_ALERT
 from tabletop.wire.broker import free_port
 from tabletop.wire.mqtt import BrokerUrl, Message, MqttLink
 from tabletop.wire.topics import TableTopics

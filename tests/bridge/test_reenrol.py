@@ -380,7 +380,7 @@ def test_a_model_kept_beside_the_corrections_is_read_at_the_bridges_start_and_sa
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     from tabletop.bridge.cli import _enrolment
-    from tabletop.bridge.config import load_config
+    from tabletop.config.table import load_config
 
     config = load_config(_table_file(tmp_path, 'corrections = "corrections"'))
     enrolment = _enrolment(config)

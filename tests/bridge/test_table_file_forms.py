@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tabletop.bridge.config import ConfigError, load_config
 from tabletop.cli import main
+from tabletop.config.table import ConfigError, load_config
 from tabletop.hardware.camera import (
     SOURCE_FORMS,
     BadSourceURL,

@@ -20,9 +20,9 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from tabletop.bridge.bridge import Bridge
 from tabletop.console.server import ConsoleServer
+from tabletop.daemon.client import TableClient
 from tabletop.hardware.leds import LedConfig, SimulatedLeds
 from tabletop.hardware.mat import open_mat
-from tabletop.rules.daemon.client import TableClient
 from tabletop.wire.broker import EmbeddedBroker, free_port
 from tabletop.wire.mqtt import BrokerUrl
 from tabletop.wire.passwords import hash_password

@@ -350,7 +350,7 @@ def test_the_labels_written_are_what_enrolment_reads(tmp_path: Path) -> None:
 
 
 def test_the_table_file_names_the_corrections_folder(tmp_path: Path) -> None:
-    from tabletop.bridge.config import ConfigError, parse_config
+    from tabletop.config.table import ConfigError, parse_config
     from tabletop.console.corrections import default_folder
 
     raw = {"table": {"id": "main"}, "seats": [{"name": "Ana"}], "camera": {"corrections": "kept"}}

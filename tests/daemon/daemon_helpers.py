@@ -19,11 +19,11 @@ from typing import Any
 from hypothesis import strategies as st
 
 from tabletop.bridge.bridge import Bridge
+from tabletop.daemon.client import TableClient
+from tabletop.daemon.service import RulesDaemon
 from tabletop.hardware.leds import LedConfig, SimulatedLeds
 from tabletop.hardware.mat import open_mat
 from tabletop.hardware.mat.sim import SimulatedMat
-from tabletop.rules.daemon.client import TableClient
-from tabletop.rules.daemon.service import RulesDaemon
 from tabletop.wire.broker import EmbeddedBroker, free_port
 from tabletop.wire.mqtt import BrokerUrl
 

@@ -9,7 +9,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from tabletop.rules.daemon.table import (
+from tabletop.daemon.table import (
     BEHIND_TO_RECOVER,
     BRIDGE_ALERT,
     JUMP_PER_SECOND,
@@ -118,7 +118,7 @@ def test_a_bridge_restarted_while_the_daemon_was_away_is_followed_once_the_old_o
     the old bridge's retained snapshot first, then refused every message of the new bridge (its
     first, seq 1, went by while the daemon was away) as a second bridge's: the table stood
     still. The table's bridge is given up once it has said nothing for a while, and said so."""
-    from tabletop.rules.daemon.table import BRIDGE_SILENT_SECONDS
+    from tabletop.daemon.table import BRIDGE_SILENT_SECONDS
 
     gate = BridgeGate()
     snapshot = TOPICS.mat_snapshot

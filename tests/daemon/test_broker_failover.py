@@ -23,8 +23,8 @@ from daemon_helpers import (
     wait_until,
 )
 
-from tabletop.bridge.config import ConfigError, load_config
-from tabletop.rules.daemon.service import RoomDaemon
+from tabletop.config.table import ConfigError, load_config
+from tabletop.daemon.service import RoomDaemon
 from tabletop.rules.games.replay import replay_lines
 from tabletop.wire.broker_option import BrokerOption
 from tabletop.wire.mqtt import (

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import psycopg
 from daemon_helpers import ROSTER, Mosquitto, client, wait_until
 
-from tabletop.rules.daemon.service import RoomDaemon
+from tabletop.daemon.service import RoomDaemon
 from tabletop.servers import PostgreSQL
 
 

@@ -20,7 +20,7 @@ from daemon_helpers import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tabletop.rules.daemon.referee import Outcome
+from tabletop.daemon.referee import Outcome
 from tabletop.wire.mqtt import MqttLink, NotConnected, parse_broker_url
 from tabletop.wire.payload import MAX_PAYLOAD_BYTES
 

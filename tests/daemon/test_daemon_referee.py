@@ -13,8 +13,8 @@ from daemon_helpers import ROSTER, full_game_commands, payloads
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tabletop.rules.daemon.referee import Referee
-from tabletop.rules.daemon.store import GameLog, StoreError
+from tabletop.daemon.referee import Referee
+from tabletop.daemon.store import GameLog, StoreError
 from tabletop.rules.games.replay import replay_lines
 from tabletop.wire.payload import MAX_PAYLOAD_BYTES
 

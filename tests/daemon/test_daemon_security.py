@@ -34,9 +34,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from paho.mqtt.enums import CallbackAPIVersion
 
-from tabletop.rules.daemon.client import TableClient
-from tabletop.rules.daemon.referee import Referee
-from tabletop.rules.daemon.store import GameLog, StoreError
+from tabletop.daemon.client import TableClient
+from tabletop.daemon.referee import Referee
+from tabletop.daemon.store import GameLog, StoreError
 from tabletop.wire.mqtt import Message
 from tabletop.wire.throttled_log import ThrottledLog
 from tabletop.wire.topics import TableTopics
@@ -295,7 +295,7 @@ def test_refused_commands_without_id_do_not_flood_the_log(
     broker: Broker, table: str, db: Path, attacker: Attacker, caplog: pytest.LogCaptureFixture
 ) -> None:
     topics = TableTopics(table)
-    caplog.set_level(logging.WARNING, logger="tabletop.rules.daemon.service")
+    caplog.set_level(logging.WARNING, logger="tabletop.daemon.service")
     with running_daemon(broker.url, table, db), client(broker.url, table) as gm:
         _subscribed(gm)
         for _ in range(200):

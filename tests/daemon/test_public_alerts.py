@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from tabletop.rules.daemon.table import HIDDEN_CARD_WORDS, PhysicalTable, hidden_names
+from tabletop.daemon.table import HIDDEN_CARD_WORDS, PhysicalTable, hidden_names
 from tabletop.rules.games import get
 from tabletop.rules.games.reading import Alert
 from tabletop.wire.topics import TableTopics

@@ -18,7 +18,7 @@ from daemon_helpers import (
     running_daemon,
 )
 
-from tabletop.rules.daemon.service import RoomDaemon
+from tabletop.daemon.service import RoomDaemon
 from tabletop.rules.games.replay import replay_lines
 from tabletop.servers import RabbitMQ, rabbitmq_server
 

@@ -21,8 +21,8 @@ from daemon_helpers import (
     wait_until,
 )
 
-from tabletop.rules.daemon.client import NoReply, TableClient
-from tabletop.rules.daemon.service import RoomDaemon
+from tabletop.daemon.client import NoReply, TableClient
+from tabletop.daemon.service import RoomDaemon
 from tabletop.rules.games.replay import replay_lines
 from tabletop.servers import RabbitCluster, rabbitmq_server
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from daemon_helpers import QuietLink
 
+from tabletop.daemon.service import TableOptions, TableServer
+from tabletop.daemon.store import LogDatabase
 from tabletop.rules import games
-from tabletop.rules.daemon.service import TableOptions, TableServer
-from tabletop.rules.daemon.store import LogDatabase
 from tabletop.wire.mqtt import Message
 from tests.showdown.helpers import new_game as showdown_new_game
 

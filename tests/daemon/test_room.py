@@ -25,7 +25,7 @@ from daemon_helpers import (
     wait_until,
 )
 
-from tabletop.rules.daemon.service import PER_TABLE_ROUND, RoomDaemon
+from tabletop.daemon.service import PER_TABLE_ROUND, RoomDaemon
 from tabletop.rules.games.replay import replay_lines
 from tabletop.servers import PostgreSQL
 from tabletop.wire.mqtt import Message
@@ -295,7 +295,7 @@ def test_room_options_that_cannot_work_say_why(
 def test_a_flooded_inbox_refuses_more_as_busy_and_keeps_the_order(
     broker: Broker, table: str, db: Path
 ) -> None:
-    from tabletop.rules.daemon.service import MAX_INBOX
+    from tabletop.daemon.service import MAX_INBOX
 
     topics = TableTopics(table)
     daemon = RoomDaemon(broker.url, [table], db, name=f"busy-{table}")
@@ -363,7 +363,7 @@ def test_a_daemon_that_loses_its_database_stands_by_and_takes_its_tables_back(
 def test_a_table_whose_rows_cannot_be_written_costs_no_other_table_its_commands(
     broker: Broker, table: str, log_db: str | Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tabletop.rules.daemon.store import CommandRecord
+    from tabletop.daemon.store import CommandRecord
 
     bad, good = TableTopics(f"{table}-bad"), TableTopics(f"{table}-good")
     daemon = RoomDaemon(broker.url, [bad.table, good.table], log_db, name=f"rows-{table}")

@@ -1,7 +1,7 @@
 """Issue 48 item 5: each player acts on their own phone, and the game master can undo it.
 
 A seat's command (`"seat": N`, `"answers": VERSION`, set by the console from the phone's
-join) is checked by the daemon against the game as it stands (src/tabletop/rules/daemon/seat_commands.py):
+join) is checked by the daemon against the game as it stands (src/tabletop/daemon/seat_commands.py):
 the attacks below (a seat acting for another, out of turn, an old command sent again, a game
 master's verb) are each refused in words, with nothing applied and nothing logged. The game
 master's `undo` takes the game's last applied command back, in memory and in every replay of
@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from daemon_helpers import QuietLink
 
-from tabletop.rules.daemon.service import TableOptions, TableServer
-from tabletop.rules.daemon.store import LogDatabase
+from tabletop.daemon.service import TableOptions, TableServer
+from tabletop.daemon.store import LogDatabase
 from tabletop.wire.mqtt import Message
 
 SEATS = ("Ana", "Bo")

@@ -28,10 +28,10 @@ from daemon_helpers import (
 )
 from test_room import running_room
 
+from tabletop.daemon.referee import Referee
+from tabletop.daemon.service import TableOptions
+from tabletop.daemon.store import GameLog
 from tabletop.rules import games
-from tabletop.rules.daemon.referee import Referee
-from tabletop.rules.daemon.service import TableOptions
-from tabletop.rules.daemon.store import GameLog
 from tabletop.rules.games.replay import replay_lines
 from tabletop.rules.games.snapshots import SnapshotError, load_state
 
@@ -253,7 +253,7 @@ def test_a_snapshot_that_cannot_be_used_is_passed_over_for_the_whole_log(
     log.open()
     log.database.execute(f"UPDATE snapshots SET {change} WHERE table_id = 'main'", values)
     log.close()
-    with caplog.at_level(logging.WARNING, logger="tabletop.rules.daemon"):
+    with caplog.at_level(logging.WARNING, logger="tabletop.daemon"):
         ref = referee(db, 8)
     assert views(ref) == expected
     assert any("snapshot" in record.getMessage() for record in caplog.records)

@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from tabletop.rules.daemon.table import PhysicalTable
+from tabletop.daemon.table import PhysicalTable
 from tabletop.rules.games.game import Reroll
 from tabletop.rules.games.reading import Action, Alert
 from tabletop.wire.topics import TableTopics

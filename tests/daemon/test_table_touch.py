@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tabletop.rules.daemon.table import PhysicalTable
+from tabletop.daemon.table import PhysicalTable
 from tabletop.rules.games import get
 from tabletop.rules.games.reading import Action
 from tabletop.wire.topics import TableTopics

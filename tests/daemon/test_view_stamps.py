@@ -9,8 +9,8 @@ from typing import Any
 
 from daemon_helpers import QuietLink
 
-from tabletop.rules.daemon.service import TableOptions, TableServer
-from tabletop.rules.daemon.store import LogDatabase
+from tabletop.daemon.service import TableOptions, TableServer
+from tabletop.daemon.store import LogDatabase
 from tabletop.wire.mqtt import Message
 
 

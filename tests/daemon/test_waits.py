@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from daemon_helpers import QuietLink
 
-from tabletop.rules.daemon.service import TableOptions, TableServer
-from tabletop.rules.daemon.store import LogDatabase
-from tabletop.rules.daemon.table import BRIDGE_GONE_ALERT, MAT_GONE_ALERT
-from tabletop.rules.daemon.waits import (
+from tabletop.daemon.service import TableOptions, TableServer
+from tabletop.daemon.store import LogDatabase
+from tabletop.daemon.table import BRIDGE_GONE_ALERT, MAT_GONE_ALERT
+from tabletop.daemon.waits import (
     DEFAULT_PATIENCE_S,
     WAIT_ALERT,
     WaitWatch,

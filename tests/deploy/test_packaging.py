@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-from tabletop.rules.daemon.store import LogDatabase, StoreError
+from tabletop.daemon.store import LogDatabase, StoreError
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]

@@ -9,8 +9,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from tabletop.rules.daemon.referee import Referee
-from tabletop.rules.daemon.store import GameLog
+from tabletop.daemon.referee import Referee
+from tabletop.daemon.store import GameLog
 from tabletop.rules.games.game import Engine, GameRules
 
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from tabletop.bridge.config import ConfigError, parse_config
 from tabletop.cli import main
+from tabletop.config.table import ConfigError, parse_config
+from tabletop.daemon.referee import Referee
+from tabletop.daemon.store import GameLog
 from tabletop.rules import games
-from tabletop.rules.daemon.referee import Referee
-from tabletop.rules.daemon.store import GameLog
 from tabletop.rules.games.errors import InvalidCommand
 from tabletop.rules.games.replay import replay_lines
 from tests.games.helpers import referee_at, reopened, send

@@ -1,4 +1,4 @@
-"""The kinds of picture other tables take (src/tabletop/hardware/camera/setups.py): same seeds, same
+"""The kinds of picture other tables take (src/tabletop/vision/training/setups.py): same seeds, same
 picture; truth that says where the dice are; each kind changes what it says it changes."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tabletop.hardware.camera.setups import (
+from tabletop.vision.training.setups import (
     DieBox,
     SetupKind,
     _wide_lens_view,

@@ -19,7 +19,7 @@ from tabletop.hardware.leds import (
     open_leds,
     startup_pattern,
 )
-from tabletop.hardware.leds.frames import FrameError
+from tabletop.wire.leds import FrameError
 
 OFF, ON, BLINK = LedState.OFF, LedState.ON, LedState.BLINK
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tabletop.rules.daemon.table import PhysicalTable
+from tabletop.daemon.table import PhysicalTable
 from tabletop.rules.games.errors import IllegalMove, InvalidCommand, RulesError
 from tabletop.rules.games.game import WaitKind
 from tabletop.rules.games.ossix.engine import Game

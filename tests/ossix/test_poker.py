@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tabletop.rules.daemon.referee import Referee
+from tabletop.daemon.referee import Referee
 from tabletop.rules.games.errors import IllegalMove, InvalidCommand, RulesError
 from tabletop.rules.games.game import PeopleSettings, Reroll, Scoring, WaitKind
 from tabletop.rules.games.ossix.engine import Game

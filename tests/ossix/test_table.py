@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tabletop.daemon.referee import Referee
 from tabletop.rules import games
-from tabletop.rules.daemon.referee import Referee
 from tabletop.rules.games.errors import InvalidCommand, RulesError
 from tabletop.rules.games.game import PeopleSettings, Scoring, WaitKind
 from tabletop.rules.games.ossix.game import OS_SIX

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tabletop.bridge.config import ConfigError, load_config, parse_config
+from tabletop.config.table import ConfigError, load_config, parse_config
 from tabletop.rules.games.roster import RosterError, load_roster
 from tabletop.wire.mqtt import parse_broker_url
 from tabletop.wire.passwords import hash_password

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tabletop.rules.daemon.service import RulesDaemon
+from tabletop.daemon.service import RulesDaemon
 from tabletop.wire.mqtt import BrokerUrl
 
 from .brokers import ACCOUNTS, TABLE, RoleBroker

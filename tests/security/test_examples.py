@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tabletop.bridge.config import load_config
 from tabletop.cli import main
+from tabletop.config.table import load_config
 from tabletop.wire.broker import free_port
 from tabletop.wire.mqtt import Message, MqttLink, parse_broker_url
 from tabletop.wire.passwords import hash_password

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tabletop.cli import main
-from tabletop.rules.daemon.client import TableClient
+from tabletop.daemon.client import TableClient
 from tabletop.wire.broker import (
     EmbeddedBroker,
     choose_broker,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tabletop.rules.daemon.table import PhysicalTable
+from tabletop.daemon.table import PhysicalTable
 from tabletop.rules.games.reading import Alert, Execute, SlotView
 from tabletop.rules.games.showdown.engine import Game
 from tabletop.rules.games.showdown.game import SHOWDOWN

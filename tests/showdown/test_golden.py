@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tabletop.daemon.referee import Referee
 from tabletop.rules import games
-from tabletop.rules.daemon.referee import Referee
 from tabletop.rules.games.replay import replay_lines
 from tabletop.rules.games.showdown.game import SHOWDOWN
 from tests.games.helpers import referee_at, reopened, send, through_json

@@ -182,10 +182,10 @@ class CameraMissesOneThrow(Table):
 
 
 def test_a_gunslinger_throws_again_when_the_table_says_it_waited_for_the_throw() -> None:
-    """The daemon's `wait` alert (src/tabletop/rules/daemon/waits.py) says the table has waited long for a
+    """The daemon's `wait` alert (src/tabletop/daemon/waits.py) says the table has waited long for a
     throw it never read; the gunslinger throws again, as a person told so would. Before, the
     people had done that step and waited for ever: the soak's table stood still."""
-    from tabletop.rules.daemon.waits import WAIT_ALERT
+    from tabletop.daemon.waits import WAIT_ALERT
 
     table = CameraMissesOneThrow()
     people = careful_gunslingers(table)
@@ -246,7 +246,7 @@ def test_a_defender_lays_the_turned_bullet_again_when_the_table_says_it_waited()
     """The gunslingers wait for the table to see a bullet their hands turned; once the table
     says it has waited long ("if it was done, the mat did not see it: lift the card and lay it
     again"), the defender does that, face up, and the game goes on."""
-    from tabletop.rules.daemon.waits import WAIT_ALERT
+    from tabletop.daemon.waits import WAIT_ALERT
 
     for seed in range(1, 40):
         table = MatMissesOneReplyTurn()

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from tabletop.bridge.bridge import _slot_lights
-from tabletop.rules.daemon.table import PhysicalTable, _slot_view
+from tabletop.daemon.table import PhysicalTable, _slot_view
 from tabletop.rules.games.game import SlotLight, SlotShow
 from tabletop.rules.games.reading import EMPTY, SlotView
 from tabletop.rules.games.showdown.game import SHOWDOWN

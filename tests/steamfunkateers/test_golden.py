@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tabletop.rules.daemon.referee import Referee
+from tabletop.daemon.referee import Referee
 from tabletop.rules.games.replay import replay_lines
 from tabletop.rules.games.steamfunkateers.game import STEAMFUNKATEERS
 from tests.games.helpers import referee_at, reopened, send, through_json

@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 from tabletop.bridge.dice import table_values
-from tabletop.hardware.camera.setups import SetupKind, cocked_centres, render_setup
 from tabletop.vision.classify import COCKED, ValueClassifier, softmax
 from tabletop.vision.enrol import (
     COCKED_ROW,
@@ -35,6 +34,7 @@ from tabletop.vision.enrol import (
 )
 from tabletop.vision.evaluate import load_labels
 from tabletop.vision.runtime import open_network
+from tabletop.vision.training.setups import SetupKind, cocked_centres, render_setup
 
 ROOT = Path(__file__).resolve().parents[2]
 PHOTOS = ROOT / "tests" / "data" / "dice-tray"

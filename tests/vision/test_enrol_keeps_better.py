@@ -9,7 +9,6 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from tabletop.hardware.camera.setups import SetupKind, render_setup
 from tabletop.vision.enrol import (
     ENROLMENT_FILE,
     FITTED_FILE,
@@ -20,6 +19,7 @@ from tabletop.vision.enrol import (
     shipped_model,
     table_model,
 )
+from tabletop.vision.training.setups import SetupKind, render_setup
 from tests.vision.test_dice_enrol import centres_csv
 
 

@@ -14,19 +14,19 @@ import pytest
 
 from tabletop.cli import main
 from tabletop.hardware.camera.render import random_die, random_scene, render
-from tabletop.hardware.camera.setups import (
-    SetupKind,
-    SetupPicture,
-    board_on_floor,
-    render_setup,
-    through_camera,
-)
 from tabletop.vision.calibration import Calibration, calibrate
 from tabletop.vision.enrol import enrol
 from tabletop.vision.errors import CalibrationError
 from tabletop.vision.evaluate import LabelledDie, Score
 from tabletop.vision.reader import DiceReader, top_face_look
 from tabletop.vision.reading import DieReading, DieStatus, FrameReading
+from tabletop.vision.training.setups import (
+    SetupKind,
+    SetupPicture,
+    board_on_floor,
+    render_setup,
+    through_camera,
+)
 from tabletop.vision.view import TableView, board_image, find_board, find_view
 
 BOARD = (9, 6)

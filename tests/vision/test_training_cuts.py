@@ -13,8 +13,8 @@ from tabletop.hardware.camera.render import (
     Scene,
     render,
 )
-from tabletop.hardware.camera.setups import SetupKind, setup_examples
 from tabletop.vision.training.harvest import TruthDie, other_tables, pip_contrast
+from tabletop.vision.training.setups import SetupKind, setup_examples
 
 
 def contrast_of(style: tuple[BGR, BGR], value: int) -> float:

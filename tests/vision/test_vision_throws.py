@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from tabletop.hardware.camera import SimulatedCamera, ThrowPlan
-from tabletop.hardware.camera.setups import SetupKind, render_setup
 from tabletop.vision.reader import DiceReader
 from tabletop.vision.reading import DieReading, DieStatus, FrameReading
+from tabletop.vision.training.setups import SetupKind, render_setup
 from tabletop.vision.watch import ThrowEvent, ThrowEventKind, ThrowWatcher, slanted_view, values_of
 
 

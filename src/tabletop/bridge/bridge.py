@@ -43,10 +43,10 @@ from typing import Any, Final
 
 from tabletop.bridge.dice import PromptError, expectation_from_prompt
 from tabletop.hardware.leds import LedFrame, SeatLeds
-from tabletop.hardware.leds.frames import FrameError
 from tabletop.hardware.mat import CardEvent, EventKind, LinkEvent, MatDriver, MatError, MatEvent
 from tabletop.hardware.mat.protocol import LedSetting
 from tabletop.vision.reading import Expectation
+from tabletop.wire.leds import FrameError
 from tabletop.wire.mqtt import BrokerUrl, Connected, Disconnected, Message, MqttLink, Will
 from tabletop.wire.payload import read_json
 from tabletop.wire.topics import TableTopics

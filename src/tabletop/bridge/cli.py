@@ -64,8 +64,8 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "action", None) == "enrol":
         return run_enrol(args)
     from tabletop.bridge.bridge import Bridge
-    from tabletop.bridge.config import ConfigError, load_config
     from tabletop.bridge.health import CameraStatus
+    from tabletop.config.table import ConfigError, load_config
     from tabletop.hardware.camera import SOURCE_FORMS, BadSourceURL, parse_source
     from tabletop.hardware.leds import LedError, open_leds
     from tabletop.hardware.mat import MatError, open_mat
@@ -250,7 +250,7 @@ def run_enrol(args: argparse.Namespace) -> int:
     import secrets
     import time
 
-    from tabletop.bridge.config import ConfigError, load_config
+    from tabletop.config.table import ConfigError, load_config
     from tabletop.wire.mqtt import Connected, Message, MqttError, MqttLink, NotConnected
     from tabletop.wire.topics import TableTopics
 

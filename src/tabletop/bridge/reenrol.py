@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from tabletop.config import places
 from tabletop.wire.payload import read_json
 
 from .dice import TableValues
@@ -358,9 +359,7 @@ def model_folder(dice_model: str | None, corrections: Path | None) -> tuple[Path
 
 def corrections_folder(corrections: str | None, table: str) -> Path:
     """The table's corrections folder: the table file's `camera.corrections`, else where the
-    console keeps them by default (tabletop.console.corrections.default_folder)."""
+    console keeps them by default (`tabletop.config.places`)."""
     if corrections is not None:
         return Path(corrections)
-    from tabletop.console.corrections import default_folder
-
-    return default_folder(table)
+    return places.corrections_folder(table)

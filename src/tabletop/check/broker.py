@@ -13,7 +13,7 @@ import socket
 import time
 from typing import Final
 
-from tabletop.bridge.config import PROCESS_ROLES, REQUIRED_LOGINS, ConfigError, Process
+from tabletop.config.table import PROCESS_ROLES, REQUIRED_LOGINS, ConfigError, Process
 from tabletop.wire.broker import client_url
 from tabletop.wire.mqtt import BrokerUrl, MqttError, MqttLink
 

@@ -69,7 +69,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Runs the chosen parts' checks and prints the checklist; returns its exit status."""
-    from tabletop.bridge.config import ConfigError, load_config
+    from tabletop.config.table import ConfigError, load_config
 
     from .context import Context
     from .person import Person, PersonGone

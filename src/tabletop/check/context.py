@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from tabletop.bridge.config import TableConfig
+from tabletop.config.table import TableConfig
 
 from .person import Person
 from .report import Checklist

@@ -198,7 +198,7 @@ def build_app(
     async def seat_act(request: Request) -> Response:
         """A seat's own decision: sent for the seat's player, through a logged-in game
         master's login, and checked by the rules daemon against what the game awaits from
-        that player (src/tabletop/rules/daemon/seat_commands.py); every refusal is this phone's
+        that player (src/tabletop/daemon/seat_commands.py); every refusal is this phone's
         answer."""
         seat = seat_number(request)
         if seat is None or not screens.joined(seat, request.cookies.get(SEAT_COOKIE)):

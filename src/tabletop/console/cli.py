@@ -98,7 +98,7 @@ def run_console(args: argparse.Namespace) -> int:
     """Serves until SIGINT or SIGTERM."""
     # The table's one file is read by one loader for every program; it lives with the
     # bridge, which reads most of it.
-    from tabletop.bridge.config import ConfigError, load_config
+    from tabletop.config.table import ConfigError, load_config
     from tabletop.wire.broker import client_url
     from tabletop.wire.mqtt import MqttError
     from tabletop.wire.roles import User

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from tabletop.config.places import corrections_folder
 from tabletop.rules.games.game import VerbGroup
 
 from . import ConsoleError
@@ -50,10 +51,9 @@ _JPEG_START: Final = b"\xff\xd8\xff"
 
 
 def default_folder(table: str) -> Path:
-    """Where a table's corrections are kept unless --corrections or the table file's
-    `camera.corrections` says otherwise: beside the game log, under the data directory."""
-    base = os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share")
-    return Path(base) / "tabletop" / "corrections" / table
+    """Where a table's corrections are kept by default (`tabletop.config.places`, which the
+    bridge reads too)."""
+    return corrections_folder(table)
 
 
 class CorrectionError(ConsoleError):

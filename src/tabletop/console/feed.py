@@ -207,7 +207,7 @@ class TableFeed:
         self, command: Mapping[str, Any], timeout: float = 10.0, resend_after: float = 2.0
     ) -> dict[str, Any]:
         """Sends a command and returns the daemon's reply, resending it (same id) while none
-        comes, as tabletop.rules.daemon.client.TableClient does.
+        comes, as tabletop.daemon.client.TableClient does.
 
         While the table is offline (no connection to the broker, or the daemon's retained
         availability says "offline") nothing is sent and Offline says so at once: a command

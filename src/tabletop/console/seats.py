@@ -280,7 +280,7 @@ def seat_snapshot(room: TableFeed, seats: TableFeed | None, seat: int) -> str:
 
 # What a seat's phone may send: per verb, its fields and what each may hold. The player is the
 # seat's own, set here; the daemon checks the rest against the game
-# (src/tabletop/rules/daemon/seat_commands.py).
+# (src/tabletop/daemon/seat_commands.py).
 BET_ACTIONS = ("check", "call", "bet", "raise", "fold", "all_in")
 LUCK_USES = ("bonus", "upgrade", "max_damage", "reduce_damage", "reroll")
 MAX_DICE = 7  # a hand of Lucky Seven

@@ -23,15 +23,15 @@ from typing import TYPE_CHECKING, Any, TextIO
 from rich.console import Console
 
 from tabletop.bridge.bridge import Bridge
+from tabletop.daemon.client import NoReply, TableClient
+from tabletop.daemon.service import RulesDaemon
+from tabletop.daemon.store import CommandRecord
+from tabletop.daemon.waits import patience_scaled
 from tabletop.figures import percentiles
 from tabletop.hardware.leds import LedConfig, LedFrame, SimulatedLeds
 from tabletop.hardware.mat import MatDriver, MatError
 from tabletop.hardware.mat.sim import SimulatedMat
 from tabletop.rules import games as registry
-from tabletop.rules.daemon.client import NoReply, TableClient
-from tabletop.rules.daemon.service import RulesDaemon
-from tabletop.rules.daemon.store import CommandRecord
-from tabletop.rules.daemon.waits import patience_scaled
 from tabletop.rules.games import DEFAULT_GAME
 from tabletop.rules.games.game import PeopleSettings
 from tabletop.wire.broker import EmbeddedBroker, free_port

@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from tabletop.hardware.camera.setups import DieBox
+from tabletop.vision.training.setups import DieBox
 
 from .reading import DieStatus, FrameReading
 

@@ -8,6 +8,6 @@
 - `throttled_log`: warnings about a flood, said once with a count.
 
 Data flows mat and camera (`src/tabletop/hardware/`, `src/tabletop/vision/`) ->
-`src/tabletop/bridge/` -> MQTT (here) -> the rules daemon (`src/tabletop/rules/daemon/`) -> the
+`src/tabletop/bridge/` -> MQTT (here) -> the rules daemon (`src/tabletop/daemon/`) -> the
 games (`src/tabletop/rules/<game>/`) -> LEDs and screens.
 """

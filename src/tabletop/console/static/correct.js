@@ -1,4 +1,4 @@
-// The game master corrects a throw's reading on its photo (console/corrections.py): each die
+// The game master corrects a throw's reading on its photo (tabletop.console.corrections): each die
 // the camera boxed is a button at its place; a tap opens a choice of 1-6 (or "Cocked", or "No
 // die here"); a tap elsewhere on the photo adds a die the camera missed. "Send corrected throw"
 // posts the dice, by their centres in the photo's pixels, to /gm/dice/correction; a throw with

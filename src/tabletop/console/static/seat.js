@@ -1,7 +1,7 @@
 // A seat's own screen: follows /seat/N/events (the room's picture with this seat's view), and
 // sends this seat's player's own decisions to /seat/N/act, each answering the moment the
 // screen showed (the seat view's `version`): the rules daemon refuses one the table has moved
-// past, one out of turn, or one for another player (rules/daemon/seat_commands.py).
+// past, one out of turn, or one for another player (tabletop.daemon.seat_commands).
 "use strict";
 (() => {
   const seat = document.body.dataset.seatNumber;

@@ -1,4 +1,4 @@
-// Draws a table's snapshot (console/feed.py) into the page, and follows a live stream of them.
+// Draws a table's snapshot (tabletop.console.feed) into the page, and follows a live stream of them.
 // Shared by the room view and the game master's view: the same drawing, different data.
 "use strict";
 

@@ -80,7 +80,7 @@ class RenderedDie:
     # Seen a little from the side (a camera not straight above): how much of the side faces
     # along the die's own x and y shows, as a signed fraction of the half-side.
     lean: tuple[float, float] = (0.0, 0.0)
-    # Seen by a camera well off vertical (tabletop.hardware.camera.setups, TILTED): the top face's
+    # Seen by a camera well off vertical (tabletop.vision.training.setups, TILTED): the top face's
     # outline moved by this (x, y) in pixels bounds the side faces that face the camera,
     # drawn as the parallelograms they are, with their pips. Used when `lean` is zero.
     side_shown: tuple[float, float] = (0.0, 0.0)
@@ -415,7 +415,7 @@ def render(
 
     `ground`, when given, draws on the empty tray (a float BGR canvas, before the light falls
     on it) before the dice: cloth texture, or things lying in the tray that are not dice
-    (`tabletop.hardware.camera.setups`), so that the dice lie on them and the light and noise fall
+    (`tabletop.vision.training.setups`), so that the dice lie on them and the light and noise fall
     on both alike."""
     canvas = _background(scene)
     if ground is not None:

@@ -6,8 +6,16 @@ leds.show(frame_for_counts([(1, False), (3, True)]))
 leds.stop()
 """
 
+from tabletop.wire.leds import (
+    LEDS_PER_SEAT,
+    LedFrame,
+    LedState,
+    frame_for_counts,
+    startup_pattern,
+)
+
 from .backends import GpioLeds, LedError, SeatLeds, SimulatedLeds, open_leds
-from .frames import LEDS_PER_SEAT, LedConfig, LedFrame, LedState, frame_for_counts, startup_pattern
+from .config import LedConfig
 
 __all__ = [
     "LEDS_PER_SEAT",

@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from .frames import LEDS_PER_SEAT, LedConfig, LedFrame, LedState, startup_pattern
+from tabletop.wire.leds import LEDS_PER_SEAT, LedFrame, LedState, startup_pattern
+
+from .config import LedConfig
 
 
 class LedError(Exception):

@@ -653,7 +653,7 @@ class SimulatedPeople(Protocol):
 
 
 # The key of the alert the table raises when a wait outlasts its patience
-# (tabletop.rules.daemon.waits); the people of a game may act on it, as a person hears the game
+# (tabletop.daemon.waits); the people of a game may act on it, as a person hears the game
 # master say "we wait for you".
 WAIT_ALERT: Final = "wait"
 
@@ -679,7 +679,7 @@ class GameRules(ABC):
     # The keys a roster file for a new game may have (`tabletop gm new ROSTER`).
     roster_keys: tuple[str, ...] = ("players", "seed", "options")
     # The verbs a player decides for themselves, which their own seat's phone may send
-    # (src/tabletop/rules/daemon/seat_commands.py checks the rest); none: the game master enters
+    # (src/tabletop/daemon/seat_commands.py checks the rest); none: the game master enters
     # all.
     seat_verbs: frozenset[str] = frozenset()
 

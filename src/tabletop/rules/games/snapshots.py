@@ -5,7 +5,7 @@ with pickle, the one serialiser that takes any such value without a schema per g
 snapshot is a cache of the fold, never the record (the log's events are). Two guards keep a
 snapshot from ever standing for a state it is not:
 
-- the daemon stamps each snapshot with the code that wrote it (`tabletop.rules.daemon.fingerprint`:
+- the daemon stamps each snapshot with the code that wrote it (`tabletop.daemon.fingerprint`:
   the game's name and version, `FORMAT`, the Python version, a digest of the game's source),
   and reads none that another code wrote: it folds the whole log, as a daemon without
   snapshots did, and writes a new one.

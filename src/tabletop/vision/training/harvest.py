@@ -18,9 +18,9 @@ import numpy as np
 import numpy.typing as npt
 
 from tabletop.hardware.camera.render import BGR, DIE_STYLES, random_scene, render
-from tabletop.hardware.camera.setups import DieBox, SetupKind, setup_examples
 from tabletop.vision.classify import COCKED, NO_DIE, VALUE_CROP, crop, squared_crop
 from tabletop.vision.locate import DEFAULT_SIZES, find_candidates
+from tabletop.vision.training.setups import DieBox, SetupKind, setup_examples
 
 Image = npt.NDArray[np.uint8]
 
@@ -61,7 +61,7 @@ def add_other_tables_options(parser: argparse.ArgumentParser) -> None:
         "--kinds",
         type=int,
         default=0,
-        help="pictures of other tables' kinds (tabletop.hardware.camera.setups), the kinds in turn",
+        help="pictures of other tables' kinds (tabletop.vision.training.setups), the kinds in turn",
     )
     parser.add_argument(
         "--hold-out",
@@ -76,7 +76,7 @@ def add_other_tables_options(parser: argparse.ArgumentParser) -> None:
 def other_tables(
     count: int, seed: int, hold_out: Collection[str] = ()
 ) -> Iterator[tuple[Image, list[TruthDie]]]:
-    """`count` pictures of other tables' kinds (`tabletop.hardware.camera.setups`) and their truth,
+    """`count` pictures of other tables' kinds (`tabletop.vision.training.setups`) and their truth,
     the kinds named in `hold_out` left out, so a reader can be measured on a kind unseen.
     Each die is boxed whole (on a tilted camera's picture, top and side faces), as a person
     boxes a photo, so it is cut as the labelled real photos are."""

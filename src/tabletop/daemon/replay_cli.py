@@ -8,9 +8,8 @@ import sys
 from typing import Any
 
 from tabletop.errors import UserError
-
-from .. import games
-from ..games.replay import replay_lines
+from tabletop.rules import games
+from tabletop.rules.games.replay import replay_lines
 
 
 def register(subparsers: Any) -> None:

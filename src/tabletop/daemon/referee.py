@@ -79,7 +79,7 @@ class Outcome:
     first_event_number: int = 0
     duplicate: bool = False
     # A seat's command: the seat number whose phone sent it
-    # (src/tabletop/rules/daemon/seat_commands.py).
+    # (src/tabletop/daemon/seat_commands.py).
     seat: int | None = None
     # An `undo`: the command taken back, with its events, to tell the table what was undone.
     undone: TakenBack | None = None

@@ -80,7 +80,7 @@ class TableOptions:
     game: str = DEFAULT_GAME
     options: dict[str, Any] | None = None
     # How long a table waits for each kind of thing before its `wait` alert
-    # (tabletop.rules.daemon.waits).
+    # (tabletop.daemon.waits).
     patience: Mapping[WaitKind, float] | None = None
     # Commands between two snapshots of a table's state in the log (0: none; referee.py).
     snapshot_every: int = SNAPSHOT_EVERY
@@ -120,7 +120,7 @@ class TableServer:
         )
         self._next_wait_check = 0.0
         # Each seat's version (seat number -> seq) and what it stands for: the moment its
-        # commands answer (src/tabletop/rules/daemon/seat_commands.py), in the seat's view.
+        # commands answer (src/tabletop/daemon/seat_commands.py), in the seat's view.
         self._seat_versions: dict[int, int] = {}
         self._seat_asks: dict[int, tuple[Any, ...]] = {}
 

@@ -21,12 +21,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from tabletop.hardware.leds import LEDS_PER_SEAT, LedConfig
+from tabletop.hardware.leds import LedConfig
 
 # Against the data flow, on purpose: the table file names its game, and the registry
 # checks the name (no game is imported).
 from tabletop.rules import games
 from tabletop.rules.games.errors import RulesError
+from tabletop.wire.leds import LEDS_PER_SEAT
 from tabletop.wire.mqtt import BrokerUrl
 from tabletop.wire.passwords import PasswordHashError, parse_hash
 from tabletop.wire.roles import ALL_TABLES, Role, RoleError, User, check_user_name, parse_role

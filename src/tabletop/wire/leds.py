@@ -1,9 +1,13 @@
-"""LED frames: what every seat LED should show, as immutable values with a versioned JSON form."""
+"""LED frames: what every seat LED should show, as immutable values with a versioned JSON form.
+
+The format the rules daemon publishes on `leds/frame` and the bridge shows (docs/mqtt.md), so
+it lives with the wire; the drivers that light the LEDs are `tabletop.hardware.leds`.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
@@ -89,16 +93,3 @@ def startup_pattern(seats: int) -> list[LedFrame]:
             frames.append(LedFrame(tuple(tuple(row) for row in rows)))
     frames.append(LedFrame.all(seats, LedState.ON))
     return frames
-
-
-@dataclass(frozen=True, slots=True)
-class LedConfig:
-    """How the seat LEDs are driven: `backend` "gpio" or "sim"; `pins` the BCM pin numbers,
-    three per seat, seat 1 first."""
-
-    backend: str = "sim"
-    seats: int = 6
-    pins: tuple[tuple[int, ...], ...] = field(default_factory=tuple)
-    blink_hz: float = 2.0
-    active_high: bool = True
-    test_pattern_seconds: float = 0.6

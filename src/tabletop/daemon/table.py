@@ -18,13 +18,14 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-# The LED frame's format is the LED driver's own; the daemon fills it with the game's
-# counts.
-from tabletop.hardware.leds import frame_for_counts
 from tabletop.rules.games.cards import DECK_CODE, parse_card
 from tabletop.rules.games.errors import RulesError
 from tabletop.rules.games.game import TOUCH_SIDES, GameRules, Reroll, TableReader, touch_observer
 from tabletop.rules.games.reading import EMPTY, Action, Alert, AlertCleared, SlotView
+
+# The LED frame's format is the LED driver's own; the daemon fills it with the game's
+# counts.
+from tabletop.wire.leds import frame_for_counts
 from tabletop.wire.payload import read_json
 from tabletop.wire.throttled_log import ThrottledLog
 from tabletop.wire.topics import TableTopics

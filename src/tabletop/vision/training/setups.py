@@ -24,7 +24,15 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from .render import BGR, Hand, Image, RenderedDie, Scene, random_scene, render
+from tabletop.hardware.camera.render import (
+    BGR,
+    Hand,
+    Image,
+    RenderedDie,
+    Scene,
+    random_scene,
+    render,
+)
 
 WIDTH, HEIGHT = 640, 480
 Points = npt.NDArray[np.float64]  # (n, 2) x, y

@@ -301,7 +301,7 @@ def run_daemon(args: argparse.Namespace) -> int:
     if args.config:
         # The table's one file is read by one loader for every program; it lives with the
         # bridge, which reads most of it.
-        from tabletop.bridge.config import ConfigError, load_config
+        from tabletop.config.table import ConfigError, load_config
 
         try:
             config = load_config(args.config)
