@@ -144,3 +144,25 @@ def test_a_tilted_camera_is_doubted_and_a_top_down_one_is_not(reader: DiceReader
     doubted = [bool(slanted_view(reader.read(p.image), 1)) for p in tilted]
     assert sum(doubted) >= 4, doubted
     assert not any(slanted_view(reader.read(p.image), 1) for p in flat)
+
+
+def test_the_table_pipeline_reads_and_rests_on_the_calibration() -> None:
+    """One builder for the bridge, `dice watch`, `tabletop check` and the simulated table: the
+    reader on the calibration and the table's values, the rest detector on its empty tray."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    from tabletop.hardware.camera.render import random_scene, render
+    from tabletop.vision.calibration import calibrate
+    from tabletop.vision.classify import ValueClassifier
+    from tabletop.vision.watch import table_watcher
+
+    scene = random_scene(np.random.default_rng(5), 2, die_size=36)
+    calibration = calibrate([render(replace(scene, dice=()), seed=k) for k in range(3)], 36)
+    values = ValueClassifier()
+    watcher = table_watcher(calibration, values)
+    assert watcher.reader.calibration is calibration and watcher.reader.values is values
+    assert watcher.detector.background is calibration.background
+    bare = table_watcher()
+    assert bare.reader.calibration is None and bare.detector.background is None

@@ -249,9 +249,7 @@ def camera_throws(
         from tabletop.vision.annotate import throw_picture
         from tabletop.vision.calibration import Calibration
         from tabletop.vision.errors import CalibrationError
-        from tabletop.vision.reader import DiceReader
-        from tabletop.vision.rest import RestDetector
-        from tabletop.vision.watch import ThrowWatcher
+        from tabletop.vision.watch import table_watcher
 
         cv2.setNumThreads(1)  # the mat and MQTT share the Pi's cores
         table = values if values is not None else TableValues(table_values(dice_model))
@@ -267,9 +265,7 @@ def camera_throws(
                 )
 
         def watching(calibration: Calibration | None) -> ThrowWatcher:
-            detector = RestDetector(background=calibration.background if calibration else None)
-            reader = DiceReader(calibration=calibration, values=table.current)
-            return ThrowWatcher(reader, detector)
+            return table_watcher(calibration, table.current)
 
         def failed(what: str) -> None:
             if status is not None:

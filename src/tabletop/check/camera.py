@@ -215,9 +215,7 @@ def _empty_tray(context: Context, images: list[Any], calibration: Calibration | 
 def _throw(context: Context, source: FrameSource, calibration: Calibration | None) -> None:
     from tabletop.hardware.camera import SimulatedCamera
     from tabletop.vision.classify import ValueClassifier
-    from tabletop.vision.reader import DiceReader
-    from tabletop.vision.rest import RestDetector
-    from tabletop.vision.watch import ThrowEventKind, ThrowWatcher
+    from tabletop.vision.watch import ThrowEventKind, table_watcher
 
     person: Person = context.person
     simulated = isinstance(source, SimulatedCamera)
@@ -242,10 +240,7 @@ def _throw(context: Context, source: FrameSource, calibration: Calibration | Non
                 str(error),
                 "enrol the table's dice again (`tabletop dice enrol`), or leave dice_model out",
             )
-    background = calibration.background if calibration is not None else None
-    watcher = ThrowWatcher(
-        DiceReader(calibration=calibration, values=values), RestDetector(background=background)
-    )
+    watcher = table_watcher(calibration, values)
     if simulated:
         person.tell("the simulated camera throws a die for you")
     else:

@@ -134,10 +134,9 @@ class RenderedDiceTray(DiceTray):
         from tabletop.bridge.dice import PHOTO, PICTURE, PICTURED, photo_of, throw_caption
         from tabletop.hardware.camera.sim import SimulatedCamera
         from tabletop.vision.annotate import throw_picture
-        from tabletop.vision.reader import DiceReader
-        from tabletop.vision.watch import ThrowWatcher
+        from tabletop.vision.watch import table_watcher
 
-        watcher = ThrowWatcher(DiceReader())
+        watcher = table_watcher()
         camera = SimulatedCamera([], seed=self.seed)
         with camera:
             first = True

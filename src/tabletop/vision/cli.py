@@ -398,15 +398,11 @@ def run_watch(args: argparse.Namespace) -> int:
     """Watches a source until it ends (or Ctrl-C), printing events as JSON lines."""
     from tabletop.hardware.camera import CameraError, open_source
     from tabletop.vision.annotate import annotate
-    from tabletop.vision.reader import DiceReader
-    from tabletop.vision.rest import RestDetector
-    from tabletop.vision.watch import ThrowWatcher
+    from tabletop.vision.watch import table_watcher
 
     cv2.setNumThreads(1)
     calibration = None if args.no_calibration else _load_calibration(args.calibration, False)
-    reader = DiceReader(calibration=calibration, values=_values(args.model))
-    detector = RestDetector(background=None)
-    watcher = ThrowWatcher(reader, detector)
+    watcher = table_watcher(calibration, _values(args.model))
     if args.preview and not _has_gui():
         raise UserError(
             "--preview needs an OpenCV with windows; this one is headless "
@@ -417,8 +413,6 @@ def run_watch(args: argparse.Namespace) -> int:
         source.open()
     except CameraError as error:
         raise UserError(str(error)) from error
-    if calibration is not None:
-        detector.background = calibration.background
     try:
         last_state = None
         for frame in source:

@@ -27,6 +27,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .calibration import Calibration
+from .classify import ValueClassifier
 from .reader import DiceReader, die_side
 from .reading import DieReading, DieStatus, Expectation, FrameReading
 from .rest import RestDetector, RestObservation, TrayState
@@ -507,3 +509,17 @@ __all__ = [
     "match_dice",
     "values_of",
 ]
+
+
+def table_watcher(
+    calibration: Calibration | None = None, values: ValueClassifier | None = None
+) -> ThrowWatcher:
+    """The dice pipeline a table reads its tray with: the reader on the calibration (its tray,
+    its view) and the table's value network, and the rest detector against the calibration's
+    empty tray. The one place it is put together, for the bridge, `tabletop dice watch`,
+    `tabletop check` and the simulated table alike (uncalibrated: the whole picture, and a
+    detector that learns the empty tray from the first still frames)."""
+    background = calibration.background if calibration is not None else None
+    return ThrowWatcher(
+        DiceReader(calibration=calibration, values=values), RestDetector(background=background)
+    )
