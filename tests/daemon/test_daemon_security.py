@@ -295,7 +295,7 @@ def test_refused_commands_without_id_do_not_flood_the_log(
     broker: Broker, table: str, db: Path, attacker: Attacker, caplog: pytest.LogCaptureFixture
 ) -> None:
     topics = TableTopics(table)
-    caplog.set_level(logging.WARNING, logger="tabletop.daemon.service")
+    caplog.set_level(logging.WARNING, logger="tabletop.daemon.server")
     with running_daemon(broker.url, table, db), client(broker.url, table) as gm:
         _subscribed(gm)
         for _ in range(200):

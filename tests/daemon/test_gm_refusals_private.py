@@ -13,7 +13,7 @@ from pathlib import Path
 
 from daemon_helpers import QuietLink
 
-from tabletop.daemon.service import TableOptions, TableServer
+from tabletop.daemon.server import TableOptions, TableServer
 from tabletop.daemon.store import LogDatabase
 from tabletop.wire.mqtt import Message
 

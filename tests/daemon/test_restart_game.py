@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from daemon_helpers import QuietLink
 
-from tabletop.daemon.service import TableOptions, TableServer
+from tabletop.daemon.server import TableOptions, TableServer
 from tabletop.daemon.store import LogDatabase
 from tabletop.rules import games
 from tabletop.wire.mqtt import Message

@@ -29,7 +29,7 @@ from daemon_helpers import (
 from test_room import running_room
 
 from tabletop.daemon.referee import Referee
-from tabletop.daemon.service import TableOptions
+from tabletop.daemon.server import TableOptions
 from tabletop.daemon.store import GameLog
 from tabletop.rules import games
 from tabletop.rules.games.replay import replay_lines

@@ -9,7 +9,7 @@ from typing import Any
 
 from daemon_helpers import QuietLink
 
-from tabletop.daemon.service import TableOptions, TableServer
+from tabletop.daemon.server import TableOptions, TableServer
 from tabletop.daemon.store import LogDatabase
 from tabletop.wire.mqtt import Message
 

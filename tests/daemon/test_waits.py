@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from daemon_helpers import QuietLink
 
-from tabletop.daemon.service import TableOptions, TableServer
+from tabletop.daemon.server import TableOptions, TableServer
 from tabletop.daemon.store import LogDatabase
 from tabletop.daemon.table import BRIDGE_GONE_ALERT, MAT_GONE_ALERT
 from tabletop.daemon.waits import (

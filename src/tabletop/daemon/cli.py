@@ -290,7 +290,8 @@ def run_daemon(args: argparse.Namespace) -> int:
     from tabletop.wire.broker import choose_broker, forget_broker, record_broker
     from tabletop.wire.roles import User
 
-    from .service import RoomDaemon, RulesDaemon, TableOptions, default_daemon_name
+    from .server import TableOptions
+    from .service import RoomDaemon, RulesDaemon, default_daemon_name
 
     seats: list[str] | None = None
     grace = 1.5
