@@ -18,7 +18,8 @@ import pytest
 from tabletop.hardware.camera.base import Frame
 from tabletop.sim.dice import DiceTray
 from tabletop.sim.faults import CameraFault, Faults
-from tabletop.sim.runner import SimulatedTable, TableParts
+from tabletop.sim.parts import TableParts
+from tabletop.sim.runner import SimulatedTable
 from tabletop.wire.broker import EmbeddedBroker, free_port
 from tabletop.wire.mqtt import Message, MqttLink, Will
 

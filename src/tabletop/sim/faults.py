@@ -40,11 +40,11 @@ from typing import TYPE_CHECKING
 from tabletop.wire.broker import BrokerStartError, EmbeddedBroker
 
 from .dice import RenderedDiceTray
+from .parts import RestartsParts, TableParts
 
 if TYPE_CHECKING:
     from tabletop.hardware.camera.base import Frame
 
-    from .runner import SimulatedTable, TableParts
 
 
 class FaultKind(enum.Enum):
@@ -130,7 +130,7 @@ class Faults:
         self._thread: threading.Thread | None = None
         self._started = 0.0
 
-    def start(self, table: SimulatedTable, parts: TableParts) -> None:
+    def start(self, table: RestartsParts, parts: TableParts) -> None:
         """Starts injecting into the running table `table` (SimulatedTable calls this)."""
         kinds = [kind for kind in self.kinds if self._applies(kind, table, parts)]
         if isinstance(parts.dice, RenderedDiceTray):
@@ -150,7 +150,7 @@ class Faults:
             self._thread = None
 
     @staticmethod
-    def _applies(kind: FaultKind, table: SimulatedTable, parts: TableParts) -> bool:
+    def _applies(kind: FaultKind, table: RestartsParts, parts: TableParts) -> bool:
         if kind in CAMERA_KINDS:
             return isinstance(parts.dice, RenderedDiceTray)
         if kind is FaultKind.CONSOLE_RESTARTED:
@@ -159,7 +159,7 @@ class Faults:
             return parts.broker is not None
         return True
 
-    def _inject(self, table: SimulatedTable, parts: TableParts, kinds: list[FaultKind]) -> None:
+    def _inject(self, table: RestartsParts, parts: TableParts, kinds: list[FaultKind]) -> None:
         wait = self.rng.uniform(0, self.first)
         while kinds and not self._stop.wait(wait):
             wait = self.rng.expovariate(1 / self.every)
@@ -171,7 +171,7 @@ class Faults:
                 self.failures.append(f"{kind.value}: {type(error).__name__}: {error}")
             self.injected.append(InjectedFault(kind, at - self._started, time.monotonic() - at))
 
-    def _one(self, kind: FaultKind, table: SimulatedTable, parts: TableParts) -> None:
+    def _one(self, kind: FaultKind, table: RestartsParts, parts: TableParts) -> None:
         out = self.rng.uniform(*self.pause)
         if kind is FaultKind.MAT_UNPLUGGED:
             parts.simulator.unplug()
@@ -232,7 +232,7 @@ class Faults:
             return
 
     @staticmethod
-    def _restart_console(table: SimulatedTable, parts: TableParts, out: float) -> None:
+    def _restart_console(table: RestartsParts, parts: TableParts, out: float) -> None:
         old = parts.console
         if old is None:
             return

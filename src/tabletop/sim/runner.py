@@ -38,10 +38,10 @@ from tabletop.wire.broker import EmbeddedBroker, free_port
 from tabletop.wire.mqtt import BrokerUrl, Message
 
 from .dice import DiceTray, RenderedDiceTray
+from .parts import TableParts
 from .view import Frame, Header, LiveView
 
 if TYPE_CHECKING:
-    from tabletop.console.server import ConsoleServer
 
     from .faults import Faults
 
@@ -181,26 +181,6 @@ class Summary:
 
 def _percentiles(values: list[float]) -> dict[str, Any]:
     return percentiles(values)
-
-
-@dataclass(slots=True)
-class TableParts:
-    """The programs of a running simulated table, each of which a fault may stop and replace
-    (`src/tabletop/sim/faults.py`); the devices (mat, LEDs, dice tray) stay."""
-
-    url: BrokerUrl
-    folder: Path
-    broker: EmbeddedBroker | None  # None when the table runs on a broker it was given
-    simulator: SimulatedMat
-    leds: SimulatedLeds
-    dice: DiceTray
-    daemon: RulesDaemon | None = None
-    daemon_stop: threading.Event = field(default_factory=threading.Event)
-    daemon_thread: threading.Thread | None = None
-    bridge: Bridge | None = None
-    bridge_stop: threading.Event = field(default_factory=threading.Event)
-    bridge_thread: threading.Thread | None = None
-    console: ConsoleServer | None = None
 
 
 class SimulatedTable:
