@@ -181,6 +181,26 @@ def page(browser: Browser) -> Iterator[Page]:
         context.close()
 
 
+@pytest.fixture
+def axe_page(browser: Browser) -> Iterator[Page]:
+    """A tablet's page that lets axe in (tests/console/accessibility.py): axe is an inline
+    script, which the console's Content-Security-Policy refuses."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, bypass_csp=True)
+    opened = context.new_page()
+    try:
+        yield opened
+    finally:
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def axe_source() -> str:
+    """axe-core's source, read once a module."""
+    from tests.console.accessibility import axe_script
+
+    return axe_script()
+
+
 def snapshot(page: Page) -> dict[str, Any]:
     """The data the page drew last (what the server sent it)."""
     value: dict[str, Any] = page.evaluate("() => window.tableSnapshot || {}")

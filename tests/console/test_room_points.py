@@ -11,8 +11,8 @@ from typing import Any
 
 from playwright.sync_api import Browser, Page, expect
 
+from tests.console.accessibility import AXE, join_letting_axe_in
 from tests.console.conftest import Table, gm_login, wait_for
-from tests.console.test_accessibility import AXE, join_letting_axe_in
 from tests.console.test_seat_screens import codes, start_showdown
 from tests.daemon.daemon_helpers import ROSTER
 

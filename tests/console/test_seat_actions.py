@@ -20,6 +20,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from tabletop.console.server import ConsoleServer
+from tests.console.accessibility import assert_accessible, join_letting_axe_in
 from tests.console.conftest import (
     TABLE,
     USERS,
@@ -29,7 +30,6 @@ from tests.console.conftest import (
     snapshot,
     wait_for,
 )
-from tests.console.test_accessibility import AXE, assert_accessible, join_letting_axe_in
 from tests.console.test_seat_screens import codes
 
 PHONE = {"width": 390, "height": 844}
@@ -269,13 +269,6 @@ def test_each_phone_enters_its_concealed_hand_and_keeps_dice_at_the_draw(
         return sorted(mine.get("Bo", {}).get("dice") or []) == [1, 1, 5, 5, 5]
 
     wait_for(bo, bo_holds)  # the reply comes before the views it changed
-
-
-@pytest.fixture(scope="module")
-def axe_source() -> str:
-    if not AXE.is_file():
-        pytest.fail(f"{AXE} is missing: scripts/test.sh installs it (npm ci in {AXE.parents[2]})")
-    return AXE.read_text(encoding="utf-8")
 
 
 def test_the_decision_panels_pass_axe(

@@ -6,17 +6,16 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.console.accessibility import assert_accessible
 from tests.console.conftest import Table, gm_login
-from tests.console.test_accessibility import assert_accessible, axe_source, page
-
-__all__ = ["axe_source", "page"]  # the fixtures: axe's source, a page that lets axe in
 
 
 @pytest.mark.parametrize("screen", [(768, 1024), (390, 844)])
 @pytest.mark.parametrize("game", ["sixshooter", "showdown"])
 def test_the_rows_per_player_are_accessible(
-    table: Table, page: Page, axe_source: str, game: str, screen: tuple[int, int]
+    table: Table, axe_page: Page, axe_source: str, game: str, screen: tuple[int, int]
 ) -> None:
+    page = axe_page
     width, height = screen
     page.set_viewport_size({"width": width, "height": height})
     gm_login(page, table.console.url)

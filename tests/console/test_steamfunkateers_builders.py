@@ -13,11 +13,8 @@ from playwright.sync_api import Page, expect
 from tabletop.console.forms import forms_for
 from tabletop.rules import games
 from tabletop.rules.games.steamfunkateers.actions import pool_spec
+from tests.console.accessibility import assert_accessible
 from tests.console.conftest import Table, gm_login, shoot, snapshot, wait_for
-
-# the page that lets axe in (the console's Content-Security-Policy refuses its inline script)
-from tests.console.test_accessibility import assert_accessible, axe_source  # noqa: F401
-from tests.console.test_accessibility import page as axe_page  # noqa: F401
 
 
 def _started(table: Table, page: Page) -> None:
@@ -145,8 +142,8 @@ def test_a_row_makes_the_command_the_command_line_makes() -> None:
 
 def test_the_builders_pass_axe(
     table: Table,
-    axe_page: Page,  # noqa: F811
-    axe_source: str,  # noqa: F811
+    axe_page: Page,
+    axe_source: str,
 ) -> None:
     _started(table, axe_page)
     check = axe_page.locator('form[data-verb="check"]')
