@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
-from tabletop.rules.games.errors import CardNotUsable, LuckyNumberError, OutOfTurn, WagerNotAllowed
+from tabletop.rules.games.errors import OutOfTurn
 from tabletop.rules.games.sixshooter import Game, event_name, state_to_json
+from tabletop.rules.games.sixshooter.errors import CardNotUsable, LuckyNumberError, WagerNotAllowed
 from tabletop.rules.games.sixshooter.events import (
     CardUsed,
     ChallengeDeclared,

@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
-from tabletop.rules.games.errors import ChallengeError, OutOfTurn, PlayerOutOfPlay
+from tabletop.rules.games.errors import OutOfTurn
 from tabletop.rules.games.sixshooter import Game, Outcome, Status, event_name, state_to_json
+from tabletop.rules.games.sixshooter.errors import ChallengeError, PlayerOutOfPlay
 from tabletop.rules.games.sixshooter.events import ChallengeResolved
 from tests.rules.table import new_game, roll, run, slots
 

@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from tabletop.rules.games.errors import CardNotUsable, DrawError, LuckyNumberError, SetupError
+from tabletop.rules.games.errors import DrawError, SetupError
 from tabletop.rules.games.sixshooter import Game, Outcome, event_name, state_to_json
+from tabletop.rules.games.sixshooter.errors import CardNotUsable, LuckyNumberError
 from tabletop.rules.games.sixshooter.events import ChallengeResolved
 from tests.rules.table import HANDS, PLAYERS, new_game, roll, run, slots
 

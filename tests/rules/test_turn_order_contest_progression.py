@@ -7,14 +7,7 @@ from typing import Any
 
 import pytest
 
-from tabletop.rules.games.errors import (
-    ContestError,
-    InvalidCommand,
-    LuckyNumberError,
-    NoGame,
-    ProgressionError,
-    SetupError,
-)
+from tabletop.rules.games.errors import InvalidCommand, NoGame, SetupError
 from tabletop.rules.games.sixshooter import (
     Game,
     Phase,
@@ -24,6 +17,7 @@ from tabletop.rules.games.sixshooter import (
     event_to_json,
     state_to_json,
 )
+from tabletop.rules.games.sixshooter.errors import ContestError, LuckyNumberError, ProgressionError
 from tabletop.rules.games.sixshooter.events import ContestEnded, ContestExchanged, TurnOrderDrawn
 from tests.rules.table import new_game, roll, run, slots
 

@@ -15,25 +15,27 @@ from typing import Any, TypeVar
 
 from ..cards import Card, shuffled, standard_deck
 from ..errors import (
-    CardNotUsable,
-    ChallengeError,
-    ContestError,
     DrawError,
     IllegalMove,
-    LuckyNumberError,
     NoGame,
     OutOfTurn,
-    PlayerOutOfPlay,
-    ProgressionError,
     SetupError,
     UnknownPlayer,
-    WagerNotAllowed,
     WrongPhase,
     plain,
     quote,
 )
 from . import commands as cm
 from . import events as ev
+from .errors import (
+    CardNotUsable,
+    ChallengeError,
+    ContestError,
+    LuckyNumberError,
+    PlayerOutOfPlay,
+    ProgressionError,
+    WagerNotAllowed,
+)
 from .model import (
     CRITICAL_CAP,
     HAND_SIZE,
