@@ -83,9 +83,9 @@ def arrows_up() -> list[str]:
         assert here is not None
         for line, module in imports_of(path):
             there = unit_of(module)
+            # `from tabletop import rules` resolves to tabletop.rules: the package rules.
             if there is None or there == here or module == "tabletop":
                 continue
-            # `from tabletop import rules` names the package rules, not tabletop's own code.
             if FLOORS[there] >= FLOORS[here]:
                 found.append(
                     f"{path.relative_to(SRC.parent)}:{line} imports {module}: {here} is on "

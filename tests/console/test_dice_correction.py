@@ -350,15 +350,15 @@ def test_the_labels_written_are_what_enrolment_reads(tmp_path: Path) -> None:
 
 
 def test_the_table_file_names_the_corrections_folder(tmp_path: Path) -> None:
+    from tabletop.config.places import corrections_folder
     from tabletop.config.table import ConfigError, parse_config
-    from tabletop.console.corrections import default_folder
 
     raw = {"table": {"id": "main"}, "seats": [{"name": "Ana"}], "camera": {"corrections": "kept"}}
     assert parse_config(raw).camera.corrections == "kept"
     assert parse_config({**raw, "camera": {}}).camera.corrections is None
     with pytest.raises(ConfigError, match="camera.corrections: expected text"):
         parse_config({**raw, "camera": {"corrections": 3}})
-    assert default_folder("main").parts[-3:] == ("tabletop", "corrections", "main")
+    assert corrections_folder("main").parts[-3:] == ("tabletop", "corrections", "main")
 
 
 def test_a_throw_photographed_before_the_page_opened_shows_on_it(

@@ -204,10 +204,11 @@ def _enrolment(config: Any) -> Any:
     it: a kept model is written to [camera] dice_model, or with none named to `dice-model/` in
     the corrections folder, which the bridge then reads at its start (said in the log)."""
     from tabletop.bridge.dice import TableValues, table_values
-    from tabletop.bridge.reenrol import Reenrolment, corrections_folder, model_folder
+    from tabletop.bridge.reenrol import Reenrolment, model_folder
+    from tabletop.config.places import corrections_folder
     from tabletop.vision.enrol import ENROLMENT_FILE
 
-    corrections = corrections_folder(config.camera.corrections, config.table)
+    corrections = corrections_folder(config.table, config.camera.corrections)
     model, configured = model_folder(config.camera.dice_model, corrections)
     assert model is not None  # a corrections folder is always named
     dice_model = config.camera.dice_model

@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from tabletop.config import places
 from tabletop.wire.payload import read_json
 
 from .dice import TableValues
@@ -357,9 +356,3 @@ def model_folder(dice_model: str | None, corrections: Path | None) -> tuple[Path
     return None, False
 
 
-def corrections_folder(corrections: str | None, table: str) -> Path:
-    """The table's corrections folder: the table file's `camera.corrections`, else where the
-    console keeps them by default (`tabletop.config.places`)."""
-    if corrections is not None:
-        return Path(corrections)
-    return places.corrections_folder(table)

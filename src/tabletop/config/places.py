@@ -16,7 +16,9 @@ def data_home() -> Path:
     return Path(os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share"))
 
 
-def corrections_folder(table: str) -> Path:
-    """Where a table's corrections are kept unless --corrections or the table file's
-    `camera.corrections` says otherwise: beside the game log, under the data directory."""
+def corrections_folder(table: str, configured: str | Path | None = None) -> Path:
+    """Where a table's corrections are kept: `configured` (--corrections, or the table file's
+    `camera.corrections`) when given, else beside the game log, under the data directory."""
+    if configured is not None:
+        return Path(configured)
     return data_home() / "tabletop" / "corrections" / table

@@ -36,7 +36,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from tabletop.config.places import corrections_folder
 from tabletop.rules.games.game import VerbGroup
 
 from . import ConsoleError
@@ -48,12 +47,6 @@ HEADER: Final = ("image", "cx", "cy", "value")
 MAX_DICE: Final = 40  # as many as the bridge announces (tabletop.bridge.dice.MAX_DICE)
 PHOTO_LIMIT: Final = 2 * 1024 * 1024  # the JPEG's bytes (the bridge's stay under 1.5 MB)
 _JPEG_START: Final = b"\xff\xd8\xff"
-
-
-def default_folder(table: str) -> Path:
-    """Where a table's corrections are kept by default (`tabletop.config.places`, which the
-    bridge reads too)."""
-    return corrections_folder(table)
 
 
 class CorrectionError(ConsoleError):

@@ -27,13 +27,14 @@ from pathlib import Path
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from tabletop.config.places import corrections_folder
 from tabletop.rules import games
 from tabletop.wire.mqtt import BrokerUrl
 from tabletop.wire.roles import User
 
 from . import ConsoleError
 from .app import build_app
-from .corrections import Corrections, default_folder
+from .corrections import Corrections
 from .feed import ROOM, TableFeed
 from .gate import (
     DESCRIPTOR_RESERVE,
@@ -89,7 +90,7 @@ class ConsoleServer:
         self.game = game
         # corrected throws, kept for the table's next enrolment
         # (src/tabletop/console/corrections.py)
-        folder = Path(corrections) if corrections is not None else default_folder(table)
+        folder = corrections_folder(table, corrections)
         self.corrections = Corrections(folder, table)
         # the seats' phones' joins, kept across a restart (src/tabletop/console/seats.py)
         self.seats_file = Path(seats_file) if seats_file is not None else default_seats_file(table)
