@@ -27,6 +27,7 @@ from tabletop.rules.games.game import (
     MatLayout,
     Option,
     Reroll,
+    Screen,
     SeatLights,
     Waiting,
     WaitKind,
@@ -244,6 +245,8 @@ class HighRoll(GameRules):
     has_secrets = False  # every throw is seen by all
     verbs = VERBS
     people = HighRollPeople
+    # how the console draws it: highroll.js (and highroll.css) beside this file
+    screen = Screen("tests.games", script="highroll.js", style="highroll.css")
 
     def new_engine(self, events: Sequence[Any] = ()) -> Engine:
         return Engine(events)
@@ -257,6 +260,7 @@ class HighRoll(GameRules):
             "game": "highroll",
             "phase": "finished" if state.over else "play",
             "players": [{"name": p, "wins": state.wins.get(p, 0)} for p in state.players],
+            "target": state.target,
             "throws": list(state.throws),
             "winner": state.winner,
             "pending": _pending(state),

@@ -39,6 +39,8 @@ def package_of(path: Path) -> str:
         return path.relative_to(ROOT).parts[0]
     parts = path.relative_to(SRC / "tabletop").parts
     return parts[0] if len(parts) > 1 else "tabletop"
+
+
 GAME_PACKAGES = tuple(games.built_in_packages())
 REGISTRY = ROOT / "src" / "tabletop" / "rules" / "games" / "registry.py"
 

@@ -30,11 +30,15 @@ Routes:
     POST /seat/N/act       the seat's own player's decision (JSON) -> the daemon's answer
     GET  /seat/N/dice.jpg  the last throw's picture, for the seat's page
     GET  /static/...       the page's scripts and styles, all served from here (no CDN)
+    GET  /games/screens.js, /games/screens.css
+                           every installed game's own screen: how the pages draw its seats,
+                           phase, end and seat decisions (src/tabletop/console/screens.py)
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import html
 import io
 import json
@@ -58,6 +62,7 @@ from .feed import TableFeed
 from .forms import FormError, forms_for
 from .guard import BodyTooLarge, Guard, ServedNames
 from .players import EXAMPLE_DECKS, player_setup
+from .screens import read_screens
 from .seats import (
     MAX_PHONES_PER_CODE,
     JoinRefused,
@@ -112,6 +117,10 @@ def build_app(
     # Each game's choices per player, read once (a game whose players pick a deck reads the
     # decks folder now, not on every page).
     setups = {name: player_setup(games.get(name), decks_folder) for name in games.names()}
+    # Each game's own drawing for the pages, read once.
+    drawings = read_screens(games.get(name) for name in games.names())
+    screens_js = _asset(drawings.script, "text/javascript; charset=utf-8")
+    screens_css = _asset(drawings.style, "text/css; charset=utf-8")
     screens = SeatScreens(sessions, seats_store)
     # No users in the table's file and an anonymous room view: the broker takes any login
     # (the simulated table, a laptop), so the login page says that any name opens the view.
@@ -517,6 +526,8 @@ def build_app(
             Route("/seat/{seat}/session", seat_session),
             Route("/seat/{seat}/act", seat_act, methods=["POST"]),
             Route("/seat/{seat}/dice.jpg", room_picture),
+            Route("/games/screens.js", screens_js),
+            Route("/games/screens.css", screens_css),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
         middleware=[Middleware(Guard, served=served)],
@@ -636,6 +647,22 @@ def _picture(feed: TableFeed) -> Response:
     if picture is None:
         return error(404, "no throw has been pictured yet")
     return Response(picture, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+def _asset(text: str, media_type: str) -> Callable[[Request], Awaitable[Response]]:
+    """A route that serves `text`, made once, as StaticFiles serves a file: revalidated on
+    each load (an ETag; 304 when the page has it already), so a console started with another
+    game installed is not drawn from an old copy."""
+    body = text.encode("utf-8")
+    tag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+    headers = {"ETag": tag, "Cache-Control": "no-cache"}
+
+    async def serve(request: Request) -> Response:
+        if tag in request.headers.get("if-none-match", ""):
+            return Response(status_code=304, headers=headers)
+        return Response(body, media_type=media_type, headers=headers)
+
+    return serve
 
 
 def _page(name: str) -> Response:

@@ -86,7 +86,7 @@
     return el("div", { class: field.kind === "flag" ? "field flag" : "field" }, label, control, help);
   }
 
-  // A "rows" field (Steamfunkateers' pools, a turn order's entrants): a row per item, each
+  // A "rows" field (a roll's pools of dice, a turn order's entrants): a row per item, each
   // with the game's columns in words; "who" is a player of the game from the list or a game
   // master's character with a name. Sent as a list of rows, one object each; the console
   // writes each as the command line would.
@@ -668,7 +668,7 @@
   const RANK_WORDS = { A: "ace", J: "jack", Q: "queen", K: "king", T: "10" };
   const SUIT_WORDS = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
   function cardWords(card) {
-    if (card.title) return card.title;  // a game's own card (a Showdown bullet)
+    if (card.title) return card.title;  // a card of the game's own deck (a bullet)
     const code = String(card.card || "");
     const match = /^(10|[2-9TJQKA])([SHDC])$/.exec(code);
     if (match) return `${RANK_WORDS[match[1]] || match[1]} of ${SUIT_WORDS[match[2]]}`;

@@ -72,23 +72,17 @@
   if (button) button.addEventListener("click", () => switchSounds(!on));
   body.dataset.soundsOn = "no";
 
-  // What happened between two snapshots, from the public state only.
+  // What happened between two snapshots, from the public state only: what the game's screen
+  // counts as shown (cards turned face-up, a hand revealed) and as hits (Strikes, points,
+  // Strain), each a number that grows.
   function counts(snapshot) {
     const state = snapshot.state || {};
-    const players = Array.isArray(state.players) ? state.players : [];
-    let faceUp = 0, strikes = 0, points = 0, strain = 0;
-    for (const player of players) {
-      for (const slot of player.slots || player.bullets || []) if (slot.state === "face_up") faceUp++;
-      strikes += Number(player.strikes || 0);
-      points += Number(player.points || 0);
-      strain += Number(player.strain || 0);
-    }
-    // a concealed poker hand shown at its reveal
-    for (const seat of (state.poker && state.poker.seats) || []) if (Array.isArray(seat.dice) && seat.dice.length) faceUp++;
+    const game = snapshot.prompt && snapshot.prompt.game;
+    const tally = TableView.screen(game).tally;
+    const { shown = 0, hits = 0 } = (tally ? tally(state) : null) || {};
     const dice = snapshot.dice;
     return {
-      game: snapshot.prompt && snapshot.prompt.game,
-      faceUp, strikes, points, strain,
+      game, shown, hits,
       read: dice && dice.event === "rolled" ? `${snapshot.dice_at}` : null,
       over: state.phase === "finished",
     };
@@ -98,8 +92,8 @@
     const now = counts(snapshot);
     if (before && before.game === now.game) {
       if (now.over && !before.over) play("win");
-      else if (now.strikes > before.strikes || now.points > before.points || now.strain > before.strain) play("strike");
-      else if (now.faceUp > before.faceUp) play("reveal");
+      else if (now.hits > before.hits) play("strike");
+      else if (now.shown > before.shown) play("reveal");
       else if (now.read && now.read !== before.read) play("throw");
     } else if (before && now.read && now.read !== before.read) play("throw");
     before = now;

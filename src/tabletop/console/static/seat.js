@@ -13,10 +13,6 @@
   const diceBox = document.getElementById("act-dice");
   const buttons = document.getElementById("act-buttons");
   const result = document.getElementById("act-result");
-  const DEAL = { draw: 5, hold_em: 2, lucky_seven: 7 };
-  const LUCK = [["bonus", "A bonus die"], ["reroll", "Re-roll the failure"],
-                ["upgrade", "Upgrade to a full success"], ["max_damage", "Maximum damage"],
-                ["reduce_damage", "Less damage taken"]];
   let shown = "";  // what the panel shows: drawn anew only when it changes
   let version = null;
   let sending = false;
@@ -105,83 +101,27 @@
       button("Stand pat (keep all)", { cmd: "draw", keep: [...dice] }, "you stand pat"));
   }
 
-  function betButtons(poker, me) {
-    const toCall = Number(poker.to_call || 0);
-    const least = Math.max(1, Number(poker.min_raise || 1));
-    const amount = el("input", { id: "act-amount", type: "number", inputmode: "numeric",
-                                 min: String(least), max: String(me.money), value: String(least) });
-    const raise = toCall > 0 ? "raise" : "bet";
-    const wanted = () => ({ cmd: "bet", action: raise, amount: Math.round(Number(amount.value)) });
-    const list = [
-      toCall > 0 ? button(`Call $${toCall}`, { cmd: "bet", action: "call" }, `you call $${toCall}`)
-                 : button("Check", { cmd: "bet", action: "check" }, "you check"),
-      button(toCall > 0 ? "Raise" : "Bet", wanted, toCall > 0 ? "your raise" : "your bet"),
-      button("Fold", { cmd: "bet", action: "fold" }, "you fold"),
-      button("All in", { cmd: "bet", action: "all_in" }, "you go all in"),
-    ];
-    diceBox.replaceChildren(el("div", { class: "act-amount" },
-      el("label", { for: "act-amount", text: toCall > 0 ? "Raise by ($)" : "Bet ($)" }), amount));
-    diceBox.hidden = false;
-    buttons.replaceChildren(...list);
-  }
-
-  // What this seat's player decides now, from the seat's own view and the prompt.
-  function decision(state, prompt) {
-    const mine = state.seat;
-    const pending = (prompt && prompt.pending) || {};
-    const game = prompt && prompt.game;
-    const poker = state.poker;
-    if (game === "ossix" && poker) {
-      const me = (poker.seats || []).find((s) => s.name === mine);
-      if (me && me.playing !== false && !me.folded) {
-        if (poker.phase === "betting" && poker.to_act === mine) {
-          return { key: `bet:${poker.to_call}:${poker.min_raise}:${me.money}`,
-                   words: poker.to_call > 0 ? `$${poker.to_call} to call` : "Your bet",
-                   draw: () => betButtons(poker, me) };
-        }
-        const dice = me.dice || [];
-        if (poker.phase === "deal" && poker.open === false && dice.length === 0) {
-          const size = DEAL[poker.variant] || 5;
-          return { key: `deal:${size}`, words: `Throw ${size} dice behind your hand and tap them`,
-                   draw: () => handPad(size, [], "Send my hand", (hand) => ({ cmd: "poker_hand", values: hand })) };
-        }
-        if (poker.phase === "draw" && state.your_turn && me.kept == null) {
-          return { key: `keep:${dice.join("")}`, words: "The draw: tap the dice you keep (2 or more)",
-                   draw: () => keepPad(dice) };
-        }
-        if (poker.phase === "draw" && state.your_turn && me.kept != null && poker.open === false) {
-          return { key: `redraw:${me.kept.join("")}`,
-                   words: `Throw the others again behind your hand; tap the ${5 - me.kept.length} new dice`,
-                   draw: () => handPad(5, me.kept, "Send my new hand", (hand) => ({ cmd: "poker_hand", values: hand })) };
-        }
+  // What a game's screen draws its decisions with (its `decision(state, prompt, pads)`):
+  // `show(above, ...buttons)` puts the buttons in the panel, and `above` (an amount to bet,
+  // or null) over them; `button(text, command, done)` sends `command` (an object, or a
+  // function that makes one) and says "Sent: done."; the dice pads build a hand.
+  const pads = {
+    el, button, handPad, keepPad,
+    show(above, ...list) {
+      if (above) {
+        diceBox.replaceChildren(above);
+        diceBox.hidden = false;
       }
-    }
-    if (!state.your_turn) return null;
-    if (game === "ossix" && pending.type === "spend") {
-      return { key: "spend", words: "Your Luck Point: what does it buy?",
-               draw: () => buttons.replaceChildren(...LUCK.map(([use, text]) =>
-                 button(text, { cmd: "spend_luck", use }, text.toLowerCase()))) };
-    }
-    if (game === "ossix" && pending.type === "action" && pending.player === mine) {
-      return { key: "action", words: "Before you throw: spend a Luck Point for a bonus die?",
-               draw: () => buttons.replaceChildren(
-                 button("Spend a Luck Point: a bonus die", { cmd: "spend_luck", use: "bonus" }, "a Luck Point for a bonus die")) };
-    }
-    if (game === "sixshooter" && pending.type === "lucky") {
-      return { key: "lucky", words: "Your Lucky Number came up: draw a replacement card?",
-               draw: () => buttons.replaceChildren(
-                 button("Yes, draw one", { cmd: "lucky", replace: true }, "yes"),
-                 button("No", { cmd: "lucky", replace: false }, "no")) };
-    }
-    if (game === "steamfunkateers") {
-      return { key: "fold", words: "Fold, spending a point of Vigor?",
-               draw: () => buttons.replaceChildren(button("Fold (a point of Vigor)", { cmd: "fold" }, "you fold")) };
-    }
-    if (game === "showdown" && pending.type === "reroll") {
-      return { key: "reroll", words: "Your Re-roll card: throw the die again, or let it stand",
-               draw: () => buttons.replaceChildren(button("Let it stand", { cmd: "keep" }, "the die stands")) };
-    }
-    return null;
+      buttons.replaceChildren(...list);
+    },
+  };
+
+  // What this seat's player decides now, from the seat's own view and the prompt, as the
+  // game's screen says it (null: nothing).
+  function decision(state, prompt) {
+    const game = prompt && prompt.game;
+    const drawing = TableView.screen(game);
+    return drawing.decision ? drawing.decision(state, prompt, pads) : null;
   }
 
   document.addEventListener("table-rendered", (event) => {

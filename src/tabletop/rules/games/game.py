@@ -476,6 +476,18 @@ def labelled(
 
 
 @dataclass(frozen=True, slots=True)
+class Screen:
+    """Where a game's own screen lies: a script (and a stylesheet) in the game's package that
+    draws its seats, phase, end and seat decisions in the console's pages (the console serves
+    every installed game's in /games/screens.js and /games/screens.css; docs/architecture.md,
+    "Writing a game")."""
+
+    package: str  # the package the files lie in (the game's own: `__package__`)
+    script: str = "screen.js"
+    style: str | None = "screen.css"  # None: the game's screen needs no rules of its own
+
+
+@dataclass(frozen=True, slots=True)
 class GameInfo:
     """A game as `tabletop games` lists it."""
 
@@ -844,6 +856,12 @@ class GameRules(ABC):
 
     # A game with decks of its own (not playing cards) names its deck files' "format" here.
     deck_format: str | None = None
+
+    # -- the console ------------------------------------------------------------------------
+
+    # The game's own drawing in the console's pages (None: the console draws each player's
+    # name, LEDs and slots, and the state as it comes).
+    screen: Screen | None = None
 
     def deck_codes(self, raw: object, source: str) -> tuple[str, tuple[str, ...]]:
         """A parsed deck file of this game's own cards: (the deck's name, its cards' codes

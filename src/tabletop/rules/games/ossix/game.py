@@ -20,6 +20,7 @@ from tabletop.rules.games.game import (
     MatLayout,
     Option,
     Scoring,
+    Screen,
     SeatLights,
     VerbGroup,
     Waiting,
@@ -51,6 +52,7 @@ class OsSix(GameRules):
     # The player's own decisions: a bet (check, call, raise, fold, all in), the dice kept
     # at the draw, a hand entered while poker is concealed, a Luck Point spent.
     seat_verbs = frozenset({"bet", "draw", "poker_hand", "spend_luck"})
+    screen = Screen("tabletop.rules.games.ossix")  # screen.js, screen.css
     info = GameInfo(
         name="ossix",
         title="OS-SIX",

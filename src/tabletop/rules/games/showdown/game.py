@@ -13,6 +13,7 @@ from ..game import (
     GameRules,
     Indicators,
     MatLayout,
+    Screen,
     SeatLights,
     SlotLight,
     SlotShow,
@@ -39,6 +40,7 @@ class Showdown(GameRules):
 
     # The player's own decisions: a Re-roll let stand, a defender's pass.
     seat_verbs = frozenset({"keep", "pass"})
+    screen = Screen("tabletop.rules.games.showdown")  # screen.js, screen.css
     info = GameInfo(
         name="showdown",
         title="Six-Gun Showdown",

@@ -18,6 +18,7 @@ from ..game import (
     MatLayout,
     Option,
     PeopleSettings,
+    Screen,
     SeatLights,
     TableHands,
     TableReader,
@@ -79,6 +80,8 @@ class SixShooter(GameRules):
 
     # The player's own decision: a Lucky Number offer answered.
     seat_verbs = frozenset({"lucky"})
+    # screen.js; its cards are playing cards, which the console styles for every game
+    screen = Screen("tabletop.rules.games.sixshooter", style=None)
     info = GameInfo(
         name="sixshooter",
         title="Six Shooter",

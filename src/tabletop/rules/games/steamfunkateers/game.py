@@ -13,6 +13,7 @@ from ..game import (
     Indicators,
     MatLayout,
     Option,
+    Screen,
     SeatLights,
     TableReader,
     Waiting,
@@ -32,6 +33,7 @@ class Steamfunkateers(GameRules):
 
     # The player's own decision: a Vigor spent to fold.
     seat_verbs = frozenset({"fold"})
+    screen = Screen("tabletop.rules.games.steamfunkateers")  # screen.js, screen.css
     info = GameInfo(
         name="steamfunkateers",
         title="Steamfunkateers",
