@@ -90,7 +90,7 @@ def command_handler(
 ) -> tuple[str, HandlerT]:
     """The `cmd` of a command and its handler among `handlers`; refuses what is not a command
     object or names no handler (InvalidCommand, listing the game's commands), and any command
-    but `new_game` while no game is in play (NoGame; `state` has `in_play` and `over`)."""
+    but `new_game` while no game is in play (NoGame; `state` has `in_play` and `started`)."""
     if not isinstance(command, Mapping):
         raise InvalidCommand("expected a command object", "cmd")
     cmd = command.get("cmd")
@@ -101,7 +101,7 @@ def command_handler(
     if cmd != "new_game" and not state.in_play:
         raise NoGame(
             "the game is over: the game master starts a new one"
-            if state.over
+            if state.started
             else "there is no game yet: the game master starts one first"
         )
     return cmd, handler

@@ -7,11 +7,11 @@ heading of the seed's section it comes from). The dice arrive as a `roll` comman
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from tabletop.rules.games.errors import IllegalMove, InvalidCommand, plain, quote
-from tabletop.rules.games.game import EventLog
+from tabletop.rules.games.game import EventLog, command_handler
 
 from . import poker
 from .duel import DuelStep, pool_change, resolved
@@ -147,48 +147,18 @@ class Game(EventLog[State, Event]):
 
     def execute(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
         """The events `command` causes, folded into the state; the state is unchanged on error."""
-        if not isinstance(command, Mapping):
-            raise InvalidCommand("expected a command object", "cmd")
         return self._record(self._decide(command))
 
     # -- deciding --------------------------------------------------------------------------
 
     def _decide(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
-        cmd = command.get("cmd")
+        cmd, handler = command_handler(command, _HANDLERS, "OS-SIX", self._state)
+        if cmd in ("new_game", "end_game"):
+            return handler(self, command)
         state = self._state
-        if cmd == "new_game":
-            return self._new_game(command)
-        if state.over:
-            raise IllegalMove("no game is being played: start one first", "game")
-        if cmd == "end_game":
-            return (Event(EventKind.ENDED),)
-        handler = {
-            "action": self._action,
-            "help": self._help,
-            "spend_luck": self._spend_luck,
-            "award_luck": self._award_luck,
-            "push": self._push,
-            "roll": self._roll,
-            "panic": self._panic,
-            "strain": self._strain,
-            "gm_roll": self._gm_roll,
-            "load": self._load,
-            "long_rest": self._long_rest,
-            "duel": self._duel,
-            "duel_end": self._duel_end,
-            "poker_start": self._poker_start,
-            "ante": self._ante,
-            "bet": self._bet,
-            "draw": self._draw,
-            "poker_hand": self._poker_hand,
-            "poker_leave": self._poker_leave,
-            "poker_end": self._poker_end,
-        }.get(cmd if isinstance(cmd, str) else "")
-        if handler is None:
-            raise InvalidCommand(f"cmd: OS-SIX has no command {quote(cmd)}", "cmd")
         table = state.poker
         if table is not None and table.in_hand and cmd not in DURING_A_HAND:
-            what = DOING.get(str(cmd), str(cmd).replace("_", " "))
+            what = DOING.get(cmd, cmd.replace("_", " "))
             raise IllegalMove(
                 f"cannot {what} during a hand of poker: finish the hand (or end the poker) first",
                 "gambling",
@@ -203,7 +173,10 @@ class Game(EventLog[State, Event]):
                 f"{pending.player} must use the pushed Luck Point first",
                 "pushing your luck",
             )
-        return handler(command)
+        return handler(self, command)
+
+    def _end_game(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
+        return (Event(EventKind.ENDED),)
 
     def _new_game(self, command: Mapping[str, Any]) -> tuple[Event, ...]:
         if not self._state.over:
@@ -813,3 +786,31 @@ def _revealed(table: Poker) -> Event:
         for s in live
     )
     return Event(EventKind.POKER_REVEALED, players=tuple(s.name for s in live), text=words)
+
+
+# Each command's handler: the one dispatch every engine uses (tabletop.rules.games.game's
+# command_handler, which refuses an unknown verb and any but new_game while no game is on).
+_HANDLERS: dict[str, Callable[[Game, Mapping[str, Any]], tuple[Event, ...]]] = {
+    "new_game": Game._new_game,
+    "end_game": Game._end_game,
+    "action": Game._action,
+    "help": Game._help,
+    "spend_luck": Game._spend_luck,
+    "award_luck": Game._award_luck,
+    "push": Game._push,
+    "roll": Game._roll,
+    "panic": Game._panic,
+    "strain": Game._strain,
+    "gm_roll": Game._gm_roll,
+    "load": Game._load,
+    "long_rest": Game._long_rest,
+    "duel": Game._duel,
+    "duel_end": Game._duel_end,
+    "poker_start": Game._poker_start,
+    "ante": Game._ante,
+    "bet": Game._bet,
+    "draw": Game._draw,
+    "poker_hand": Game._poker_hand,
+    "poker_leave": Game._poker_leave,
+    "poker_end": Game._poker_end,
+}

@@ -175,6 +175,10 @@ class State:
     over: bool = True
 
     @property
+    def in_play(self) -> bool:
+        return self.started and not self.over
+
+    @property
     def players(self) -> tuple[str, ...]:
         return tuple(c.name for c in self.characters)
 
