@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 from daemon_helpers import (
@@ -20,7 +21,7 @@ from daemon_helpers import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tabletop.daemon.referee import Outcome
+from tabletop.daemon.referee import NOT_READ, Outcome
 from tabletop.wire.mqtt import MqttLink, NotConnected, parse_broker_url
 from tabletop.wire.payload import MAX_PAYLOAD_BYTES
 
@@ -140,10 +141,10 @@ def test_a_bug_in_a_batch_is_logged_and_the_table_goes_on(
         assert gm.send(ROSTER)["ok"]
         real_handle = daemon.daemon.referee.handle
 
-        def handle(payload: bytes) -> Outcome:
+        def handle(payload: bytes, read: Any = NOT_READ) -> Outcome:
             if b"boom" in payload:
                 raise RuntimeError("a bug")
-            return real_handle(payload)
+            return real_handle(payload, read)
 
         monkeypatch.setattr(daemon.daemon.referee, "handle", handle)
         gm.send_raw(b'{"cmd": "boom"}')

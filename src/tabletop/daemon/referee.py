@@ -32,7 +32,7 @@ from tabletop.wire.payload import (
     MAX_PAYLOAD_BYTES,
     PayloadError,
     check_value,
-    read_json,
+    read_command,
     whole_number,
 )
 
@@ -40,6 +40,8 @@ from .fingerprint import fingerprint
 from .store import CommandRecord, GameLog, Snapshot, StoreError
 
 log = logging.getLogger(__name__)
+# `Referee.handle`'s `read` when the caller has not read the payload: it reads it itself.
+NOT_READ: Final = object()
 
 PROTOCOL_VERSION: Final = 1
 # The game of a log written before tables hosted more than one game.
@@ -313,14 +315,17 @@ class Referee:
 
     # -- deciding -------------------------------------------------------------------------
 
-    def handle(self, payload: bytes) -> Outcome:
-        """Decides one payload from `game/command`; nothing is durable until commit()."""
+    def handle(self, payload: bytes, read: Any = NOT_READ) -> Outcome:
+        """Decides one payload from `game/command`; nothing is durable until commit().
+        `read`: what `read_command(payload)` gave, when the caller has read the payload
+        already (the daemon reads each command once); the payload's own text is what the
+        log keeps."""
         command_id: str | None = None
         id_value: str | int | None = None
         try:
-            try:
-                raw = read_json(payload)
-            except PayloadError as error:
+            raw = read_command(payload) if read is NOT_READ else read
+            if isinstance(raw, PayloadError):
+                error = raw
                 # The reply still carries the id when one can be read, so the sender is not
                 # left waiting for an answer that never comes.
                 id_value = _salvage_id(payload)

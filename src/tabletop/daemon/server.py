@@ -19,11 +19,11 @@ from tabletop.rules.games import DEFAULT_GAME
 from tabletop.rules.games.game import WaitKind
 from tabletop.rules.games.reading import Action, Alert, Execute
 from tabletop.wire.mqtt import Message, MqttLink
-from tabletop.wire.payload import PayloadError, encode, read_json
+from tabletop.wire.payload import PayloadError, encode, read_command, read_json
 from tabletop.wire.throttled_log import ThrottledLog
 from tabletop.wire.topics import TableTopics
 
-from .referee import PROTOCOL_VERSION, SNAPSHOT_EVERY, Outcome, Referee
+from .referee import NOT_READ, PROTOCOL_VERSION, SNAPSHOT_EVERY, Outcome, Referee
 from .seat_commands import SeatRefusal, check_seat_command, is_seat_command
 from .store import GameLog, LogDatabase, StoreError
 from .table import PhysicalTable, hidden_names
@@ -216,19 +216,18 @@ class TableServer:
                 len(item.payload),
             )
         elif item.topic == self.topics.command:
-            sync = sync_reply(item.payload)
+            read = read_command(item.payload)  # once: every step below takes what it read
+            sync = sync_reply(read)
             if sync is not None:
                 # Answered in order with the round's replies, after every earlier round's
                 # events and views: a client's barrier, never logged, never a command.
                 outcomes.append(Outcome(sync, duplicate=True))
-            elif (seat := seat_command_of(item.payload)) is not None and not (
-                self.referee.answered(seat)
-            ):
-                self._seat_command(seat, outcomes, now)
+            elif is_seat_command(read) and not self.referee.answered(read):
+                self._seat_command(read, outcomes, now)
             elif table is None:
-                outcomes.append(self.referee.handle(item.payload))
+                outcomes.append(self.referee.handle(item.payload, read))
             else:
-                self._table_command(table, item.payload, outcomes, now)
+                self._table_command(table, item.payload, read, outcomes, now)
         elif table is not None and table.owns(item.topic):
             state = self.referee.game.state
             self._act(table, table.message(item.topic, item.payload, state, now), outcomes, now)
@@ -261,7 +260,8 @@ class TableServer:
             return
         assert table is not None  # check_seat_command refuses a table without seats
         count = len(outcomes)
-        self._table_command(table, encode(command), outcomes, now)
+        payload = encode(command)
+        self._table_command(table, payload, read_command(payload), outcomes, now)
         for index in range(count, len(outcomes)):
             if outcomes[index].reply.get("id") == command.get("id"):
                 outcomes[index] = replace(outcomes[index], seat=number)
@@ -272,21 +272,23 @@ class TableServer:
     # -- the physical table ----------------------------------------------------------------
 
     def _table_command(
-        self, table: PhysicalTable, payload: bytes, outcomes: list[Outcome], now: float
+        self,
+        table: PhysicalTable,
+        payload: bytes,
+        raw: Any,
+        outcomes: list[Outcome],
+        now: float,
     ) -> None:
-        """A game master's command: a deal or a draw without cards waits for the mat."""
-        try:
-            raw = read_json(payload)
-        except PayloadError:
-            raw = None
+        """A game master's command (`payload`, and `raw`, what read_command made of it): a
+        deal or a draw without cards waits for the mat."""
         if not isinstance(raw, dict):
-            outcomes.append(self.referee.handle(payload))  # the referee words the refusal
+            outcomes.append(self.referee.handle(payload, raw))  # the referee words the refusal
             return
         trial = self.referee.trial(raw)
         if trial is None:
             # Refused, or a repeat: answered now, never held while the mat is awaited. The
             # refusal is the game master's reply; nothing on the table is to be put right.
-            self._execute(table, raw, payload, outcomes, now, by_game_master=True)
+            self._execute(table, raw, payload, outcomes, now, by_game_master=True, read=raw)
             return
         rules, state = trial
         table.use(rules)  # a new game of another game is read by that game's reader
@@ -298,7 +300,7 @@ class TableServer:
             # `end_adventure`). What it reads as a move on the mat is not made here: the game
             # master's command is no move on the mat, and a table whose mat never reported
             # would read every face-up card as lifted.
-            after = self._execute(table, raw, payload, outcomes, now, by_game_master=True)
+            after = self._execute(table, raw, payload, outcomes, now, by_game_master=True, read=raw)
             table.record([action for action in after if not isinstance(action, Execute)])
             return
         what = "the deal on the mat" if raw.get("cmd") != "turn_order" else "cards on the pad"
@@ -335,8 +337,12 @@ class TableServer:
         now: float,
         *,
         by_game_master: bool = False,
+        read: Any = NOT_READ,
     ) -> list[Action]:
-        outcome = self.referee.handle(payload)
+        """Decides `command` (sent as `payload`; `read`: what read_command made of it, where
+        the caller read it; a reader's command is read back from its JSON, so the engine gets
+        lists where the reader built tuples) and hands the table's reader its outcome."""
+        outcome = self.referee.handle(payload, read)
         outcomes.append(outcome)
         state = self.referee.game.state
         if outcome.duplicate:  # answered again as before; the table heard of it then
@@ -470,32 +476,16 @@ class TableServer:
             self._last_views[topic] = payload
 
 
-def sync_reply(payload: bytes) -> dict[str, Any] | None:
-    """The answer to `{"cmd": "sync", "id": ...}` (None for any other payload).
+def sync_reply(read: Any) -> dict[str, Any] | None:
+    """The answer to `{"cmd": "sync", "id": ...}` (None for any other command), from what
+    read_command made of the payload.
 
     A client that has had the reply to its command sends a sync and waits for its answer:
     by then every event and view of the rounds before has been published to it, where
     waiting for a quiet spell would be a guess at how fast the host is."""
-    if b'"sync"' not in payload:
+    if not isinstance(read, dict) or read.get("cmd") != "sync" or set(read) - {"cmd", "id", "v"}:
         return None
-    try:
-        raw = read_json(payload)
-    except PayloadError:
-        return None
-    if not isinstance(raw, dict) or raw.get("cmd") != "sync" or set(raw) - {"cmd", "id", "v"}:
-        return None
-    return {"v": PROTOCOL_VERSION, "id": raw.get("id"), "ok": True, "sync": True}
-
-
-def seat_command_of(payload: bytes) -> dict[str, Any] | None:
-    """The command a seat's phone sent (it names its `seat`), or None for any other payload."""
-    if b'"seat"' not in payload:
-        return None
-    try:
-        raw = read_json(payload)
-    except PayloadError:
-        return None
-    return raw if is_seat_command(raw) else None
+    return {"v": PROTOCOL_VERSION, "id": read.get("id"), "ok": True, "sync": True}
 
 
 def internal_refusal(payload: bytes) -> dict[str, Any]:

@@ -70,6 +70,15 @@ def read_json(payload: bytes, *, max_bytes: int = MAX_PAYLOAD_BYTES) -> Any:
     return value
 
 
+def read_command(payload: bytes) -> Any:
+    """What `read_json` makes of `payload`, or the PayloadError it raised, as a value: the daemon
+    reads a command once, and words its refusal where the command is decided."""
+    try:
+        return read_json(payload)
+    except PayloadError as error:
+        return error
+
+
 def check_value(value: Any, where: str = "") -> None:
     """Raises PayloadError if `value` nests too deeply or holds text UTF-8 cannot encode.
 
