@@ -354,5 +354,3 @@ def model_folder(dice_model: str | None, corrections: Path | None) -> tuple[Path
     if corrections is not None:
         return corrections / BESIDE, False
     return None, False
-
-

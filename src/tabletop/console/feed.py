@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tabletop.wire.mqtt import BrokerUrl, Connected, Disconnected, Message, MqttLink
+from tabletop.wire.resend import resend_waits, with_id
 from tabletop.wire.topics import TableTopics
 
 from . import ConsoleError
@@ -207,7 +208,7 @@ class TableFeed:
         self, command: Mapping[str, Any], timeout: float = 10.0, resend_after: float = 2.0
     ) -> dict[str, Any]:
         """Sends a command and returns the daemon's reply, resending it (same id) while none
-        comes, as tabletop.daemon.client.TableClient does.
+        comes, as tabletop.daemon.client.TableClient does (tabletop.wire.resend).
 
         While the table is offline (no connection to the broker, or the daemon's retained
         availability says "offline") nothing is sent and Offline says so at once: a command
@@ -215,27 +216,22 @@ class TableFeed:
         if not self.audience.commands:
             raise ConsoleError("the room's feed sends no commands")
         self._refuse_offline()
-        payload = {**command, "id": f"console-{uuid.uuid4().hex[:16]}", "source": "console"}
-        key = str(payload["id"])
+        key, data = with_id(command, "console", keep_id=False, source="console")
         loop = asyncio.get_running_loop()
         answer: asyncio.Future[Any] = loop.create_future()
         self._replies[key] = (loop, answer)
-        data = json.dumps(payload).encode()
-        deadline = loop.time() + timeout
         try:
-            while True:
+            for wait in resend_waits(timeout, resend_after, loop.time):
                 self.link.publish(self.table.command, data)
-                wait = min(resend_after, deadline - loop.time())
                 try:
                     reply: dict[str, Any] = await asyncio.wait_for(asyncio.shield(answer), wait)
                     return reply
                 except TimeoutError:
                     self._refuse_offline()  # it went offline during the wait
-                    if loop.time() >= deadline:
-                        raise NoReply(
-                            f"No answer: the rules daemon did not reply in {timeout:g} s; look "
-                            "at the table before sending it again"
-                        ) from None
+            raise NoReply(
+                f"No answer: the rules daemon did not reply in {timeout:g} s; look "
+                "at the table before sending it again"
+            )
         finally:
             self._replies.pop(key, None)
 

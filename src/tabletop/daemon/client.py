@@ -6,9 +6,10 @@ What `tabletop gm` uses, and what any other program that drives a table can use:
         reply = table.send({"cmd": "roll", "value": 5})
         table.state()
 
-`send` gives each command an id and, while no reply comes, sends it again with the same id:
-the daemon applies an id once and answers a repeat with the reply it gave, so a command lost
-while the daemon restarted is applied exactly once.
+`send` gives each command an id and, while no reply comes, sends it again with the same id
+(`tabletop.wire.resend`, as the console does): the daemon applies an id once and answers a
+repeat with the reply it gave, so a command lost while the daemon restarted is applied exactly
+once.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from types import TracebackType
 from typing import Any
 
 from tabletop.wire.mqtt import BrokerUrl, Message, MqttLink
+from tabletop.wire.resend import resend_waits, with_id
 from tabletop.wire.topics import TableTopics
 
 from .errors import DaemonError
@@ -97,22 +99,17 @@ class TableClient:
         self, command: Mapping[str, Any], timeout: float = 10.0, resend_after: float = 2.0
     ) -> dict[str, Any]:
         """Sends a command and returns its reply; resends it (same id) while none comes."""
-        payload = dict(command)
-        payload.setdefault("id", f"c-{uuid.uuid4().hex[:16]}")
-        key = str(payload["id"])
+        key, data = with_id(command, "c")
         self._pending_ids.add(key)
-        data = json.dumps(payload).encode()
-        deadline = time.monotonic() + timeout
         try:
-            while True:
+            for wait in resend_waits(timeout, resend_after):
                 self.link.publish(self.topics.command, data)
-                resend_at = min(deadline, time.monotonic() + resend_after)
-                while (now := time.monotonic()) < resend_at:
-                    self.pump(resend_at - now)
+                until = time.monotonic() + wait
+                while (now := time.monotonic()) < until:
+                    self.pump(until - now)
                     if key in self._answers:
                         return self._answers.pop(key)
-                if time.monotonic() >= deadline:
-                    raise NoReply(self._silence_reason(timeout))
+            raise NoReply(self._silence_reason(timeout))
         finally:
             self._pending_ids.discard(key)
 

@@ -46,7 +46,6 @@ if TYPE_CHECKING:
     from tabletop.hardware.camera.base import Frame
 
 
-
 class FaultKind(enum.Enum):
     """What a fault does to the table."""
 

@@ -42,7 +42,6 @@ from .parts import TableParts
 from .view import Frame, Header, LiveView
 
 if TYPE_CHECKING:
-
     from .faults import Faults
 
 NAMES = ("Ana", "Bo", "Cy", "Dee", "Eli", "Fay")
