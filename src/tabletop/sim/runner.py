@@ -9,6 +9,7 @@ retained game state, the alerts and the LEDs.
 from __future__ import annotations
 
 import contextlib
+import enum
 import json
 import random
 import sys
@@ -434,13 +435,7 @@ class SimulatedTable:
     ) -> None:
         rng = random.Random(self.seed)
 
-        new_game_answered = [True]  # whether the last new game asked for was acknowledged
-        # A new game the daemon held for the mat (its ok reply `waiting` for the deal) lives in
-        # that daemon's memory: when it has gone offline since (its will), the game master, who
-        # sees the table come back with no game, asks again (the 400-game soak, Six Shooter
-        # seed 303083). Kept: when it was held, the seq of the state then (the game has started
-        # once a command is applied after it), and how often the daemon had gone offline.
-        held: list[Any] = [None, None, 0]
+        request = _NewGame()
 
         def send(command: dict[str, Any]) -> None:
             try:
@@ -451,12 +446,7 @@ class SimulatedTable:
                 reply = {"ok": False, "error": str(error)}
             ok = bool(reply.get("ok"))
             if command.get("cmd") == "new_game":
-                new_game_answered[0] = ok
-                held[:] = (
-                    [time.monotonic(), client.state_seq, client.daemon_offline_seen]
-                    if ok and "waiting" in reply
-                    else [None, None, 0]
-                )
+                request.replied(ok, "waiting" in reply, client)
             if ok:
                 self.acknowledged.append(reply)
             if ok and reply.get("events") and isinstance(reply.get("seq"), int):
@@ -477,13 +467,10 @@ class SimulatedTable:
         def start_game(seed: int) -> None:
             """The people start a game: they ask for it and deal what the table needs."""
             people.start_game(seed=seed)
+            request.asked_at = time.monotonic()
 
         games = 0
         start_game(self.seed)
-        # When the new game was last asked for: until a daemon acknowledges it the people play
-        # nothing (there is no game to play) and ask again after NEW_GAME_AGAIN_S (one
-        # acknowledged may wait for the mat to read a deal: it is never asked again).
-        asked_at = time.monotonic()
         # The state the people last acted on, and when.
         acted_on: Any = None
         acted_at: float | None = None
@@ -504,20 +491,12 @@ class SimulatedTable:
             elif time.monotonic() - moved_at >= self.stall_after:
                 self._stalled(games + 1, time.monotonic() - moved_at, seen)
                 break
-            if not new_game_answered[0]:
-                if time.monotonic() - asked_at >= NEW_GAME_AGAIN_S:
+            awaited = request.awaited(client, time.monotonic())
+            if awaited is not _Awaited.NOTHING:
+                if awaited is _Awaited.ASK_AGAIN:
                     self.summary.new_games_asked_again += 1
                     start_game(self.seed + games)
-                    asked_at = time.monotonic()
-                continue
-            if held[0] is not None:
-                if client.state_seq > held[1]:
-                    held[:] = [None, None, 0]  # the held game started
-                elif client.daemon_offline_seen > held[2]:
-                    self.summary.new_games_asked_again += 1
-                    start_game(self.seed + games)
-                    asked_at = time.monotonic()
-                    continue
+                continue  # there is no game to play yet
             if not client.in_step():
                 continue  # the public state or the prompt of this state is still on its way
             if self._observe(seen, leds, client):
@@ -526,7 +505,6 @@ class SimulatedTable:
                 self.on_game_finished(self.summary)
                 if games < self.games:
                     start_game(self.seed + games)
-                    asked_at = time.monotonic()
                 acted_on, acted_at = None, None
                 continue
             now = time.monotonic()
@@ -549,6 +527,10 @@ class SimulatedTable:
             acted_on, acted_at = state, (time.monotonic() if acted else None)
         self.summary.mistakes_made = people.mistakes_made
         self.summary.mistakes_caught = people.mistakes_caught
+        self._settle(client, leds)
+
+    def _settle(self, client: _Client, leds: SimulatedLeds) -> None:
+        """The games are over: the table's last alerts and LED frame are let reach us."""
         # The games are over: no new fault from here (one injected while the table settles
         # would raise an alert nobody is left to see resolved; CI caught two so), and one under
         # way ends first, its part coming back.
@@ -784,6 +766,49 @@ class SimulatedTable:
                 mat_status="connected" if self._mat_connected() else "NOT CONNECTED",
             )
         )
+
+
+class _Awaited(enum.Enum):
+    """What the people wait for before they play on (`_NewGame.awaited`)."""
+
+    NOTHING = "nothing"  # a game is on (or being dealt): play
+    ANSWER = "answer"  # the daemon's answer to the new game asked for
+    ASK_AGAIN = "ask again"  # the game asked for is lost: ask for it again now
+
+
+@dataclass(slots=True)
+class _NewGame:
+    """The people's new game, from their asking to its start.
+
+    Until a daemon acknowledges it they play nothing (there is no game to play) and ask again
+    after NEW_GAME_AGAIN_S (one acknowledged may wait for the mat to read a deal: it is never
+    asked again for that). A new game the daemon held for the mat (its ok reply `waiting` for
+    the deal) lives in that daemon's memory: when it has gone offline since (its will), the game
+    master, who sees the table come back with no game, asks again (the 400-game soak, Six
+    Shooter seed 303083)."""
+
+    answered: bool = True  # whether the last new game asked for was acknowledged
+    asked_at: float = 0.0
+    held_seq: int | None = None  # held for the mat: the state's seq then (started once past it)
+    held_offline: int = 0  # held: how often the daemon had gone offline then
+
+    def replied(self, ok: bool, held: bool, client: _Client) -> None:
+        self.answered = ok
+        if ok and held:
+            self.held_seq, self.held_offline = client.state_seq, client.daemon_offline_seen
+        else:
+            self.held_seq, self.held_offline = None, 0
+
+    def awaited(self, client: _Client, now: float) -> _Awaited:
+        if not self.answered:
+            again = now - self.asked_at >= NEW_GAME_AGAIN_S
+            return _Awaited.ASK_AGAIN if again else _Awaited.ANSWER
+        if self.held_seq is not None:
+            if client.state_seq > self.held_seq:
+                self.held_seq, self.held_offline = None, 0  # the held game started
+            elif client.daemon_offline_seen > self.held_offline:
+                return _Awaited.ASK_AGAIN
+        return _Awaited.NOTHING
 
 
 class _Client(TableClient):
