@@ -60,8 +60,13 @@ def inside(module: str, root: str) -> bool:
     return module == root or module.startswith(root + ".")
 
 
-def crossing_imports_made_absolute(files: list[str], old: str) -> int:
-    """Rewrites each relative import that crosses `old`'s edge as an absolute one."""
+def crossing_imports_made_absolute(files: list[str], old: str, new: str) -> int:
+    """Rewrites each relative import that crosses `old`'s edge as an absolute one; where `new`
+    stays beside `old` (a module renamed in its package), each relative import of it keeps
+    its dots and takes the new name, and the moved module's own imports are left as they are."""
+    old_parent, _, _ = old.rpartition(".")
+    new_parent, _, new_leaf = new.rpartition(".")
+    renamed = old_parent == new_parent
     changed = 0
     for file in files:
         path = Path(file)
@@ -72,6 +77,12 @@ def crossing_imports_made_absolute(files: list[str], old: str) -> int:
 
         def one(m: re.Match[str], here: str = here, path: Path = path) -> str:
             target = absolute(path, m.group(2), m.group(3))
+            if renamed:
+                if not inside(target, old) or inside(here, old):
+                    return m.group(0)
+                parts = m.group(3).split(".")
+                parts[len(parts) - 1 - (target.count(".") - old.count("."))] = new_leaf
+                return f"{m.group(1)}{m.group(2)}{'.'.join(parts)}{m.group(4)}"
             if inside(here, old) != inside(target, old):
                 return f"{m.group(1)}{target}{m.group(4)}"
             return m.group(0)
@@ -131,7 +142,7 @@ def move(old: str, new: str) -> None:
     files = subprocess.run(
         ["git", "ls-files"], check=True, capture_output=True, text=True
     ).stdout.splitlines()
-    crossing = crossing_imports_made_absolute(files, old)
+    crossing = crossing_imports_made_absolute(files, old, new)
     changed = rewrite(files, old, new, old_path, new_path)
     new_path.parent.mkdir(parents=True, exist_ok=True)
     package = new_path.parent
@@ -140,7 +151,7 @@ def move(old: str, new: str) -> None:
         subprocess.run(["git", "add", str(package / "__init__.py")], check=True)
         package = package.parent
     subprocess.run(["git", "mv", str(old_path), str(new_path)], check=True)
-    print(f"{old} -> {new}: {changed} files rewritten, {crossing} relative imports made absolute")
+    print(f"{old} -> {new}: {changed} files rewritten, {crossing} with relative imports rewritten")
 
 
 def main(argv: list[str]) -> int:

@@ -22,7 +22,7 @@ from .actions import GM_ACTIONS
 from .engine import Game, throw_pending
 from .events import CODEC, Event, GameStarted
 from .model import CONTEST_WINS
-from .players import SimulatedTable, dice_command, gm_command, new_game_command
+from .people import SimulatedTable, dice_command, gm_command, new_game_command
 from .reading import DiceReader
 from .state import GameState
 from .view import describe_event, render_view, state_to_json, waiting
