@@ -123,3 +123,29 @@ def test_the_scan_resolves_relative_and_absolute_imports() -> None:
     assert "tabletop.rules.games" in imported_modules(
         ROOT / "src" / "tabletop" / "daemon" / "referee.py"
     )
+
+
+# What every game's package holds, by the same names (docs/architecture.md, "Writing a game"):
+# a reader who knows one game finds the same part of another in the same file. A game may add
+# files of its own (OS-SIX's poker.py, Showdown's decks.py).
+EVERY_GAME_HAS = (
+    "game.py",  # the GameRules adapter the registry finds
+    "events.py",
+    "state.py",
+    "engine.py",
+    "view.py",
+    "reading.py",  # the table reader
+    "actions.py",  # the game master's verbs
+    "people.py",  # the simulated people
+    "screen.js",  # the console's drawing of it
+)
+
+
+def test_every_game_is_the_same_set_of_files() -> None:
+    missing = [
+        f"{package}: {name}"
+        for package in GAME_PACKAGES
+        for name in EVERY_GAME_HAS
+        if not (SRC.joinpath(*package.split(".")) / name).is_file()
+    ]
+    assert GAME_PACKAGES and missing == []
