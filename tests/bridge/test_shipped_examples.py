@@ -133,6 +133,7 @@ def test_the_laptop_example_runs_as_shipped(tmp_path: Path) -> None:
             assert "bridge: camera (" not in said  # no problem with the camera
             assert 'simulated: the mat (mat.port = "sim://")' in said
             assert 'the camera (camera.source = "sim")' in said
+            assert 'the seat LEDs (leds.backend = "sim")' in said
         finally:
             watch.link.stop()
 
@@ -175,6 +176,8 @@ def test_the_pi_example_runs_with_its_devices_swapped_by_the_environment(
         said = bridge.stderr
         assert f"$TABLETOP_MAT={path}, instead of mat.port" in said
         assert 'the camera ($TABLETOP_CAMERA=sim, instead of camera.source = "picamera")' in said
+        # the LEDs are named as the other devices are: by what chose them
+        assert 'the seat LEDs ($TABLETOP_LEDS=sim, instead of leds.backend = "gpio")' in said
     finally:
         mat.stop()
         broker.stop()

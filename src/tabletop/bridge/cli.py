@@ -11,13 +11,13 @@ import threading
 from typing import Any
 
 from tabletop.errors import UserError
+from tabletop.hardware import CAMERA_ENV, LEDS_ENV, MAT_ENV
 from tabletop.wire.broker_option import BrokerOption
 
 log = logging.getLogger("tabletop.bridge.bridge")
 # The environment swaps the devices the table file names (a dry run of the Pi's file on a
-# laptop; the tests of the shipped examples): the file is never edited for it.
-MAT_ENV = "TABLETOP_MAT"
-CAMERA_ENV = "TABLETOP_CAMERA"
+# laptop; the tests of the shipped examples): the file is never edited for it
+# (tabletop.hardware: MAT_ENV, CAMERA_ENV, LEDS_ENV).
 
 
 def register(subparsers: Any) -> None:
@@ -29,7 +29,7 @@ def register(subparsers: Any) -> None:
         "the rules daemon's LED frames on the seat LEDs (docs/mqtt.md).",
         epilog="The environment swaps the devices the file names, without editing it:\n"
         f"${MAT_ENV} (a mat port, or sim:), ${CAMERA_ENV} (a camera source, or sim),\n"
-        "$TABLETOP_LEDS (sim or gpio). A part that fails is one log line saying what to do\n"
+        f"${LEDS_ENV} (sim or gpio). A part that fails is one log line saying what to do\n"
         "(docs/troubleshooting.md); the bridge keeps trying it.\n\n"
         "`tabletop bridge enrol --config TABLE.toml` asks the table's running bridge to enrol\n"
         "the camera from the game master's corrections, and prints how it goes: it keeps the\n"
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     from tabletop.bridge.health import CameraStatus
     from tabletop.config.table import ConfigError, load_config
     from tabletop.hardware.camera import SOURCE_FORMS, BadSourceURL, parse_source
-    from tabletop.hardware.leds import LedError, open_leds
+    from tabletop.hardware.leds import LedError, SimulatedLeds, open_leds
     from tabletop.hardware.mat import MatError, open_mat
     from tabletop.hardware.mat.transport import is_simulated
     from tabletop.wire.mqtt import MqttError, NotConnected
@@ -117,13 +117,14 @@ def run(args: argparse.Namespace) -> int:
         values=enrolment.values,
     )
     leds = open_leds(config.leds)
+    _, leds_setting = _chosen(LEDS_ENV, config.leds.backend, "leds.backend")
     # Never silent: a simulated device stands in for nothing on a real table.
     simulated = [
         name
         for name, is_sim in (
             (f"the mat ({port_setting})", is_simulated(port)),
             (f"the camera ({source_setting})", spec.kind == "sim"),
-            ("the seat LEDs (leds.backend)", type(leds).__name__ == "SimulatedLeds"),
+            (f"the seat LEDs ({leds_setting})", isinstance(leds, SimulatedLeds)),
         )
         if is_sim
     ]

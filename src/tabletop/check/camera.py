@@ -22,11 +22,12 @@ from typing import Any, Final
 import cv2
 import numpy as np
 
+from tabletop.hardware import CAMERA_ENV
 from tabletop.hardware.camera import CameraError, Frame, FrameSource, open_source
 from tabletop.vision.calibration import Calibration, find_tray
 from tabletop.vision.errors import CalibrationError
 
-from .context import CAMERA_ENV, Context
+from .context import Context
 from .person import Person
 
 PART: Final = "camera"

@@ -5,17 +5,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
 
 from tabletop.config.table import TableConfig
+from tabletop.hardware import CAMERA_ENV, MAT_ENV
 
 from .person import Person
 from .report import Checklist
 
 # The environment swaps the devices the file names, as it does for `tabletop bridge`
-# (src/tabletop/bridge/cli.py), so the check looks at what the bridge would open.
-MAT_ENV: Final = "TABLETOP_MAT"
-CAMERA_ENV: Final = "TABLETOP_CAMERA"
+# (tabletop.hardware: MAT_ENV, CAMERA_ENV), so the check looks at what the bridge would open.
 
 
 @dataclass(slots=True)

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
+from tabletop.hardware import MAT_ENV
 from tabletop.hardware.mat import (
     CardEvent,
     CardMap,
@@ -43,7 +44,7 @@ from tabletop.hardware.mat.zones import MatLayout
 from tabletop.rules import games
 
 from . import cards as card_part
-from .context import MAT_ENV, Context
+from .context import Context
 from .person import Person
 
 PART: Final = "mat"

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from tabletop.hardware import LEDS_ENV
 from tabletop.wire.leds import LEDS_PER_SEAT, LedFrame, LedState, startup_pattern
 
 from .config import LedConfig
@@ -187,8 +188,8 @@ class GpioLeds(SeatLeds):
 
 
 def open_leds(config: LedConfig, clock: Callable[[], float] = time.monotonic) -> SeatLeds:
-    """The backend the configuration (or TABLETOP_LEDS) asks for; nothing is opened yet."""
-    backend = os.environ.get("TABLETOP_LEDS", config.backend)
+    """The backend the configuration (or $TABLETOP_LEDS) asks for; nothing is opened yet."""
+    backend = os.environ.get(LEDS_ENV, config.backend)
     if backend == "sim":
         return SimulatedLeds(config, clock)
     if backend == "gpio":

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING
 
 import serial
 
+from tabletop.hardware import MAT_ENV
+
 from .cardmap import CardMap, default_card_map
 from .errors import LinkError, PortBusyError
 from .events import MatEvent
@@ -38,7 +40,6 @@ log = logging.getLogger(__name__)
 
 REOPEN_S = 0.2  # the first retry: a re-enumerating USB mat is back within a second or so
 REOPEN_MAX_S = 2.0  # the retries back off to this
-ENVIRONMENT = "TABLETOP_MAT"
 SIMULATED = "sim:"
 
 
@@ -52,12 +53,12 @@ def open_mat(
     A simulated mat taken for want of a URL is said in the log: a maker who forgot the port
     must not take the simulated mat for the real one.
     """
-    chosen = url or os.environ.get(ENVIRONMENT)
+    chosen = url or os.environ.get(MAT_ENV)
     if not chosen:
         log.warning(
             "no mat port given and $%s is not set: using a simulated mat (%s); name the real "
             "one (/dev/tabletop-mat) to read cards",
-            ENVIRONMENT,
+            MAT_ENV,
             SIMULATED,
         )
     return MatDriver(chosen or SIMULATED, cards, split_seats)
