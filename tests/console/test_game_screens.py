@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from urllib.error import HTTPError
 
@@ -76,23 +77,37 @@ def test_a_game_only_the_tests_know_is_drawn_from_its_own_screen(
     expect(page.locator('#final li[data-name="Bo"]')).to_contain_text("0 rounds won")
 
 
-def test_the_console_serves_every_installed_games_screen(high_roll: Table) -> None:
+def test_every_page_links_each_installed_games_screen(high_roll: Table) -> None:
     base = high_roll.console.url
-    with urllib.request.urlopen(base + "games/screens.js", timeout=10) as answer:
+    with urllib.request.urlopen(base, timeout=10) as answer:
+        room = answer.read().decode()
+    for name in games.names():
+        assert f'<script src="/games/{name}/screen.js" defer></script>' in room, name
+    assert '<link rel="stylesheet" href="/games/highroll/screen.css">' in room
+    # Six Shooter has no stylesheet of its own (its cards are everyone's)
+    assert "/games/sixshooter/screen.css" not in room
+    # each after the console's own: table.js first, the page's script last
+    assert room.index("/static/table.js") < room.index("/games/highroll/screen.js")
+    assert room.index("/games/highroll/screen.js") < room.index("/static/room.js")
+    with urllib.request.urlopen(base + "games/highroll/screen.js", timeout=10) as answer:
         script = answer.read().decode()
         tag = answer.headers["ETag"]
         assert answer.headers["Content-Type"].startswith("text/javascript")
-    for name in games.names():
-        assert f'TableView.addGame("{name}"' in script, name
-    with urllib.request.urlopen(base + "games/screens.css", timeout=10) as answer:
-        style = answer.read().decode()
-    assert ".high-roll .die" in style and ".gambler" in style
+    assert script.count("TableView.addGame(") == 1 and 'addGame("highroll"' in script
+    with urllib.request.urlopen(base + "games/highroll/screen.css", timeout=10) as answer:
+        assert ".high-roll .die" in answer.read().decode()
     # revalidated, not fetched again: 304 while the page holds this copy
-    asked = urllib.request.Request(base + "games/screens.js", headers={"If-None-Match": tag})
+    asked = urllib.request.Request(
+        base + "games/highroll/screen.js", headers={"If-None-Match": tag}
+    )
     with pytest.raises(HTTPError) as unchanged:
         urllib.request.urlopen(asked, timeout=10)
     unchanged.value.close()  # its socket: an HTTPError holds the answer open
     assert unchanged.value.code == 304
+    with pytest.raises(HTTPError) as unknown:
+        urllib.request.urlopen(base + "games/nogame/screen.js", timeout=10)
+    unknown.value.close()
+    assert unknown.value.code == 404
 
 
 class _Unfinished(HighRoll):
@@ -108,19 +123,19 @@ def test_a_game_whose_screen_is_missing_is_named_and_the_others_are_served(
     assert drawn.missing == ("highroll: tests/games/nothing-here.js: No such file or directory",)
     assert "tests/games/nothing-here.js" in caplog.text
     # its stylesheet is left out with it; the other game is whole
-    assert "high-roll" not in drawn.style
-    assert 'TableView.addGame("showdown"' in drawn.script and ".gunslinger" in drawn.style
+    assert list(drawn.scripts) == ["showdown"] and list(drawn.styles) == ["showdown"]
+    assert 'TableView.addGame("showdown"' in drawn.scripts["showdown"]
 
 
 @pytest.mark.parametrize("name", sorted(games.BUILT_IN))
 def test_every_built_in_game_brings_a_screen_that_draws_it(name: str) -> None:
     drawn = read_screens([games.get(name)])
     assert drawn.missing == ()
-    assert re.findall(r'TableView\.addGame\("([a-z]+)"', drawn.script) == [name]
+    assert re.findall(r'TableView\.addGame\("([a-z]+)"', drawn.scripts[name]) == [name]
     screen = games.get(name).screen
     assert screen is not None
     # a stylesheet when the game names one (Six Shooter's playing cards are everyone's)
-    assert bool(drawn.style.strip()) == (screen.style is not None), name
+    assert (name in drawn.styles) == (screen.style is not None), name
 
 
 def test_the_consoles_own_pages_name_no_game() -> None:
@@ -136,3 +151,57 @@ def test_the_consoles_own_pages_name_no_game() -> None:
         if re.search(rf"\b{re.escape(word)}\b", line, re.IGNORECASE)
     ]
     assert found == []
+
+
+class _Broken(HighRoll):
+    """High Roll under another name, with a screen script that does not parse."""
+
+    info = replace(HighRoll.info, name="brokenroll", title="Broken Roll")
+    screen = Screen("tests.games", script="broken_screen.js", style=None)
+
+
+class _Faulty(HighRoll):
+    """High Roll under another name, whose screen's seats throw."""
+
+    info = replace(HighRoll.info, name="faultyroll", title="Faulty Roll")
+    screen = Screen("tests.games", script="faulty_screen.js", style=None)
+
+
+@pytest.fixture
+def faulty_games(tmp_path: Path) -> Iterator[Table]:
+    """A table whose console serves High Roll beside two games with broken screens."""
+    extra = [HIGH_ROLL, _Broken(), _Faulty()]
+    for game in extra:
+        games.register(game)
+    running = Table(tmp_path)
+    try:
+        running.start()
+        yield running
+    finally:
+        running.stop()
+        for game in extra:
+            games.unregister(game.name)
+
+
+def test_a_broken_screen_loses_its_own_game_drawing_alone(faulty_games: Table, page: Page) -> None:
+    errors: list[str] = []
+    page.on("pageerror", lambda failed: errors.append(str(failed)))
+    page.on("console", lambda said: errors.append(said.text) if said.type == "error" else None)
+    table = faulty_games
+    new = {"cmd": "new_game", "game": "faultyroll", "players": ["Ana", "Bo"]}
+    assert table.send({**new, "options": {"target": 1}})["ok"]
+    page.goto(table.console.url)
+    # the seats as any game's (each player's box), the rest from the game's own screen
+    expect(page.locator('#seats .seat[data-name="Ana"]')).to_be_visible()
+    expect(page.locator("#seats .dots")).to_have_count(0)
+    expect(page.locator("#phase")).to_have_text("A faulty game's own phase")
+    assert any("a bug in the seats" in line for line in errors), errors
+    # brokenroll's script did not parse, and was the only one lost
+    assert any("Unexpected token" in line for line in errors), errors
+    _roll(table, 6)
+    _roll(table, 1)
+    expect(page.locator("#final-title")).to_have_text("The game is over")
+    # High Roll, served beside both, draws from its own screen as ever
+    assert table.send({**new, "game": "highroll"})["ok"]
+    ana = page.locator('#seats [data-name="Ana"]')
+    expect(ana.locator(".dots")).to_have_attribute("aria-label", "Rounds won 0 of 3")

@@ -30,8 +30,8 @@ Routes:
     POST /seat/N/act       the seat's own player's decision (JSON) -> the daemon's answer
     GET  /seat/N/dice.jpg  the last throw's picture, for the seat's page
     GET  /static/...       the page's scripts and styles, all served from here (no CDN)
-    GET  /games/screens.js, /games/screens.css
-                           every installed game's own screen: how the pages draw its seats,
+    GET  /games/NAME/screen.js, /games/NAME/screen.css
+                           an installed game's own screen: how the pages draw its seats,
                            phase, end and seat decisions (src/tabletop/console/screens.py)
 """
 
@@ -117,10 +117,29 @@ def build_app(
     # Each game's choices per player, read once (a game whose players pick a deck reads the
     # decks folder now, not on every page).
     setups = {name: player_setup(games.get(name), decks_folder) for name in games.names()}
-    # Each game's own drawing for the pages, read once.
+    # Each game's own drawing for the pages, read once; each page links every game's.
     drawings = read_screens(games.get(name) for name in games.names())
-    screens_js = _asset(drawings.script, "text/javascript; charset=utf-8")
-    screens_css = _asset(drawings.style, "text/css; charset=utf-8")
+    game_files = {
+        **{
+            f"{name}/screen.js": _asset(text, "text/javascript; charset=utf-8")
+            for name, text in drawings.scripts.items()
+        },
+        **{
+            f"{name}/screen.css": _asset(text, "text/css; charset=utf-8")
+            for name, text in drawings.styles.items()
+        },
+    }
+
+    def linked_page(name: str, seat: int | None = None) -> Response:
+        text = drawings.linked((STATIC / name).read_text(encoding="utf-8"))
+        return HTMLResponse(text if seat is None else text.replace("__SEAT__", str(seat)))
+
+    async def game_file(request: Request) -> Response:
+        serve = game_files.get(f"{request.path_params['game']}/{request.path_params['file']}")
+        if serve is None:
+            return error(404, "no such game screen: see /games/NAME/screen.js of a game installed")
+        return await serve(request)
+
     screens = SeatScreens(sessions, seats_store)
     # No users in the table's file and an anonymous room view: the broker takes any login
     # (the simulated table, a laptop), so the login page says that any name opens the view.
@@ -154,9 +173,7 @@ def build_app(
             )
             code = request.query_params.get("code", "")[:12]
             return _join_page(seat, message, code=code)
-        return HTMLResponse(
-            (STATIC / "seat.html").read_text(encoding="utf-8").replace("__SEAT__", str(seat))
-        )
+        return linked_page("seat.html", seat)
 
     async def seat_join(request: Request) -> Response:
         seat = seat_number(request)
@@ -245,12 +262,12 @@ def build_app(
         return JSONResponse(answer)
 
     async def room_page(request: Request) -> Response:
-        return _page("room.html")
+        return linked_page("room.html")
 
     async def overlay_page(request: Request) -> Response:
         # the room's public feed on a transparent page (a streaming program's browser
         # source): the same data as the room view, so the same access (no login)
-        return _page("overlay.html")
+        return linked_page("overlay.html")
 
     async def room_events(request: Request) -> Response:
         return EventSourceResponse(_stream(room, request), ping=10, send_timeout=10)
@@ -265,7 +282,7 @@ def build_app(
         if sessions.get(request.cookies.get(COOKIE)) is None:
             ended = "ended" in request.query_params
             return login_page(SESSION_ENDED if ended else "")
-        return _page("gm.html")
+        return linked_page("gm.html")
 
     async def gm_login(request: Request) -> Response:
         if request.method == "GET":  # the address opened by hand: the login page, not JSON
@@ -526,8 +543,7 @@ def build_app(
             Route("/seat/{seat}/session", seat_session),
             Route("/seat/{seat}/act", seat_act, methods=["POST"]),
             Route("/seat/{seat}/dice.jpg", room_picture),
-            Route("/games/screens.js", screens_js),
-            Route("/games/screens.css", screens_css),
+            Route("/games/{game}/{file}", game_file),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
         middleware=[Middleware(Guard, served=served)],
@@ -663,10 +679,6 @@ def _asset(text: str, media_type: str) -> Callable[[Request], Awaitable[Response
         return Response(body, media_type=media_type, headers=headers)
 
     return serve
-
-
-def _page(name: str) -> Response:
-    return HTMLResponse((STATIC / name).read_text(encoding="utf-8"))
 
 
 def _login_page(

@@ -78,8 +78,7 @@
   function counts(snapshot) {
     const state = snapshot.state || {};
     const game = snapshot.prompt && snapshot.prompt.game;
-    const tally = TableView.screen(game).tally;
-    const { shown = 0, hits = 0 } = (tally ? tally(state) : null) || {};
+    const { shown = 0, hits = 0 } = TableView.said(game, "tally", state) || {};
     const dice = snapshot.dice;
     return {
       game, shown, hits,

@@ -119,9 +119,7 @@
   // What this seat's player decides now, from the seat's own view and the prompt, as the
   // game's screen says it (null: nothing).
   function decision(state, prompt) {
-    const game = prompt && prompt.game;
-    const drawing = TableView.screen(game);
-    return drawing.decision ? drawing.decision(state, prompt, pads) : null;
+    return TableView.said(prompt && prompt.game, "decision", state, prompt, pads) || null;
   }
 
   document.addEventListener("table-rendered", (event) => {

@@ -2,7 +2,7 @@
 // Shared by the room view, the game master's view, the seats' screens and the overlay: the same
 // drawing, different data. What is particular to a game, its seats, its phase in words, its
 // end, a seat's decisions, is drawn by the game's own screen (its package's screen.js, served
-// in /games/screens.js after this file), registered here with `TableView.addGame`; nothing in
+// as /games/NAME/screen.js after this file), registered here with `TableView.addGame`; nothing in
 // this file knows which game is on the table.
 "use strict";
 
@@ -170,11 +170,27 @@ const TableView = (() => {
   //                                page's body (data-scene) for the game's stylesheet
   const screens = {};
   function addGame(name, make) {
-    screens[name] = make(kit);
+    try {
+      screens[name] = make(kit);
+    } catch (failed) {
+      console.error(`${name}'s screen did not start: the game is drawn as any game`, failed);
+    }
   }
   const NO_SCREEN = {};
   function screen(game) {
     return screens[game] || NO_SCREEN;
+  }
+  // What the game's screen says of `part` (undefined where it has no such part, or where the
+  // part failed: a game's bug draws that part as any game's, and the rest of the page goes on).
+  function said(game, part, ...args) {
+    const fn = screen(game)[part];
+    if (typeof fn !== "function") return undefined;
+    try {
+      return fn(...args);
+    } catch (failed) {
+      console.error(`${game}'s screen failed at ${part}: drawn as any game's`, failed);
+      return undefined;
+    }
   }
 
 
@@ -288,10 +304,10 @@ const TableView = (() => {
   // The end of a game: who won and the final standing, in words, as the game says them.
   function finalStanding(game, state, events) {
     const players = state.players || [];
-    const said = screen(game).final ? screen(game).final(state, events) : {};
-    const title = said.title || "The game is over";
-    const winner = said.winner || "";
-    const rows = said.rows || players.map((p) => [p.name, ""]);
+    const words = said(game, "final", state, events) || {};
+    const title = words.title || "The game is over";
+    const winner = words.winner || "";
+    const rows = words.rows || players.map((p) => [p.name, ""]);
     const list = el("ol", { class: "standing" });
     for (const [name, words] of rows) {
       list.append(el("li", { "data-name": name }, el("strong", { class: "standing-name", text: name }),
@@ -303,8 +319,9 @@ const TableView = (() => {
 
   // The phase, round or adventure the game is in, in words (from its public state only).
   function phaseWords(game, state) {
-    if (!state || !screen(game).phase) return "";
-    const words = screen(game).phase(state).filter(Boolean).join(" · ");
+    const parts = state ? said(game, "phase", state) : null;
+    if (!Array.isArray(parts)) return "";
+    const words = parts.filter(Boolean).join(" · ");
     return words.charAt(0).toUpperCase() + words.slice(1);
   }
 
@@ -326,7 +343,7 @@ const TableView = (() => {
     const drawing = screen(game);
     // what the table holds now, as the game names it ("poker"): its stylesheet lays the page
     // out for it (body[data-scene="poker"])
-    document.body.dataset.scene = (state && drawing.scene && drawing.scene(state)) || "";
+    document.body.dataset.scene = (state && said(game, "scene", state)) || "";
     const final = document.getElementById("final");
     if (final && changed("final", over, game, over ? state : null)) {
       final.hidden = !over;
@@ -339,12 +356,20 @@ const TableView = (() => {
       phaseLine.hidden = !words;
     }
     const seatsChanged = changed("seats", game, snapshot.state, snapshot.leds,
-                                 drawing.drawnFrom ? drawing.drawnFrom(snapshot) : "");
+                                 said(game, "drawnFrom", snapshot) || "");
     if (seatsChanged) {
       const seats = document.getElementById("seats");
       seats.replaceChildren();
       seats.dataset.game = game || "";
-      (drawing.seats || (snapshot.state && snapshot.state.players ? playerSeats : generic))(snapshot, seats);
+      const fallback = snapshot.state && snapshot.state.players ? playerSeats : generic;
+      try {
+        (drawing.seats || fallback)(snapshot, seats);
+      } catch (failed) {
+        // a game's bug draws its seats as any game's, and the rest of the page goes on
+        console.error(`${game}'s screen failed at seats: drawn as any game's`, failed);
+        seats.replaceChildren();
+        fallback(snapshot, seats);
+      }
     }
     if (changed("turn", prompt && prompt.who) || seatsChanged) markTurn(prompt && prompt.who);
     if (changed("alerts", alert) || seatsChanged) {
@@ -482,5 +507,5 @@ const TableView = (() => {
     return scale;
   }
 
-  return { follow, render, el, sessionEnded, fit, addGame, screen };
+  return { follow, render, el, sessionEnded, fit, addGame, screen, said };
 })();

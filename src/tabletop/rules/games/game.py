@@ -145,8 +145,8 @@ class Option:
 class Screen:
     """Where a game's own screen lies: a script (and a stylesheet) in the game's package that
     draws its seats, phase, end and seat decisions in the console's pages (the console serves
-    every installed game's in /games/screens.js and /games/screens.css; docs/architecture.md,
-    "Writing a game")."""
+    each installed game's as /games/NAME/screen.js and /games/NAME/screen.css;
+    docs/architecture.md, "Writing a game")."""
 
     package: str  # the package the files lie in (the game's own: `__package__`)
     script: str = "screen.js"
