@@ -47,6 +47,9 @@ def _roll(table: Table, value: int) -> None:
 def test_a_game_only_the_tests_know_is_drawn_from_its_own_screen(
     high_roll: Table, page: Page
 ) -> None:
+    errors: list[str] = []
+    page.on("pageerror", lambda failed: errors.append(str(failed)))
+    page.on("console", lambda said: errors.append(said.text) if said.type == "error" else None)
     reply = high_roll.send({"cmd": "new_game", "game": "highroll", "players": ["Ana", "Bo"]})
     assert reply["ok"], reply
     page.goto(high_roll.console.url)
@@ -75,6 +78,8 @@ def test_a_game_only_the_tests_know_is_drawn_from_its_own_screen(
     expect(page.locator("#final .winner-line")).to_have_text("Ana wins")
     expect(page.locator('#final li[data-name="Ana"]')).to_contain_text("3 rounds won")
     expect(page.locator('#final li[data-name="Bo"]')).to_contain_text("0 rounds won")
+    # nothing went wrong on the page: no script error, no file missing (its icon included)
+    assert errors == [], errors
 
 
 def test_every_page_links_each_installed_games_screen(high_roll: Table) -> None:
