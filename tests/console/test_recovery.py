@@ -7,14 +7,25 @@ whether its login is live and shows the login form, saying why, with no reload b
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import APIResponse, Browser, Page, Route, expect
 
 from tabletop.console.server import ConsoleServer
 from tests.console.conftest import TABLE, USERS, Table, gm_login, login
 
 ENDED = "Your session ended"
+
+
+def pumped_until(page: Page, check: Callable[[], bool], timeout_ms: float = 20_000) -> None:
+    """Waits for `check`, letting Playwright deliver the page's events meanwhile (the sync API
+    hands them over only inside its own calls, so a plain sleep would wait for ever)."""
+    waited = 0.0
+    while not check():
+        assert waited < timeout_ms, "the page did not get there"
+        page.wait_for_timeout(50)
+        waited += 50
 
 
 def test_after_a_console_restart_the_page_shows_the_login(table: Table, page: Page) -> None:
@@ -71,3 +82,29 @@ def test_an_unreachable_console_is_retried_not_taken_for_a_log_out(
     page.unroute("**/gm/**")
     # reachable again: the console says the session is gone, and the page shows the login
     expect(page.locator("#login-error")).to_contain_text(ENDED, timeout=30_000)
+
+
+def test_logging_out_here_is_not_taken_for_a_session_that_ended(table: Table, page: Page) -> None:
+    """The console ends the page's stream while the log-out's answer is on its way; the page
+    that logged out must not read that as its session running out (it went to "Your session
+    ended" at times, and cut the next page's navigation short: CI's red run of 2026-12-02)."""
+    gm_login(page, table.console.url)
+    expect(page.locator("#connection")).to_have_text("Table online")
+    held: list[tuple[Route, APIResponse]] = []
+    page.route("**/gm/logout", lambda route: held.append((route, route.fetch(max_redirects=0))))
+    checks: list[str] = []
+    page.on("request", lambda request: checks.append(request.url) if "/gm/session" in request.url else None)
+    ended: list[str] = []
+    page.on("requestfinished", lambda request: ended.append(request.url))
+    page.on("requestfailed", lambda request: ended.append(request.url))
+    page.get_by_role("button", name="Log out").click(no_wait_after=True)
+    # the console has logged the session out and the page's stream is over; only then does
+    # the log-out's answer reach the page
+    pumped_until(page, lambda: bool(held) and table.console.sessions.count == 0)
+    pumped_until(page, lambda: any(url.endswith("/gm/events") for url in ended))
+    route, answer = held[0]
+    route.fulfill(response=answer)
+    expect(page.get_by_label("User name")).to_be_visible()
+    assert page.url == table.console.url + "gm"
+    expect(page.locator("main")).not_to_contain_text(ENDED)
+    assert checks == []  # the page never asked whether its login was live: it knew

@@ -142,6 +142,7 @@ def test_a_seat_opens_only_with_its_own_code_and_outlives_the_gm_login(
         # room's view and saying it waits for a game master, and its seat's view comes back
         # with the next login
         page.get_by_role("button", name="Log out").click()
+        expect(page.get_by_label("User name")).to_be_visible()
         expect(phone.locator("#no-gm")).to_be_visible(timeout=20_000)
         gm_login(page, base)
         expect(phone.locator("#no-gm")).to_be_hidden(timeout=20_000)

@@ -2,7 +2,9 @@
 "use strict";
 (() => {
   const el = TableView.el;
-  TableView.follow("/gm/events", document.body, "/gm/session");
+  const feed = TableView.follow("/gm/events", document.body, "/gm/session");
+  // Logging out is this page leaving, not its session ending (that says "Your session ended").
+  document.querySelector('form[action="/gm/logout"]').addEventListener("submit", feed.leave);
 
   function input(verb, field) {
     const id = `${verb}-${field.name}`;

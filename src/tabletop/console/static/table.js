@@ -453,6 +453,7 @@ const TableView = (() => {
     focusableLists();
     let last = { broker: false, online: false };
     let source = null;
+    let leaving = false;
     function open() {
       source = new EventSource(path);
       source.addEventListener("snapshot", (message) => {
@@ -464,6 +465,7 @@ const TableView = (() => {
         document.dispatchEvent(new CustomEvent("table-rendered", { detail: last }));
       });
       source.onerror = async () => {
+        if (leaving) return;
         status(last, false);
         const current = source;
         if (sessionPath && await loggedOut(sessionPath)) {
@@ -475,7 +477,13 @@ const TableView = (() => {
       };
     }
     open();
-    return { snapshot: () => last };
+    // A page that logs itself out stops following first: the console ends its stream while
+    // the log-out's answer is on its way, and that end is not a session that ran out.
+    function leave() {
+      leaving = true;
+      if (source) source.close();
+    }
+    return { snapshot: () => last, leave };
   }
 
   // True only when the console answers that this browser's login is gone (401); an
