@@ -17,7 +17,7 @@ import ssl
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,6 +26,7 @@ from playwright.sync_api import Browser, expect
 from tabletop.console import ConsoleError
 from tabletop.console.server import ConsoleServer
 from tabletop.rules.games.errors import InvalidCommand
+from tabletop.servers import wait_until
 from tabletop.wire.broker import free_port
 from tabletop.wire.mqtt import BrokerUrl
 from tests.console.conftest import PASSWORDS, TABLE, USERS, Table, gm_login
@@ -36,14 +37,6 @@ from tests.steamfunkateers.helpers import new_game
 
 ROOT = Path(__file__).resolve().parents[2]
 STRANGER = "127.0.0.2"
-
-
-def wait_until(check: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
-    """Waits for `check` to hold; the timeout is only a safety net."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"never happened: {what}"
-        time.sleep(0.02)
 
 
 def half_sent(port: int, source: str, count: int, tls: bool = False) -> list[socket.socket]:
@@ -178,8 +171,10 @@ def test_a_request_that_never_finishes_is_closed_and_a_stream_lives_on(
         seen += stream.recv(65536)
     slow, silent = half_sent(port, STRANGER, 1)[0], socket.create_connection(("127.0.0.1", port))
     try:
-        wait_until(lambda: closed_by_server(slow), "the half-sent request closed")
-        wait_until(lambda: closed_by_server(silent), "the silent connection closed")
+        wait_until(lambda: closed_by_server(slow), what="the half-sent request closed", timeout=30)
+        wait_until(
+            lambda: closed_by_server(silent), what="the silent connection closed", timeout=30
+        )
         assert quick_deadline.console.gate.timed_out >= 2
         # the page's stream, whose request arrived, still follows the table
         quick_deadline.publish_as_daemon("table/alert", {"text": "still here", "slot": None})
@@ -200,13 +195,19 @@ def test_one_client_holds_at_most_its_share_and_others_still_get_in(
     console.gate.deadline = 60.0  # held for the test's length, not closed on the way
     held = half_sent(console.port, STRANGER, 10)
     try:
-        wait_until(lambda: console.gate.held_by(STRANGER) == 4, "four held")
-        wait_until(lambda: sum(closed_by_server(s) for s in held) == 6, "six closed at once")
+        wait_until(lambda: console.gate.held_by(STRANGER) == 4, what="four held", timeout=30)
+        wait_until(
+            lambda: sum(closed_by_server(s) for s in held) == 6,
+            what="six closed at once",
+            timeout=30,
+        )
         assert get(console.port, "/", source="127.0.0.3") == 200
         # this machine's own programs are not capped per address
         local = half_sent(console.port, "127.0.0.1", 8)
         try:
-            wait_until(lambda: console.gate.held_by("127.0.0.1") == 8, "eight local held")
+            wait_until(
+                lambda: console.gate.held_by("127.0.0.1") == 8, what="eight local held", timeout=30
+            )
         finally:
             for sock in local:
                 sock.close()
@@ -223,7 +224,7 @@ def test_at_the_total_cap_a_newcomer_gets_in_at_the_heaviest_clients_cost(
     port, gate = table.console.port, table.console.gate
     held = half_sent(port, STRANGER, 4) + half_sent(port, "127.0.0.3", 2)
     try:
-        wait_until(lambda: gate.total == 6, "the cap reached")
+        wait_until(lambda: gate.total == 6, what="the cap reached", timeout=30)
         assert get(port, "/", source="127.0.0.4") == 200
         assert gate.evicted >= 1
         assert gate.held_by(STRANGER) == 3 and gate.held_by("127.0.0.3") == 2
@@ -252,8 +253,12 @@ def test_over_tls_a_handshake_never_started_is_capped_and_timed(
     console = table.console
     held = half_sent(console.port, STRANGER, 5, tls=True)
     try:
-        wait_until(lambda: sum(closed_by_server(s) for s in held) >= 3, "three refused")
-        wait_until(lambda: all(closed_by_server(s) for s in held), "the rest timed out")
+        wait_until(
+            lambda: sum(closed_by_server(s) for s in held) >= 3, what="three refused", timeout=30
+        )
+        wait_until(
+            lambda: all(closed_by_server(s) for s in held), what="the rest timed out", timeout=30
+        )
         assert console.gate.refused >= 3 and console.gate.timed_out >= 2
         trusted = ssl.create_default_context(cafile=str(certs / "ca.crt"))
         client = WebClient(console.url.rstrip("/"), trusted)
@@ -381,10 +386,12 @@ def test_a_client_gone_mid_body_and_a_closed_seat_stream_log_no_error(
         while b"event: snapshot" not in seen:
             seen += stream.recv(65536)
         assert feed.pages == 1
-    wait_until(lambda: feed.pages == 0, "the seat's stream ended")
+    wait_until(lambda: feed.pages == 0, what="the seat's stream ended", timeout=30)
     server = getattr(seated.console, "_server", None)
     assert server is not None
-    wait_until(lambda: not server.server_state.connections, "every connection closed")
+    wait_until(
+        lambda: not server.server_state.connections, what="every connection closed", timeout=30
+    )
     gc.collect()  # a task left pending is logged when it is collected
     # the console's and its server's (the embedded broker, amqtt, logs a race of its own now
     # and then: "Task exception was never retrieved ... Broker._run_broadcast")

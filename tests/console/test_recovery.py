@@ -93,7 +93,10 @@ def test_logging_out_here_is_not_taken_for_a_session_that_ended(table: Table, pa
     held: list[tuple[Route, APIResponse]] = []
     page.route("**/gm/logout", lambda route: held.append((route, route.fetch(max_redirects=0))))
     checks: list[str] = []
-    page.on("request", lambda request: checks.append(request.url) if "/gm/session" in request.url else None)
+    page.on(
+        "request",
+        lambda request: checks.append(request.url) if "/gm/session" in request.url else None,
+    )
     ended: list[str] = []
     page.on("requestfinished", lambda request: ended.append(request.url))
     page.on("requestfailed", lambda request: ended.append(request.url))

@@ -7,7 +7,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -24,6 +23,7 @@ from tabletop.daemon.service import RulesDaemon
 from tabletop.hardware.leds import LedConfig, SimulatedLeds
 from tabletop.hardware.mat import open_mat
 from tabletop.hardware.mat.sim import SimulatedMat
+from tabletop.servers import port_open, wait_until
 from tabletop.wire.broker import EmbeddedBroker, free_port
 from tabletop.wire.mqtt import BrokerUrl
 
@@ -108,20 +108,6 @@ payloads = st.one_of(
 )
 
 MOSQUITTO_PATHS = ("/usr/sbin/mosquitto", "/usr/bin/mosquitto", "/usr/local/sbin/mosquitto")
-
-
-def wait_until(check: Callable[[], bool], timeout: float = 10.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.02)
-
-
-def port_open(port: int) -> bool:
-    with socket.socket() as probe:
-        probe.settimeout(0.2)
-        return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
 def mosquitto_binary() -> str:

@@ -14,8 +14,7 @@ import shutil
 import socket
 import subprocess
 import threading
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
+from tabletop.servers import wait_until
 from tabletop.wire.broker import EmbeddedBroker, free_port
 from tabletop.wire.passwords import hash_password
 from tabletop.wire.roles import ALL_TABLES, Role, User, mosquitto_acl
@@ -80,14 +80,6 @@ def port_open(port: int, host: str = "127.0.0.1") -> bool:
     with socket.socket() as probe:
         probe.settimeout(0.2)
         return probe.connect_ex((host, port)) == 0
-
-
-def wait_until(check: Callable[[], bool], timeout: float = 10.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.02)
 
 
 def mosquitto_binary() -> str:

@@ -13,13 +13,14 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
 
 from tabletop.console.throttle import Throttle, TryLater
+from tabletop.servers import wait_until
 from tabletop.wire.broker import EmbeddedBroker, free_port
 from tabletop.wire.mqtt import BrokerUrl, LoginRefused, MqttLink
 from tabletop.wire.passwords import hash_password
@@ -30,14 +31,6 @@ from tests.console.test_seat_screens import start_showdown
 from .web import Answer, WebClient
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def wait_until(check: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
-    """Waits for `check` to hold; the timeout is only a safety net."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"never happened: {what}"
-        time.sleep(0.02)
 
 
 def post_form(port: int, path: str, fields: dict[str, str], source: str) -> Answer:
@@ -209,7 +202,7 @@ def test_wrong_passwords_are_checked_a_few_at_a_time_off_the_actions_threads(
         assert server is not None
         # the flood is being checked (not "all 8 have arrived": on a loaded machine the first
         # may be answered before the last thread has connected)
-        wait_until(lambda: hashing_now() >= 1, "a wrong password being checked")
+        wait_until(lambda: hashing_now() >= 1, what="a wrong password being checked", timeout=30)
         # read by the game's own form on a worker thread, and refused in words, while the
         # flood's passwords are checked
         action = gm.act("new", {})
