@@ -7,6 +7,7 @@ are missing is drawn as any game without a screen, and the console says which fi
 
 from __future__ import annotations
 
+import contextlib
 import re
 import urllib.request
 from collections.abc import Iterator
@@ -19,24 +20,33 @@ from playwright.sync_api import Page, expect
 
 from tabletop.console.screens import read_screens
 from tabletop.rules import games
-from tabletop.rules.games.game import Screen
+from tabletop.rules.games.game import GameRules, Screen
 from tests.console.conftest import Table
 from tests.games.highroll import HIGH_ROLL, HighRoll
 
 STATIC = Path(__file__).resolve().parents[2] / "src" / "tabletop" / "console" / "static"
 
 
-@pytest.fixture
-def high_roll(tmp_path: Path) -> Iterator[Table]:
-    """A table whose console was started with High Roll installed."""
-    games.register(HIGH_ROLL)
+@contextlib.contextmanager
+def table_with(tmp_path: Path, *installed: GameRules) -> Iterator[Table]:
+    """A table whose console was started with `installed` registered beside the shipped games."""
+    for game in installed:
+        games.register(game)
     running = Table(tmp_path)
     try:
         running.start()
         yield running
     finally:
         running.stop()
-        games.unregister(HIGH_ROLL.name)
+        for game in installed:
+            games.unregister(game.name)
+
+
+@pytest.fixture
+def high_roll(tmp_path: Path) -> Iterator[Table]:
+    """A table whose console was started with High Roll installed."""
+    with table_with(tmp_path, HIGH_ROLL) as running:
+        yield running
 
 
 def _roll(table: Table, value: int) -> None:
@@ -175,17 +185,8 @@ class _Faulty(HighRoll):
 @pytest.fixture
 def faulty_games(tmp_path: Path) -> Iterator[Table]:
     """A table whose console serves High Roll beside two games with broken screens."""
-    extra = [HIGH_ROLL, _Broken(), _Faulty()]
-    for game in extra:
-        games.register(game)
-    running = Table(tmp_path)
-    try:
-        running.start()
+    with table_with(tmp_path, HIGH_ROLL, _Broken(), _Faulty()) as running:
         yield running
-    finally:
-        running.stop()
-        for game in extra:
-            games.unregister(game.name)
 
 
 def test_a_broken_screen_loses_its_own_game_drawing_alone(faulty_games: Table, page: Page) -> None:
