@@ -4,11 +4,13 @@ written only for the tests) included."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
 
+from tabletop.daemon.table import PhysicalTable
 from tabletop.rules import games
 from tabletop.sim.runner import SimulatedTable
 from tests.games.highroll import HIGH_ROLL
@@ -110,3 +112,34 @@ def test_the_people_do_nothing_on_a_state_and_a_prompt_of_different_moments(game
     prompt = {"waiting": "dice", "dice": {"count": 3}, "pending": roll}
     assert people.step(state, prompt, {}) is False
     assert sent == [] and hands.moves == []
+
+
+def test_a_slip_is_heard_when_the_daemon_is_slower_than_the_peoples_patience(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A busy host's daemon may answer a throw after the people's patience (0.25 s at speed
+    20): they must not throw again first, or a slip's alert comes after the table has moved on
+    and the mistake is not counted as caught (the stress run's red one-worker run of
+    2026-12-03, High Roll: 0 of 1 caught)."""
+    answer = PhysicalTable._dice
+
+    def slow(self: PhysicalTable, raw: dict[str, Any], state: Any, now: float) -> Any:
+        time.sleep(1.0)  # the daemon's host is busy: four times the people's patience
+        return answer(self, raw, state, now)
+
+    monkeypatch.setattr(PhysicalTable, "_dice", slow)
+    table = SimulatedTable(
+        game="highroll",
+        seats=2,
+        games=1,
+        seed=4,
+        mistake_rate=0.5,
+        camera=False,
+        challenges_per_adventure=2,
+        speed=20,
+    )
+    summary = table.run()
+    assert summary.games_finished == 1
+    assert summary.mistakes_made >= 1
+    assert summary.mistakes_caught == summary.mistakes_made
+    assert summary.alerts_resolved == summary.alerts_raised

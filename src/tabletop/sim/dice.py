@@ -33,13 +33,21 @@ class DiceTray:
         # Called when a throw is announced (the die at rest and read), for latency figures.
         self.announce: Callable[[], None] = lambda: None
         self._unread = 0  # throws not yet read and handed to the bridge
+        self._thrown = 0  # throws since the tray was set up
         self._lock = threading.Lock()
 
     def throw(self, values: Sequence[int]) -> None:
         """Dice thrown; they come to rest showing `values`."""
         with self._lock:
             self._unread += 1
+            self._thrown += 1
         self._throws.put(tuple(values))
+
+    @property
+    def thrown(self) -> int:
+        """How many throws the tray has had: a new count is a throw the table must answer."""
+        with self._lock:
+            return self._thrown
 
     @property
     def busy(self) -> bool:

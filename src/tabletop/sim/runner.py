@@ -474,6 +474,7 @@ class SimulatedTable:
         # The state the people last acted on, and when.
         acted_on: Any = None
         acted_at: float | None = None
+        synced_throws = 0  # the tray's throw count when the table last answered them all
         deadline = time.monotonic() + 600 * self.games
         last_seen: Any = None
         moved_at = time.monotonic()
@@ -515,6 +516,15 @@ class SimulatedTable:
                 # already moved changes nothing, a slip only raises an alert).
                 if dice.busy:
                     acted_at = now
+                    continue
+                if synced_throws != dice.thrown:
+                    # A throw the bridge has handed on is always answered (a new state or an
+                    # alert), but the daemon may take longer than `patience` to do it on a
+                    # busy host: a sync files the answer first, so a person who slipped hears
+                    # the table say so before they throw again.
+                    synced_throws = dice.thrown
+                    with contextlib.suppress(NoReply):  # no daemon now: patience decides
+                        client.sync()
                     continue
                 if now - acted_at < patience:
                     continue
