@@ -104,6 +104,11 @@ class MatHands:
         lift.start()
 
     def _release(self, zone: str) -> None:
+        # The finger stays until the mat's firmware has polled its pads a few times with it
+        # down (its debounce, then the send): on a starved host TOUCH_S of real time can pass
+        # before the firmware's loop runs once, and a touch lifted then went unfelt.
+        with contextlib.suppress(MatError):  # no pads running (unplugged): nothing to feel it
+            self.mat.wait_polled()
         with contextlib.suppress(MatError):  # the mat was put away with the finger on it
             self.mat.release(zone)
 
