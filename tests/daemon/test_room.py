@@ -82,6 +82,11 @@ def test_many_tables_in_one_daemon_each_equal_to_its_replay(
     plans = {name: _with_ids(full[: 10 + 9 * n], name) for n, name in enumerate(tables)}
     with running_room(broker, tables, db) as room, contextlib.ExitStack() as stack:
         clients = {name: stack.enter_context(client(broker.url, name)) for name in tables}
+        # Each raw send below is sent once: first the room has subscribed to every table (its
+        # `online` follows its subscriptions), or a command sent before them is lost.
+        for gm in clients.values():
+            online = gm.topics.rules_availability
+            pump_until(gm, lambda gm=gm, t=online: gm.retained.get(t) == "online", 30, "room up")
         # Interleaved: every table's next command goes out before any reply is awaited.
         for step in range(max(len(plan) for plan in plans.values())):
             for name, plan in plans.items():

@@ -382,6 +382,11 @@ def test_a_room_comes_back_from_its_tables_snapshots(
     setup = TableOptions(snapshot_every=5)
     with running_room(broker, tables, log_db, setup=setup), contextlib.ExitStack() as stack:
         clients = {name: stack.enter_context(client(broker.url, name)) for name in tables}
+        # Each raw send below is sent once: first the room has subscribed to every table (its
+        # `online` follows its subscriptions), or a command sent before them is lost.
+        for gm in clients.values():
+            online = gm.topics.rules_availability
+            pump_until(gm, lambda gm=gm, t=online: gm.retained.get(t) == "online", 30, "room up")
         for step in range(max(len(plan) for plan in plans.values())):
             for name, plan in plans.items():
                 if step < len(plan):
