@@ -207,12 +207,51 @@ def snapshot(page: Page) -> dict[str, Any]:
     return value
 
 
-def wait_for(page: Page, check: Callable[[dict[str, Any]], bool], timeout: float = 10) -> None:
+def wait_for(page: Page, check: Callable[[dict[str, Any]], bool], timeout: float = 20) -> None:
+    """Waits until the data the page drew passes `check` (20 s, as every expectation here)."""
     deadline = time.monotonic() + timeout
     while not check(snapshot(page)):
         if time.monotonic() > deadline:
             raise AssertionError(f"the page never showed it; it shows {snapshot(page)}")
         page.wait_for_timeout(50)
+
+
+def drawn_as_the_table_is(table: Table, page: Page) -> None:
+    """Waits until the page has drawn the prompt the daemon published last, after every
+    command already answered: a layout measured before then may be of an earlier prompt,
+    which the next one replaces between two measurements (CI's red run of 2026-12-03)."""
+    assert table.gm is not None
+    table.gm.sync()  # the barrier: the prompts of the commands answered are filed
+    prompt = table.gm.retained.get(table.gm.topics.prompt)
+    wait_for(page, lambda data: data.get("prompt") == prompt)
+
+
+def resized(page: Page, width: int, height: int) -> None:
+    """Sets the viewport and has the page fit itself to it before anything is measured: the
+    browser tells the page of a new size on a frame of its own, later than the call returns,
+    and the page's resize handler (its fit to the screen) runs in one go when called."""
+    page.set_viewport_size({"width": width, "height": height})
+    page.wait_for_function(
+        "([width, height]) => innerWidth === width && innerHeight === height", arg=[width, height]
+    )
+    page.evaluate("() => window.dispatchEvent(new Event('resize'))")
+
+
+def boxes(page: Page, *selectors: str) -> list[dict[str, float]]:
+    """The boxes of the first element of each selector, measured in one frame, so no
+    drawing comes between them (two bounding_box calls are two round trips)."""
+    found: list[dict[str, float] | None] = page.evaluate(
+        """(selectors) => selectors.map((selector) => {
+            const node = document.querySelector(selector);
+            if (!node) return null;
+            const box = node.getBoundingClientRect();
+            return {x: box.x, y: box.y, width: box.width, height: box.height};
+        })""",
+        list(selectors),
+    )
+    missing = [selector for selector, box in zip(selectors, found, strict=True) if box is None]
+    assert not missing, f"nothing on the page matches {missing}"
+    return [box for box in found if box is not None]
 
 
 def gm_login(page: Page, base: str, user: str = "gm", password: str | None = None) -> None:

@@ -11,7 +11,15 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tabletop.rules.games.showdown.decks import deck_to_json, load_deck
-from tests.console.conftest import Table, gm_login, shoot, snapshot, wait_for
+from tests.console.conftest import (
+    Table,
+    boxes,
+    drawn_as_the_table_is,
+    gm_login,
+    shoot,
+    snapshot,
+    wait_for,
+)
 
 DECKS = Path(__file__).resolve().parents[2] / "examples" / "decks"
 
@@ -211,11 +219,10 @@ def test_the_phase_or_round_is_said_in_words_under_the_prompt(
     expect(page.locator("#connection")).to_have_text("Table online")
     expect(page.locator("#phase")).to_be_hidden()  # no game: no phase line
     _play(table, commands)
-    wait_for(page, lambda data: (data.get("prompt") or {}).get("game") == game)
+    drawn_as_the_table_is(table, page)
+    assert snapshot(page)["prompt"]["game"] == game
     expect(page.locator("#phase")).to_have_text(words)
-    prompt = page.locator("#prompt").bounding_box()
-    phase = page.locator("#phase").bounding_box()
-    assert prompt is not None and phase is not None
+    prompt, phase = boxes(page, "#prompt", "#phase")
     assert 0 <= phase["y"] - (prompt["y"] + prompt["height"]) < 20  # right under the prompt
 
 
@@ -273,13 +280,13 @@ def test_every_games_room_page_fits_a_tablet_and_a_phone(
     page.goto(table.console.url)
     expect(page.locator("#connection")).to_have_text("Table online")
     _play(table, GAMES[game])
+    drawn_as_the_table_is(table, page)
+    assert snapshot(page)["prompt"]["game"] == game
     table.publish_as_daemon(
         "dice/event", {"v": 1, "event": "rolled", "values": [6, 2, 6, 1, 5]}, False, "bridge"
     )
     expect(page.locator("#dice .die")).to_have_count(5)
-    wait_for(page, lambda data: (data.get("prompt") or {}).get("game") == game)
     expect(page.locator("#seats > .seat").first).to_be_visible()
-    page.wait_for_timeout(300)  # the last snapshot drawn
     layout = page.evaluate(LAYOUT)
     assert layout["seats"] >= 2
     assert layout["scrollWidth"] <= layout["innerWidth"], layout
