@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.console.conftest import Table, shoot, wait_for
+from tests.console.conftest import Table, resized, shoot, wait_for
 from tests.console.test_room_fits import GAME_OF, TABLES
 
 # The painted parts of the overlay: every visible element of its band, as boxes.
@@ -43,8 +43,7 @@ def test_the_overlay_is_a_band_of_a_fifth_of_the_frame(
     wait_for(page, lambda data: bool(data.get("picture")))
     expect(page.locator("#dice .die").first).to_be_visible()
     for width, height in ((1920, 1080), (1280, 720)):
-        page.set_viewport_size({"width": width, "height": height})
-        page.wait_for_timeout(200)
+        resized(page, width, height)
         found = band(page)
         assert found["count"] > 5, found
         # everything painted lies in the bottom fifth: the video above it stays clear

@@ -74,11 +74,20 @@ def test_an_unreachable_console_is_retried_not_taken_for_a_log_out(
     gm_login(page, table.console.url)
     expect(page.locator("#connection")).to_have_text("Table online")
     # the venue's Wi-Fi drops: nothing the page sends reaches the console
-    page.route("**/gm/**", lambda route: route.abort())
+    refused: list[str] = []
+
+    def unreachable(route: Route) -> None:
+        refused.append(route.request.url)
+        route.abort()
+
+    page.route("**/gm/**", unreachable)
     table.console.sessions.close_all()  # ends the stream; the page cannot learn why
     expect(page.locator("#connection")).to_have_text("Console unreachable — reconnecting…")
-    page.wait_for_timeout(2500)  # several tries: still the game master's page, still trying
+    # several tries (each a question about its session and a new stream), all unanswered:
+    # still the game master's page, still trying
+    pumped_until(page, lambda: sum("/session" in url for url in refused) >= 3)
     assert page.url.endswith("/gm")
+    expect(page.locator("#connection")).to_have_text("Console unreachable — reconnecting…")
     page.unroute("**/gm/**")
     # reachable again: the console says the session is gone, and the page shows the login
     expect(page.locator("#login-error")).to_contain_text(ENDED, timeout=30_000)

@@ -24,7 +24,16 @@ from paho.mqtt.enums import CallbackAPIVersion
 from playwright.sync_api import Page, expect
 
 from tabletop.rules.games import registry
-from tests.console.conftest import PASSWORDS, TABLE, Table, shoot, snapshot, wait_for
+from tests.console.conftest import (
+    PASSWORDS,
+    TABLE,
+    Table,
+    drawn_as_the_table_is,
+    resized,
+    shoot,
+    snapshot,
+    wait_for,
+)
 from tests.console.test_room_games import STEAM as STEAM_GAME
 from tests.console.test_room_games import _showdown
 
@@ -299,15 +308,16 @@ TABLES: dict[str, Callable[[Table], None]] = {
 GAME_OF = {"sixshooter": "sixshooter", "steamfunkateers": "steamfunkateers", "showdown": "showdown"}
 
 
-def drawn(page: Page, game: str) -> None:
-    """Waits until the page drew the game, the camera's picture and the fit that follows."""
-    wait_for(page, lambda data: (data.get("prompt") or {}).get("game") == game)
+def drawn(table: Table, page: Page, game: str) -> None:
+    """Waits until the page drew the table as it is now, the camera's picture and the fit
+    that follows (taken again here, so it is of the last snapshot drawn)."""
+    drawn_as_the_table_is(table, page)
+    assert snapshot(page)["prompt"]["game"] == game
     wait_for(page, lambda data: bool(data.get("picture")))
     page.wait_for_function(
         "() => { const p = document.getElementById('dice-picture');"
         " return p && !p.hidden && p.complete && p.naturalWidth > 0; }"
     )
-    page.wait_for_timeout(300)  # the snapshots already sent drawn, the fit taken again
     page.evaluate("() => window.dispatchEvent(new Event('resize'))")
 
 
@@ -329,8 +339,8 @@ def test_the_room_fits_the_tv_at_both_sizes(table: Table, page: Page, holds: str
     TABLES[holds](table)
     game = GAME_OF.get(holds, "ossix")
     for width, height in SIZES:
-        page.set_viewport_size({"width": width, "height": height})
-        drawn(page, game)
+        resized(page, width, height)
+        drawn(table, page, game)
         layout = assert_fits(page, f"{holds} at {width}x{height}")
         assert float(layout["fit"]) >= 0.87, layout
         if width == 1920:
@@ -415,8 +425,7 @@ def test_every_game_ends_on_a_screen_of_its_own(table: Table, page: Page, game: 
     else:
         expect(final.locator('li[data-name="Bo"]')).to_contain_text("Vigor")
     for width, height in SIZES:
-        page.set_viewport_size({"width": width, "height": height})
-        page.wait_for_timeout(200)
+        resized(page, width, height)
         assert_fits(page, f"{game}'s end at {width}x{height}")
         if width == 1920:
             shoot(page, f"console-room-end-{game}")
@@ -436,7 +445,7 @@ def test_a_concealed_hand_is_five_backs_never_its_values(table: Table, page: Pag
     page.goto(table.console.url)
     expect(page.locator("#connection")).to_have_text("Table online")
     ossix_poker(table)
-    drawn(page, "ossix")
+    drawn(table, page, "ossix")
     expect(page.locator(".gambler .die:not(.back)").first).to_be_visible()  # played open
     state = concealed_poker(json.loads(json.dumps(snapshot(page)["state"])))
     table.publish_as_daemon("game/state", state)

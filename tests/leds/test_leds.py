@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any
 
 import pytest
@@ -19,6 +18,7 @@ from tabletop.hardware.leds import (
     open_leds,
     startup_pattern,
 )
+from tabletop.servers import wait_until
 from tabletop.wire.leds import FrameError
 
 OFF, ON, BLINK = LedState.OFF, LedState.ON, LedState.BLINK
@@ -140,14 +140,18 @@ def test_gpio_blinking_leds_toggle_in_step() -> None:
     leds.start()
     before = len(gpio.history)
     leds.show(frame_for_counts([(0, False), (3, True)]))
-    time.sleep(0.2)
+
+    def levels_by_pin() -> dict[int, list[int]]:
+        # From the frame on: the start-up pattern before it leaves each pin a history of its
+        # own (the last LED was already lit when all came on), and a blink may begin on or off.
+        blinks = [(pin, level) for pin, level in gpio.history[before:] if pin in PINS[1]]
+        return {pin: [lv for p, lv in blinks if p == pin] for pin in PINS[1]}
+
+    # four changes a pin: 0.08 s at 50 Hz, however long a loaded host takes to give them
+    wait_until(lambda: all(len(levels) >= 4 for levels in levels_by_pin().values()), 30)
     leds.stop()
-    # From the frame on: the start-up pattern before it leaves each pin a history of its own
-    # (the last LED was already lit when all came on), and a blink may begin on or off.
-    blinks = [(pin, level) for pin, level in gpio.history[before:] if pin in PINS[1]]
-    levels_by_pin = {pin: [lv for p, lv in blinks if p == pin] for pin in PINS[1]}
-    assert all(len(levels) >= 4 for levels in levels_by_pin.values())
-    assert len({tuple(levels[:4]) for levels in levels_by_pin.values()}) == 1  # in step
+    levels = levels_by_pin()
+    assert len({tuple(pin_levels[:4]) for pin_levels in levels.values()}) == 1  # in step
     assert not [pin for pin, _ in gpio.history[before:] if pin in PINS[0]]  # seat 1 untouched
 
 
